@@ -1,0 +1,1 @@
+"""The compiler: grammar, lowering to IR, checks, templates and code generation."""

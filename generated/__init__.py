@@ -1,0 +1,1 @@
+"""Generated rule modules, one per game: written by `hansa build`, never edited by hand."""

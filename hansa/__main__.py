@@ -1,0 +1,5 @@
+import sys
+
+from hansa.cli import main
+
+sys.exit(main())

@@ -1,0 +1,74 @@
+"""The `hansa` command line: one subcommand per module in `hansa.commands`.
+
+Each command module defines `NAME`, `HELP`, `add_arguments(parser)` and `run(args) -> int`. Errors are
+`HansaError`s, printed as `file:line:col: error: …` with the source line and a caret; exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from hansa.compiler.errors import HansaError
+
+COMMANDS = [
+    "check",
+    "export",
+    "import_",
+    "fmt",
+    "render",
+    "build",
+    "bench",
+    "play",
+    "simulate",
+    "replay",
+    "score",
+    "diff",
+]
+
+
+def _load_commands():
+    modules = []
+    for name in COMMANDS:
+        try:
+            modules.append(importlib.import_module(f"hansa.commands.{name}"))
+        except ModuleNotFoundError as exc:  # a command not written yet is simply absent
+            if exc.name != f"hansa.commands.{name}":
+                raise
+    return modules
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hansa",
+        description="Compile, check, draw, play and compare Hansa Teutonica boards and rule sets.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _load_commands():
+        p = sub.add_parser(module.NAME, help=module.HELP, description=module.__doc__)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 1
+    try:
+        return int(args._run(args) or 0)
+    except HansaError as exc:
+        print(exc.format(), file=sys.stderr)
+        return getattr(args, "_error_exit", 1)
+    except KeyboardInterrupt:
+        print("hansa: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per `hansa` subcommand (see `hansa.cli`)."""

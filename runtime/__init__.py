@@ -1,0 +1,1 @@
+"""What every generated game shares. Generic: names no city, edition or rule-book number."""
