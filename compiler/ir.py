@@ -40,7 +40,7 @@ class City:
     name: str
     spaces: tuple[PostSpace, ...]
     abilities: tuple[str, ...] = ()  # () none, one ability, or a choice of several
-    hanseatic: bool | None = None  # None: not stated (board without green cities); False: green city
+    hanseatic: bool = True  # False: a green (non-Hanseatic) city with no printed spaces
     countries: tuple[str, ...] = ()
     permissions: tuple[str, ...] = ()  # countries the rightmost post here gives permission for
     position: tuple[float, float] | None = None  # drawing aid: fractions of the board frame
