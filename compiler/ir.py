@@ -107,6 +107,15 @@ class Board:
     frame_note: str = ""
     allow_disconnected: bool = False  # relaxes the connectivity check to a warning
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
+    # Where each board statement was written (("east_west", span), …), so checks point at the statement.
+    statement_spans: tuple[tuple[str, Span], ...] = field(default=(), compare=False, repr=False)
+
+    def statement_span(self, statement: str) -> Span:
+        """The span of a board statement such as "east_west"; the board's own span if unknown."""
+        for key, span in self.statement_spans:
+            if key == statement:
+                return span
+        return self.span
 
     def city(self, name: str) -> City:
         for c in self.cities:
