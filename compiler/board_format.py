@@ -1,0 +1,311 @@
+"""Board IR -> canonical board-language text, and canonical formatting of whole spec files.
+
+One way to write every board (docs/board-language.md, "Canonical form"): header statements in the
+order of the doc's table, then cities sorted by name, then routes in the reference order, one
+statement per line, four-space indent. `hansa import` prints `format_board`; `hansa fmt` uses
+`format_source`, which rewrites only the `board` declarations of a file and keeps everything else
+(other declarations, comments outside boards) byte for byte. Comments inside a board move with the
+city or route they stand above or beside; other comments inside a board go to the top of its body.
+
+Names are quoted only when they must be: when they are not a plain name, or are a keyword of the
+language. The keyword set comes from the parser's own terminals, so a keyword added to any grammar
+file is quoted without a change here.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .board_json import land_route_ends, sorted_cities, sorted_routes
+from .errors import HansaError
+from .ir import Board, City, Route
+
+INDENT = "    "
+POINT_WORDS = {"any": "house", "merchant": "ship"}
+
+# --------------------------------------------------------------------------- names and literals
+
+
+@functools.cache
+def _name_rules() -> tuple[re.Pattern[str], frozenset[str]]:
+    """The NAME token pattern and every keyword, read from the parser built from the grammar."""
+    from lark.lexer import PatternStr
+
+    from .parser import get_parser
+
+    parser = get_parser()
+    name_pattern = re.compile(parser.get_terminal("NAME").pattern.to_regexp())
+    keywords = {
+        term.pattern.value
+        for term in parser.terminals
+        if isinstance(term.pattern, PatternStr) and name_pattern.fullmatch(term.pattern.value)
+    }
+    return name_pattern, frozenset(keywords)
+
+
+def keywords() -> frozenset[str]:
+    """The words the language reserves (a name spelled like one must be quoted)."""
+    return _name_rules()[1]
+
+
+def quote(text: str) -> str:
+    """A double-quoted string literal with quotes, backslashes and control characters escaped."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def name(text: str) -> str:
+    """A name as the language writes it: bare when it lexes as a plain name, else quoted."""
+    pattern, reserved = _name_rules()
+    if pattern.fullmatch(text) and text not in reserved:
+        return text
+    return quote(text)
+
+
+def number(value: float) -> str:
+    """A position coordinate as `repr` writes it, so the float read back is the same float."""
+    return repr(float(value))
+
+
+def player_counts(counts: tuple[int, ...], statement: str) -> str:
+    if len(counts) == 1:
+        return str(counts[0])
+    if list(counts) != list(range(counts[0], counts[0] + len(counts))):
+        raise HansaError(
+            f"{statement}: the board language writes player counts as a range, "
+            f"but {list(counts)} are not consecutive"
+        )
+    return f"{counts[0]}..{counts[-1]}"
+
+
+def _names(values: Iterable[str]) -> str:
+    return ", ".join(name(v) for v in values)
+
+
+# --------------------------------------------------------------------------- comments
+
+
+@dataclass
+class BoardComments:
+    """Comments found inside one board declaration, keyed to the item they belong to."""
+
+    body: list[str] = field(default_factory=list)  # not next to a city or route
+    above: dict[tuple, list[str]] = field(default_factory=dict)  # full lines above an item
+    beside: dict[tuple, str] = field(default_factory=dict)  # at the end of an item's line
+
+
+def _city_key(city: City) -> tuple:
+    return ("city", city.name)
+
+
+def _route_key(route: Route) -> tuple:
+    return ("route", frozenset(route.cities))
+
+
+_COMMENT_OR_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*')
+
+
+def _line_comment(line: str) -> tuple[str, bool] | None:
+    """The comment on a source line (outside strings), and whether it is the whole line."""
+    for m in _COMMENT_OR_STRING.finditer(line):
+        if m.group().startswith("#"):
+            return m.group().rstrip(), not line[: m.start()].strip()
+    return None
+
+
+def collect_comments(board: Board, region: str, first_line: int) -> BoardComments:
+    """Comments in a board's source text `region` (starting on line `first_line`), attached to the
+    city or route they stand above or beside; the rest go to the top of the board's body."""
+    starts: dict[int, tuple] = {}
+    covers: dict[int, tuple] = {}
+    items = [(_city_key(c), c.span) for c in board.cities]
+    items += [(_route_key(r), r.span) for r in board.routes]
+    for key, span in items:
+        if span.line <= 0:
+            continue
+        starts.setdefault(span.line, key)
+        for line in range(span.line, max(span.line, span.end_line) + 1):
+            covers.setdefault(line, key)
+    found = BoardComments()
+    pending: list[str] = []
+    for offset, text in enumerate(region.split("\n")):
+        line = first_line + offset
+        comment = _line_comment(text)
+        if comment is not None and comment[1]:
+            pending.append(comment[0])
+            continue
+        if not text.strip():
+            continue
+        if pending:
+            if line in starts:
+                found.above.setdefault(starts[line], []).extend(pending)
+            else:
+                found.body.extend(pending)
+            pending = []
+        if comment is not None:
+            key = covers.get(line)
+            if key is not None and key not in found.beside:
+                found.beside[key] = comment[0]
+            else:
+                found.body.append(comment[0])
+    found.body.extend(pending)
+    return found
+
+
+# --------------------------------------------------------------------------- boards
+
+
+def format_board(board: Board, comments: BoardComments | None = None) -> str:
+    """The board as canonical board-language text, ending with a newline."""
+    comments = comments or BoardComments()
+    lines = [f"board {name(board.id)} {quote(board.title)} {{"]
+    lines += [f"{INDENT}{c}" for c in comments.body]
+    header = _header_lines(board)
+    lines += [f"{INDENT}{h}" for h in header]
+    cities = sorted_cities(board)
+    routes = sorted_routes(board)
+    if cities and (header or comments.body):
+        lines.append("")
+    for city in cities:
+        lines += _with_comments(format_city(city), _city_key(city), comments)
+    if routes and (cities or header or comments.body):
+        lines.append("")
+    for route in routes:
+        lines += _with_comments(format_route(route), _route_key(route), comments)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _with_comments(statement: str, key: tuple, comments: BoardComments) -> list[str]:
+    out = [f"{INDENT}{c}" for c in comments.above.get(key, [])]
+    beside = comments.beside.get(key)
+    out.append(f"{INDENT}{statement}" + (f"  {beside}" if beside else ""))
+    return out
+
+
+def _header_lines(board: Board) -> list[str]:
+    out: list[str] = []
+    if board.side:
+        out.append(f"side {quote(board.side)}")
+    if board.players:
+        out.append(f"players {player_counts(board.players, 'players')}")
+    if board.original_edition_players:
+        counts = player_counts(board.original_edition_players, "original_edition_players")
+        out.append(f"original_edition_players {counts}")
+    if board.countries:
+        out.append(f"countries {_names(board.countries)}")
+    if board.east_west is not None:
+        out.append(f"east_west {name(board.east_west[0])} -- {name(board.east_west[1])}")
+    out.append(f"completed_cities {board.completed_cities}")
+    sp = board.special_prestige
+    if sp is not None:
+        spaces = "; ".join(f"{s.points} {s.privilege}" for s in sp.spaces)
+        out.append(
+            f"special_prestige {name(sp.city)} via {name(sp.via[0])} -- {name(sp.via[1])} "
+            + (f"{{ {spaces} }}" if spaces else "{ }")
+        )
+    if board.frame is not None:
+        note = f" {quote(board.frame_note)}" if board.frame_note else ""
+        out.append(f"frame {board.frame[0]} x {board.frame[1]}{note}")
+    if board.verification:
+        out.append("verification {")
+        for key, value in board.verification:
+            if isinstance(value, tuple | list):
+                text = ", ".join(quote(v) for v in value)
+            else:
+                text = quote(str(value))
+            out.append(f"{INDENT}{key} {text}")
+        out.append("}")
+    if board.allow_disconnected:
+        out.append("allow_disconnected")
+    return out
+
+
+def format_city(city: City) -> str:
+    """`city NAME [ability …] [green] [country …] [permission …] [aka …] [at (X, Y)] { SPACES }`."""
+    parts = ["city", name(city.name)]
+    if city.abilities:
+        parts += ["ability", " | ".join(city.abilities)]
+    if not city.hanseatic:
+        parts.append("green")
+    if city.countries:
+        parts += ["country", _names(city.countries)]
+    if city.permissions:
+        parts += ["permission", _names(city.permissions)]
+    if city.aliases:
+        parts += ["aka", _names(city.aliases)]
+    if city.position is not None:
+        parts.append(f"at ({number(city.position[0])}, {number(city.position[1])})")
+    spaces = []
+    for space in city.spaces:
+        text = f"{space.shape} {space.privilege}"
+        if space.coin:
+            text += f" coin {space.coin}"
+        spaces.append(text)
+    parts.append(f"{{ {'; '.join(spaces)} }}" if spaces else "{ }")
+    return " ".join(parts)
+
+
+def format_route(route: Route) -> str:
+    """`route A -- B: POINTS [tavern] [permanent BONUS] [country C]` (land routes alphabetical)."""
+    ends = land_route_ends(route)
+    points = route.points if ends == route.cities else tuple(reversed(route.points))
+    if route.merchant_points:
+        point_text = " ".join(POINT_WORDS[p] for p in points)
+    else:
+        point_text = str(len(points))
+    parts = [f"route {name(ends[0])} -- {name(ends[1])}: {point_text}"]
+    if route.tavern:
+        parts.append("tavern")
+    if route.permanent_bonus:
+        parts.append(f"permanent {route.permanent_bonus}")
+    if route.country is not None:
+        parts.append(f"country {name(route.country)}")
+    return " ".join(parts)
+
+
+# --------------------------------------------------------------------------- whole files
+
+
+@dataclass(frozen=True)
+class FormattedSource:
+    text: str
+    boards: int  # how many board declarations were rewritten
+
+
+def format_source(text: str, file: str) -> FormattedSource:
+    """The file with every `board` declaration in canonical form; all else kept byte for byte.
+
+    Raises HansaError (and formats nothing) if the file does not parse or a board does not lower:
+    the formatter never guesses at text it cannot read.
+    """
+    from .board_lower import lower_board
+    from .parser import parse_text
+
+    tree = parse_text(text, file)
+    pieces: list[str] = []
+    position = 0
+    boards = 0
+    for decl in tree.children:
+        if getattr(decl, "data", None) != "board":
+            continue
+        meta = decl.meta
+        board = lower_board(decl, file)
+        start = meta.start_pos
+        # Start the board at the beginning of its line when only blanks precede it there.
+        line_start = text.rfind("\n", 0, start) + 1
+        if not text[line_start:start].strip():
+            start = line_start
+        end = meta.end_pos
+        comments = collect_comments(board, text[meta.start_pos : end], meta.line)
+        pieces.append(text[position:start])
+        pieces.append(format_board(board, comments).rstrip("\n"))
+        position = end
+        boards += 1
+    pieces.append(text[position:])
+    result = "".join(pieces)
+    result = result.rstrip("\n") + "\n" if result.strip() else result
+    return FormattedSource(result, boards)

@@ -1,0 +1,56 @@
+"""Print a board in the reference JSON schema (schema_version 1).
+
+BOARD is a board's name declared in a spec file under ./spec, or the path of a .hansa file. The
+board is checked first: errors stop the export (the JSON would not be valid reference data),
+warnings are printed to standard error. The output uses the reference files' layout: one city or
+route per line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hansa.commands.fmt import write_text_atomically
+from hansa.compiler.board_json import board_to_json, dumps_board_json
+from hansa.compiler.errors import HansaError
+
+NAME = "export"
+HELP = "print a board in the reference JSON schema (schema_version 1)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "board", metavar="BOARD", help="board name (declared under ./spec) or .hansa file"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        default=True,
+        help="reference JSON schema, schema_version 1 (the only format, and the default)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write to FILE (atomically) instead of standard output",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from hansa.compiler.board_checks import check_board
+    from hansa.compiler.project import load_board
+
+    board = load_board(args.board)
+    diagnostics = check_board(board)
+    errors = [d for d in diagnostics if d.severity == "error"]
+    for warning in (d for d in diagnostics if d.severity != "error"):
+        print(warning.format(), file=sys.stderr)
+    if errors:
+        raise HansaError(errors)
+    text = dumps_board_json(board_to_json(board))
+    if args.output:
+        write_text_atomically(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0

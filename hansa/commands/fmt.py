@@ -1,0 +1,106 @@
+"""Rewrite spec files in canonical form (docs/board-language.md, "Canonical form").
+
+Only `board` declarations are rewritten; every other declaration and every comment outside a
+board is kept byte for byte, and comments inside a board move with the city or route they belong
+to. A file that does not parse, or whose boards do not lower, is reported and left untouched;
+the other files are still formatted. Each changed file is written to a temporary file next to it
+and renamed over it, so a failure never leaves a half-written file. With `--check` nothing is
+written: the files that would change are listed and the exit code is 1 if there are any.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from hansa.compiler.board_format import format_source
+from hansa.compiler.errors import HansaError, Span
+
+NAME = "fmt"
+HELP = "rewrite spec files in canonical form (boards only); --check only reports"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; list files that would change and exit 1 if any would",
+    )
+
+
+def write_text_atomically(path: str | Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same folder and a rename."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        mode = target.stat().st_mode & 0o777 if target.exists() else None
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise HansaError(f"cannot write: {exc.strerror or exc}", Span(str(path), 0, 0)) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException as exc:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise HansaError(
+                f"cannot write: {exc.strerror or exc}", Span(str(path), 0, 0)
+            ) from None
+        raise
+
+
+def formatted_text(path: Path) -> tuple[str, str]:
+    """The file's text (line endings normalised to \\n) and its canonical form."""
+    from hansa.compiler.parser import read_source
+
+    text = read_source(path).replace("\r\n", "\n")
+    return text, format_source(text, str(path)).text
+
+
+def run(args: argparse.Namespace) -> int:
+    from hansa.compiler.parser import read_source
+    from hansa.compiler.project import find_spec_files
+
+    files = find_spec_files(args.paths)
+    changed = unchanged = failed = 0
+    for path in files:
+        try:
+            original = read_source(path)
+            _, canonical = formatted_text(path)
+        except HansaError as exc:
+            print(exc.format(), file=sys.stderr)
+            print(
+                f"{path}: left unchanged (it does not parse or a board in it is wrong)",
+                file=sys.stderr,
+            )
+            failed += 1
+            continue
+        if canonical == original:
+            unchanged += 1
+            continue
+        changed += 1
+        if args.check:
+            print(f"would reformat {path}")
+        else:
+            write_text_atomically(path, canonical)
+            print(f"reformatted {path}")
+    verb = "would be reformatted" if args.check else "reformatted"
+    summary = f"{changed} file{'s' if changed != 1 else ''} {verb}, {unchanged} unchanged"
+    if failed:
+        summary += f", {failed} failed"
+    print(summary, file=sys.stderr)
+    if failed or (args.check and changed):
+        return 1
+    return 0
