@@ -220,6 +220,10 @@ class RuleSet:
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
     # Files that contributed to this resolved rule set, root edition first (for build headers).
     sources: tuple[str, ...] = field(default=(), compare=False)
+    # Rules-language bookkeeping (set by rules_lower): the statements as written, which `resolve`
+    # applies onto the parent's components, and the span of the `extends` clause. Empty once resolved.
+    statements: tuple = field(default=(), compare=False, repr=False)
+    extends_span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     def option(self, name: str, default=None):
         for o in self.options:
