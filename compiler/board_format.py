@@ -217,7 +217,7 @@ def _header_lines(board: Board) -> list[str]:
                 text = ", ".join(quote(v) for v in value)
             else:
                 text = quote(str(value))
-            out.append(f"{INDENT}{key} {text}")
+            out.append(f"{INDENT}{name(key)} {text}")
         out.append("}")
     if board.allow_disconnected:
         out.append("allow_disconnected")
