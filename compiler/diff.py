@@ -73,7 +73,8 @@ class Edit:
     new: Any = None
     path: tuple[str, ...] = ()
     new_path: tuple[str, ...] = ()
-    summary: str = ""  # a few words about an added/removed item ("count 2, start 1")
+    old_summary: str = ""  # a few words about the item on side A ("count 2, start 1")
+    new_summary: str = ""  # … and on side B
     old_at: Span | None = None
     new_at: Span | None = None
 
@@ -90,10 +91,16 @@ class Edit:
             new=self.old,
             path=self.new_path,
             new_path=self.path,
-            summary=self.summary,
+            old_summary=self.new_summary,
+            new_summary=self.old_summary,
             old_at=self.new_at,
             new_at=self.old_at,
         )
+
+    @property
+    def summary(self) -> str:
+        """What the message says about the item: side A's words for a removal, else side B's."""
+        return self.old_summary if self.op == "removed" else self.new_summary
 
     def describe(self) -> str:
         """The edit in the words of the rules: "ability 'actions': values 2 3 → 2 4"."""
@@ -237,22 +244,20 @@ def _city_summary(city: City) -> str:
 
 def marker_label(marker: BonusMarker) -> str:
     """A bonus marker's name: the author's label, else its kind with the count in place ("move 3
-    tradesmen") and the other parameters after it."""
+    tradesmen"); the other parameters are in the summary, so the name stays short."""
     if marker.name:
         return marker.name
     words = marker.kind.split("_")
     count = marker.param("count")
     if count is not None:
         words.insert(1, str(count))
-    rest = [(k, v) for k, v in marker.params if k != "count"]
-    label = " ".join(words)
-    if rest:
-        label += " (" + ", ".join(f"{k}: {format_value(v)}" for k, v in rest) + ")"
-    return label
+    return " ".join(words)
 
 
 def _marker_summary(marker: BonusMarker) -> str:
-    return f"count {marker.count}, start {marker.start}"
+    rest = [f"{k}: {format_value(v)}" for k, v in marker.params if k != "count"]
+    counts = f"count {marker.count}, start {marker.start}"
+    return "; ".join([", ".join(rest), counts]) if rest else counts
 
 
 def _marker_key(marker: BonusMarker, _index: int) -> Hashable:
@@ -560,9 +565,9 @@ class _Walker:
             inner = self.child(where, va if a_node else None, vb if b_node else None, 0, 0)
             summary = kind.summary(item) if kind.summary else ""
             if a_node and vb is None:
-                self.emit(inner, "removed", old=to_plain(va), summary=summary)
+                self.emit(inner, "removed", old=to_plain(va), old_summary=summary)
             elif b_node and va is None:
-                self.emit(inner, "added", new=to_plain(vb), summary=summary)
+                self.emit(inner, "added", new=to_plain(vb), new_summary=summary)
             else:
                 self.emit(where, "changed", field=name, old=to_plain(va), new=to_plain(vb))
         elif _is_node_collection(va, vb):
@@ -576,7 +581,10 @@ class _Walker:
         da, db = dict(va), dict(vb)
         keys = sorted(set(da) | set(db), key=_sort_token)
         for key in keys:
-            label = f"{name} row {key}" if isinstance(key, int) else f"{name} {key}"
+            if isinstance(key, int):
+                label = f"{name} row {key}"
+            else:
+                label = str(key) if name == "params" else f"{name} {key}"
             if key not in db:
                 self.emit(where, "changed", field=label, old=to_plain(da[key]), new=None)
             elif key not in da:
@@ -634,8 +642,14 @@ class _Walker:
         for (ia, a), (ib, b) in sorted(replaced, key=lambda r: _sort_token(r[0][1].kind)):
             inner = self.child(where, a, b, ia, ib)
             kind = KINDS[type(a)]
-            summary = kind.summary(b) if kind.summary else ""
-            self.emit(inner, "replaced", old=to_plain(a), new=to_plain(b), summary=summary)
+            self.emit(
+                inner,
+                "replaced",
+                old=to_plain(a),
+                new=to_plain(b),
+                old_summary=kind.summary(a) if kind.summary else "",
+                new_summary=kind.summary(b) if kind.summary else "",
+            )
         for _key, ea, eb in pairs:
             self.item(ea, eb, where)
 
@@ -650,9 +664,9 @@ class _Walker:
         kind = KINDS[type(item)]
         summary = kind.summary(item) if kind.summary else ""
         if b is None:
-            self.emit(inner, "removed", old=to_plain(a), summary=summary)
+            self.emit(inner, "removed", old=to_plain(a), old_summary=summary)
         else:
-            self.emit(inner, "added", new=to_plain(b), summary=summary)
+            self.emit(inner, "added", new=to_plain(b), new_summary=summary)
 
     @staticmethod
     def keyed(items: tuple) -> dict[Hashable, tuple[int, Any]]:
@@ -681,7 +695,7 @@ class _Walker:
         for fam in sorted(set(fam_a) & set(fam_b), key=_sort_token):
             if len(fam_a[fam]) == 1 and len(fam_b[fam]) == 1:
                 ka, kb = fam_a[fam][0], fam_b[fam][0]
-                out.append((fam, left_a.pop(ka), left_b.pop(kb)))
+                out.append((ka, left_a.pop(ka), left_b.pop(kb)))
         return out
 
     @staticmethod
