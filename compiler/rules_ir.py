@@ -221,7 +221,7 @@ class RuleSet:
     # Files that contributed to this resolved rule set, root edition first (for build headers).
     sources: tuple[str, ...] = field(default=(), compare=False)
     # Rules-language bookkeeping (set by rules_lower): the statements as written, which `resolve`
-    # applies onto the parent's components, and the span of the `extends` clause. Empty once resolved.
+    # applies onto the parent's components, and the `extends` clause's span. Empty once resolved.
     statements: tuple = field(default=(), compare=False, repr=False)
     extends_span: Span = field(default=NO_SPAN, compare=False, repr=False)
 

@@ -1,0 +1,822 @@
+"""Rules lowering: `rules` and `game` syntax trees → the rules IR; `extends` resolution.
+
+A rule set is a list of statements. Each one sets a component (creating it, or — in a rule set that
+`extends` another — updating the parent's component with the same key, parameter by parameter),
+`remove`s one, or `replace`s one with another. `lower_rules` checks every statement against the
+component catalogue (rules_catalogue.py) and keeps them in `RuleSet.statements`; `resolve` applies
+a rule set's statements on top of its resolved parent and returns the complete rule set, every
+component keeping the span of the statement that last defined it.
+
+Keys: ability by name, action by kind, bonus marker by label (`bonus plus_3 = extra_actions(…)`,
+the kind when no label is given), score category by its key (A…F), end trigger by kind, option by
+name; pieces, setup and markers are single components updated per parameter; tiebreak is
+replaced whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+import lark
+
+from .errors import NO_SPAN, Diagnostic, HansaError, Span, did_you_mean
+from .parser import span_of
+from .rules_catalogue import (
+    CATALOGUE,
+    MARKER_PARAMS,
+    PRIVILEGE_COLOURS,
+    SINGLE_SECTIONS,
+    Component,
+    ListValue,
+    MapEntry,
+    MapValue,
+    Number,
+    Param,
+    RawValue,
+    Text,
+    Word,
+    component,
+)
+from .rules_ir import (
+    Ability,
+    BonusMarker,
+    CreateRoute,
+    Displace,
+    EndTrigger,
+    Game,
+    Income,
+    MarkerRules,
+    Move,
+    Option,
+    Pieces,
+    Place,
+    RuleSet,
+    ScoreCategory,
+    Setup,
+    TieBreakStep,
+)
+
+# Rule-set and game names become file and module names downstream: letters (any alphabet), digits,
+# `_` and single inner hyphens, starting with a letter — the NAME token, even when written quoted.
+NAME_PATTERN = re.compile(r"[^\W\d]\w*(?:-\w+)*")
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of a rule set, checked against the catalogue.
+
+    op: "set" (create or update the component `key` of `section`), "remove", or "replace" (remove
+    `key`, put `replacement` — a "set" statement — in its place). `params` holds only the parameters
+    written (converted to IR values), `marker` a bonus marker's count/start, `steps` a tiebreak.
+    """
+
+    op: str
+    section: str
+    key: str
+    kind: str = ""
+    params: tuple[tuple[str, object], ...] = ()
+    marker: tuple[tuple[str, object], ...] = ()
+    steps: tuple[TieBreakStep, ...] = ()
+    replacement: Statement | None = None
+    span: Span = field(default=NO_SPAN, compare=False)
+    key_span: Span = field(default=NO_SPAN, compare=False)
+
+
+# -------------------------------------------------------------------------------------------------
+# Small tree helpers.
+
+
+def unquote(token: lark.Token, file: str) -> str:
+    r"""The text of a "string" token: \" \\ \n \t are the escapes; anything else is an error."""
+    body = str(token)[1:-1]
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\":
+            nxt = body[i + 1] if i + 1 < len(body) else ""
+            if nxt not in _ESCAPES:
+                span = span_of(token, file)
+                raise HansaError(
+                    f"unknown escape '\\{nxt}' in a string (known: \\\" \\\\ \\n \\t)",
+                    Span(file, span.line, span.column + 1 + i, span.line, span.column + 3 + i),
+                )
+            out.append(_ESCAPES[nxt])
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
+
+
+def _name(tree: lark.Tree, file: str, what: str) -> str:
+    """A rule-set or game name (`r_name`): a NAME, or a quoted string holding a valid name."""
+    token = tree.children[0]
+    text = unquote(token, file) if token.type == "STRING" else str(token)
+    if not NAME_PATTERN.fullmatch(text):
+        raise HansaError(
+            f"{what} name {text!r} is not a name: use letters, digits, '_' and single inner '-',"
+            " starting with a letter",
+            span_of(token, file),
+        )
+    return text
+
+
+def _raw_atom(tree: lark.Tree, file: str) -> Word | Number | Text:
+    token = tree.children[0]
+    span = span_of(token, file)
+    if token.type == "INT":
+        return Number(int(token), span)
+    if token.type == "STRING":
+        return Text(unquote(token, file), span)
+    return Word(str(token), span)
+
+
+def _raw_value(tree: lark.Tree, file: str) -> RawValue:
+    if tree.data == "r_atom":
+        return _raw_atom(tree, file)
+    if tree.data == "r_list":
+        return ListValue(tuple(_raw_atom(c, file) for c in tree.children), span_of(tree, file))
+    if tree.data == "r_map":
+        entries = []
+        for entry in tree.children:
+            key_tree, value_tree = entry.children
+            ints = [
+                int(t) for t in key_tree.children if isinstance(t, lark.Token) and t.type == "INT"
+            ]
+            key: str | int | tuple[int, int | None]
+            if key_tree.data == "r_key_name":
+                key = str(key_tree.children[0])
+            elif key_tree.data == "r_key_int":
+                key = ints[0]
+            elif key_tree.data == "r_key_range":
+                key = (ints[0], ints[1])
+            else:  # r_key_from
+                key = (ints[0], None)
+            entries.append(MapEntry(key, _raw_atom(value_tree, file), span_of(entry, file)))
+        return MapValue(tuple(entries), span_of(tree, file))
+    raise AssertionError(f"unexpected value tree {tree.data}")  # pragma: no cover - grammar
+
+
+def _convert_params(
+    comp: Component,
+    items: list[tuple[lark.Token, lark.Tree]],
+    file: str,
+    allowed: tuple[Param, ...] | None = None,
+    seen: dict[str, Span] | None = None,
+) -> list[tuple[str, object]]:
+    """Check `NAME VALUE` pairs against a component's parameters (or `allowed`) and convert them."""
+    params = comp.params if allowed is None else allowed
+    known = {p.name: p for p in params}
+    seen = {} if seen is None else seen
+    out: list[tuple[str, object]] = []
+    for name_token, value_tree in items:
+        name = str(name_token)
+        span = span_of(name_token, file)
+        param = known.get(name)
+        if param is None:
+            what = (
+                f"{comp.section} {comp.kind}" if comp.section not in SINGLE_SECTIONS else comp.kind
+            )
+            if known:
+                hint = did_you_mean(name, known) + f"; it takes: {', '.join(known)}"
+            else:
+                hint = "; it takes no parameters"
+            raise HansaError(f"unknown parameter '{name}' for {what}{hint}", span)
+        if name in seen:
+            raise HansaError(f"parameter '{name}' is given twice (first at {seen[name]})", span)
+        seen[name] = span
+        out.append((name, param.type.convert(_raw_value(value_tree, file))))
+    return out
+
+
+def _param_pairs(trees) -> list[tuple[lark.Token, lark.Tree]]:
+    return [(t.children[0], t.children[1]) for t in trees if t.data in ("r_param", "r_arg")]
+
+
+def _check_track(comp: Component, values: tuple, span: Span) -> None:
+    """An ability track's values: numbers (not falling), colours in Privilege order, or numbers
+    ending in `all` (Bank)."""
+    if len(values) < 1:
+        raise HansaError(f"ability {comp.kind} needs at least one value", span)
+    if comp.track_values == "colours":
+        for v in values:
+            if v not in PRIVILEGE_COLOURS:
+                raise HansaError(
+                    f"ability {comp.kind} values are privilege colours "
+                    f"({', '.join(PRIVILEGE_COLOURS)}); got"
+                    f" {v!r}{did_you_mean(str(v), PRIVILEGE_COLOURS)}",
+                    span,
+                )
+        ranks = [PRIVILEGE_COLOURS.index(v) for v in values]
+        if ranks != sorted(set(ranks)):
+            raise HansaError(
+                f"ability {comp.kind} colours must rise: white, orange, pink, black", span
+            )
+        return
+    numbers = list(values)
+    if comp.track_values == "numbers_or_all" and numbers and numbers[-1] == "all":
+        numbers = numbers[:-1]
+    for v in numbers:
+        if not isinstance(v, int):
+            extra = " (or 'all' last)" if comp.track_values == "numbers_or_all" else ""
+            raise HansaError(
+                f"ability {comp.kind} values are whole numbers{extra}; got {v!r}", span
+            )
+    if numbers != sorted(numbers):
+        raise HansaError(f"ability {comp.kind} values must not fall from left to right", span)
+
+
+# -------------------------------------------------------------------------------------------------
+# Statements.
+
+
+def _set_statement(section: str, key: str, kind: str, body: lark.Tree, stmt: lark.Tree, file: str):
+    """A "set" statement of `section` whose component kind is `kind` and whose parameters follow."""
+    comp = component(section, kind, span_of(body.children[0], file) if body is not None else None)
+    children = body.children if body is not None else []
+    args = [c for c in children if isinstance(c, lark.Tree) and c.data == "r_args"]
+    clauses = [c for c in children if isinstance(c, lark.Tree) and c.data == "r_param"]
+    marker: list[tuple[str, object]] = []
+    seen: dict[str, Span] = {}
+    if section == "bonus":
+        params = _convert_params(comp, _param_pairs(args[0].children) if args else [], file)
+        marker = _convert_params(comp, _param_pairs(clauses), file, allowed=MARKER_PARAMS)
+    else:
+        pairs = (_param_pairs(args[0].children) if args else []) + _param_pairs(clauses)
+        params = _convert_params(comp, pairs, file, seen=seen)
+    if section == "ability":
+        for name, value in params:
+            if name == "values":
+                _check_track(comp, value, seen["values"])
+    return Statement(
+        "set",
+        section,
+        key,
+        kind,
+        tuple(params),
+        tuple(marker),
+        span=span_of(stmt, file),
+        key_span=span_of(body.children[0], file) if body is not None else span_of(stmt, file),
+    )
+
+
+def _single(section: str, stmt: lark.Tree, file: str) -> Statement:
+    comp = CATALOGUE[(section, section)]
+    params = _convert_params(comp, _param_pairs(stmt.children), file)
+    span = span_of(stmt, file)
+    return Statement("set", section, section, section, tuple(params), span=span, key_span=span)
+
+
+def _bonus(body: lark.Tree, stmt: lark.Tree, file: str) -> Statement:
+    label = [c for c in body.children if isinstance(c, lark.Tree) and c.data == "r_label"]
+    kind_token = next(c for c in body.children if isinstance(c, lark.Token))
+    key = str(label[0].children[0]) if label else str(kind_token)
+    statement = _set_statement("bonus", key, str(kind_token), body, stmt, file)
+    if label:
+        key_span = span_of(label[0].children[0], file)
+        statement = replace(statement, key_span=key_span)
+    return statement
+
+
+def _trigger(trigger: lark.Tree, file: str) -> Statement:
+    kind_token = trigger.children[0]
+    kind = str(kind_token)
+    comp = component("end", kind, span_of(kind_token, file))
+    params: tuple[tuple[str, object], ...] = ()
+    if len(trigger.children) > 1:
+        raw = _raw_atom(trigger.children[1], file)
+        param = comp.param("threshold")
+        if param is None:
+            raise HansaError(f"end trigger {kind} takes no threshold", raw.span)
+        params = (("threshold", param.type.convert(raw)),)
+    span = span_of(trigger, file)
+    return Statement(
+        "set", "end", kind, kind, params, span=span, key_span=span_of(kind_token, file)
+    )
+
+
+def _steps(stmt: lark.Tree, file: str) -> tuple[TieBreakStep, ...]:
+    steps = []
+    for step in stmt.children:
+        span = span_of(step, file)
+        if step.data == "r_step_shared":
+            steps.append(TieBreakStep("shared", span=span))
+        else:
+            rule = "fewest" if step.children[0].data == "r_fewest" else "most"
+            what = "ability" if step.data == "r_step_ability" else "score"
+            steps.append(TieBreakStep(rule, what, str(step.children[1]), span=span))
+    return tuple(steps)
+
+
+_REMOVE = {
+    "r_remove_ability": "ability",
+    "r_remove_action": "action",
+    "r_remove_bonus": "bonus",
+    "r_remove_score": "score",
+    "r_remove_end": "end",
+}
+_REPLACE = {
+    "r_replace_ability": "ability",
+    "r_replace_action": "action",
+    "r_replace_bonus": "bonus",
+    "r_replace_score": "score",
+    "r_replace_end": "end",
+}
+
+
+def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
+    """The statements one statement tree stands for (`end when a | b` stands for two)."""
+    data = stmt.data
+    span = span_of(stmt, file)
+    if data in ("r_pieces", "r_setup", "r_markers"):
+        return [_single(data[2:], stmt, file)]
+    if data == "r_ability":
+        body = stmt.children[0]
+        name = str(body.children[0])
+        return [_set_statement("ability", name, name, body, stmt, file)]
+    if data == "r_action":
+        body = stmt.children[0]
+        name = str(body.children[0])
+        return [_set_statement("action", name, name, body, stmt, file)]
+    if data == "r_bonus":
+        return [_bonus(stmt.children[0], stmt, file)]
+    if data == "r_end":
+        return [_trigger(t, file) for t in stmt.children]
+    if data == "r_score":
+        key_token, body = stmt.children
+        statement = _set_statement("score", str(key_token), str(body.children[0]), body, stmt, file)
+        return [replace(statement, key_span=span_of(key_token, file))]
+    if data == "r_tiebreak":
+        return [Statement("set", "tiebreak", "tiebreak", steps=_steps(stmt, file), span=span)]
+    if data == "r_option":
+        name_token, atom = stmt.children
+        comp = component("option", str(name_token), span_of(name_token, file))
+        value = comp.params[0].type.convert(_raw_atom(atom, file))
+        return [
+            Statement(
+                "set",
+                "option",
+                comp.kind,
+                comp.kind,
+                (("value", value),),
+                span=span,
+                key_span=span_of(name_token, file),
+            )
+        ]
+    if data in _REMOVE:
+        key_token = stmt.children[0]
+        return [
+            Statement(
+                "remove",
+                _REMOVE[data],
+                str(key_token),
+                span=span,
+                key_span=span_of(key_token, file),
+            )
+        ]
+    if data in _REPLACE:
+        section = _REPLACE[data]
+        key_token, body = stmt.children
+        if section == "bonus":
+            new = _bonus(body, stmt, file)
+        elif section == "end":
+            new = _trigger(body, file)
+        elif section == "score":
+            new = _set_statement("score", str(key_token), str(body.children[0]), body, stmt, file)
+        else:
+            name = str(body.children[0])
+            new = _set_statement(section, name, name, body, stmt, file)
+        return [
+            Statement(
+                "replace",
+                section,
+                str(key_token),
+                replacement=new,
+                span=span,
+                key_span=span_of(key_token, file),
+            )
+        ]
+    raise AssertionError(f"unexpected statement {data}")  # pragma: no cover - grammar
+
+
+# -------------------------------------------------------------------------------------------------
+# Applying statements: a rule set's components as ordered dicts, section → key → built component.
+
+
+@dataclass
+class _Built:
+    kind: str
+    params: dict[str, object]
+    marker: dict[str, object]
+    span: Span
+
+
+_State = dict[str, dict[str, _Built]]
+
+
+def _empty_state() -> _State:
+    return {
+        s: {}
+        for s in (
+            "pieces",
+            "setup",
+            "markers",
+            "ability",
+            "action",
+            "bonus",
+            "end",
+            "score",
+            "option",
+        )
+    }
+
+
+_SECTION_WORDS = {
+    "pieces": "pieces",
+    "setup": "setup",
+    "markers": "markers",
+    "ability": "ability",
+    "action": "action",
+    "bonus": "bonus marker",
+    "end": "end trigger",
+    "score": "score category",
+    "option": "option",
+}
+
+
+def _fresh(statement: Statement) -> _Built:
+    """A new component from a set statement: defaults filled in, required parameters present."""
+    comp = CATALOGUE[(statement.section, statement.kind)]
+    given = dict(statement.params)
+    missing = [p.name for p in comp.params if p.required and p.name not in given]
+    if missing:
+        what = (
+            statement.kind
+            if statement.section in SINGLE_SECTIONS
+            else f"{statement.section} {statement.kind}"
+        )
+        raise HansaError(
+            f"{what} needs parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
+            statement.span,
+        )
+    params = {p.name: given.get(p.name, p.default) for p in comp.params}
+    marker = {p.name: p.default for p in MARKER_PARAMS} if statement.section == "bonus" else {}
+    marker.update(dict(statement.marker))
+    return _Built(statement.kind, params, marker, statement.span)
+
+
+def _apply(state: _State, tiebreak: list, statement: Statement, parent: str | None) -> None:
+    """Apply one statement in place; `parent` names the rule set being extended (for messages)."""
+    if statement.section == "tiebreak":
+        tiebreak[:] = [statement.steps, statement.span]
+        return
+    section = state[statement.section]
+    word = _SECTION_WORDS[statement.section]
+    if statement.op == "set":
+        existing = section.get(statement.key)
+        if existing is None:
+            section[statement.key] = _fresh(statement)
+        elif existing.kind != statement.kind:
+            raise HansaError(
+                f"{word} {statement.key} is a {existing.kind} in {parent}, not a {statement.kind};"
+                f" write `replace {statement.section} {statement.key} with …` to change its kind",
+                statement.key_span,
+            )
+        else:
+            existing.params.update(dict(statement.params))
+            existing.marker.update(dict(statement.marker))
+            existing.span = statement.span
+        return
+    if statement.key not in section:
+        where = f"{parent} has" if parent else "there is"
+        raise HansaError(
+            f"cannot {statement.op} {word} {statement.key}: {where} no such {word}"
+            + did_you_mean(statement.key, list(section)),
+            statement.key_span,
+        )
+    if statement.op == "remove":
+        del section[statement.key]
+        return
+    new = statement.replacement
+    assert new is not None
+    if new.key != statement.key and new.key in section:
+        raise HansaError(
+            f"{word} {new.key} already exists; remove it or choose another", new.key_span
+        )
+    built = _fresh(new)
+    rebuilt = {
+        (new.key if k == statement.key else k): (built if k == statement.key else v)
+        for k, v in section.items()
+    }
+    section.clear()
+    section.update(rebuilt)
+
+
+def _state_of(ruleset: RuleSet) -> tuple[_State, list]:
+    """The components of a resolved rule set as a mutable state (to apply a child's statements)."""
+    state = _empty_state()
+    for section, item in (
+        ("pieces", ruleset.pieces),
+        ("setup", ruleset.setup),
+        ("markers", ruleset.marker_rules),
+    ):
+        if item is not None:
+            params = {p.name: getattr(item, p.name) for p in CATALOGUE[(section, section)].params}
+            state[section][section] = _Built(section, params, {}, item.span)
+    for a in ruleset.abilities:
+        params = {
+            "values": a.values,
+            "covered_by": a.covered_by,
+            "full_pp": a.full_pp,
+            "role": a.role,
+        }
+        state["ability"][a.name] = _Built(a.name, params, {}, a.span)
+    for act in ruleset.actions:
+        kind = _ACTION_KINDS[type(act)]
+        params = {p.name: getattr(act, p.name) for p in CATALOGUE[("action", kind)].params}
+        state["action"][kind] = _Built(kind, params, {}, act.span)
+    for b in ruleset.bonus_markers:
+        state["bonus"][b.name or b.kind] = _Built(
+            b.kind, dict(b.params), {"count": b.count, "start": b.start}, b.span
+        )
+    for e in ruleset.end_triggers:
+        comp = CATALOGUE[("end", e.kind)]
+        params = {"threshold": e.threshold} if comp.params else {}
+        state["end"][e.kind] = _Built(e.kind, params, {}, e.span)
+    for s in ruleset.scoring:
+        state["score"][s.key] = _Built(s.kind, dict(s.params), {}, s.span)
+    for o in ruleset.options:
+        state["option"][o.name] = _Built(o.name, {"value": o.value}, {}, o.span)
+    tiebreak = (
+        [ruleset.tiebreak, ruleset.tiebreak[0].span if ruleset.tiebreak else NO_SPAN]
+        if ruleset.tiebreak
+        else []
+    )
+    return state, tiebreak
+
+
+_ACTION_CLASSES = {
+    "income": Income,
+    "place": Place,
+    "displace": Displace,
+    "move": Move,
+    "create_route": CreateRoute,
+}
+_ACTION_KINDS = {cls: kind for kind, cls in _ACTION_CLASSES.items()}
+
+
+def _build(base: RuleSet, state: _State, tiebreak: list, **changes) -> RuleSet:
+    """A RuleSet from a state; components are IR dataclasses, parameters in catalogue order."""
+
+    def single(section, cls):
+        built = state[section].get(section)
+        return None if built is None else cls(**built.params, span=built.span)
+
+    abilities = tuple(
+        Ability(
+            name,
+            b.params["values"],
+            b.params["covered_by"],
+            b.params["full_pp"],
+            b.params["role"],
+            span=b.span,
+        )
+        for name, b in state["ability"].items()
+    )
+    actions = tuple(
+        _ACTION_CLASSES[kind](**b.params, span=b.span) for kind, b in state["action"].items()
+    )
+    markers = tuple(
+        BonusMarker(
+            b.kind,
+            tuple((p.name, b.params[p.name]) for p in CATALOGUE[("bonus", b.kind)].params),
+            b.marker["count"],
+            b.marker["start"],
+            name=key,
+            span=b.span,
+        )
+        for key, b in state["bonus"].items()
+    )
+    ends = tuple(
+        EndTrigger(kind, b.params.get("threshold"), span=b.span) for kind, b in state["end"].items()
+    )
+    scoring = tuple(
+        ScoreCategory(
+            key,
+            b.kind,
+            tuple((p.name, b.params[p.name]) for p in CATALOGUE[("score", b.kind)].params),
+            span=b.span,
+        )
+        for key, b in state["score"].items()
+    )
+    options = tuple(
+        Option(name, b.params["value"], span=b.span) for name, b in state["option"].items()
+    )
+    return RuleSet(
+        name=base.name,
+        title=base.title,
+        extends=base.extends,
+        pieces=single("pieces", Pieces),
+        setup=single("setup", Setup),
+        abilities=abilities,
+        actions=actions,
+        bonus_markers=markers,
+        marker_rules=single("markers", MarkerRules),
+        end_triggers=ends,
+        scoring=scoring,
+        tiebreak=tuple(tiebreak[0]) if tiebreak else (),
+        options=options,
+        span=base.span,
+        sources=base.sources,
+        statements=base.statements,
+        extends_span=base.extends_span,
+        **changes,
+    )
+
+
+# -------------------------------------------------------------------------------------------------
+# Entry points.
+
+
+def lower_rules(tree: lark.Tree, file: str) -> RuleSet:
+    """A `rules` tree → RuleSet. A root rule set gets its components; one that `extends` another
+    keeps only its statements until `resolve`. Every bad statement is reported (one HansaError)."""
+    children = list(tree.children)
+    name = _name(children[0], file, "rule set")
+    title = ""
+    extends: str | None = None
+    extends_span = NO_SPAN
+    statements: list[Statement] = []
+    errors: list[Diagnostic] = []
+    first_seen: dict[tuple[str, str], Span] = {}
+    for child in children[1:]:
+        if child.data == "r_title":
+            title = unquote(child.children[0], file)
+            continue
+        if child.data == "r_extends":
+            extends = _name(child.children[0], file, "rule set")
+            extends_span = span_of(child.children[0], file)
+            continue
+        try:
+            for statement in _statements(child, file):
+                addressed = [(statement.section, statement.key)]
+                if statement.replacement is not None and statement.replacement.key != statement.key:
+                    addressed.append((statement.section, statement.replacement.key))
+                for section, key in addressed:
+                    if (section, key) in first_seen:
+                        word = _SECTION_WORDS.get(section, section)
+                        label = (
+                            word
+                            if section in SINGLE_SECTIONS or section == "tiebreak"
+                            else f"{word} {key}"
+                        )
+                        raise HansaError(
+                            f"{label} is declared twice in rule set {name} (first at"
+                            f" {first_seen[(section, key)]})",
+                            statement.key_span,
+                        )
+                    first_seen[(section, key)] = statement.key_span
+                statements.append(statement)
+        except HansaError as exc:
+            errors.extend(exc.diagnostics)
+    if errors:
+        raise HansaError(errors)
+    ruleset = RuleSet(
+        name=name,
+        title=title,
+        extends=extends,
+        span=span_of(tree, file),
+        sources=(file,),
+        statements=tuple(statements),
+        extends_span=extends_span,
+    )
+    if extends is not None:
+        return ruleset
+    state, tiebreak = _state_of(ruleset)
+    for statement in statements:
+        try:
+            _apply(state, tiebreak, statement, None)
+        except HansaError as exc:
+            errors.extend(exc.diagnostics)
+    if errors:
+        raise HansaError(errors)
+    return _build(ruleset, state, tiebreak)
+
+
+def lower_game(tree: lark.Tree, file: str) -> Game:
+    """A `game` tree → Game: `game NAME = RULES on BOARD players 4..5` (or `3`, or `3, 4`)."""
+    name_tree, rules_tree, board_tree, players_tree = tree.children
+    ints = [int(t) for t in players_tree.children]
+    span = span_of(players_tree, file)
+    if players_tree.data == "r_players_range":
+        low, high = ints
+        if high < low:
+            raise HansaError(f"empty player range {low}..{high}", span)
+        players = tuple(range(low, high + 1))
+    else:
+        players = tuple(ints)
+        if len(set(players)) != len(players):
+            raise HansaError("a player count is listed twice", span)
+        if list(players) != sorted(players):
+            raise HansaError("list player counts in rising order", span)
+    return Game(
+        name=_name(name_tree, file, "game"),
+        rules=_name(rules_tree, file, "rule set"),
+        board=_name(board_tree, file, "board"),
+        players=players,
+        span=span_of(tree, file),
+    )
+
+
+def resolve(name: str, rulesets: Mapping[str, RuleSet], span: Span | None = None) -> RuleSet:
+    """The complete rule set `name`: its `extends` chain folded root first, `extends` None, each
+    component keeping the span of the statement that last defined it, `sources` the chain's files.
+    Unknown names, cycles, bad statements and incomplete results raise HansaError with locations."""
+    from .rules_checks import check_ruleset  # the checks import this module's helpers
+
+    resolved = _resolve_chain(name, rulesets, span, ())
+    problems = [d for d in check_ruleset(resolved) if d.severity == "error"]
+    if problems:
+        raise HansaError(problems)
+    return resolved
+
+
+def _resolve_chain(
+    name: str, rulesets: Mapping[str, RuleSet], span: Span | None, seen: tuple[str, ...]
+) -> RuleSet:
+    ruleset = rulesets.get(name)
+    if ruleset is None:
+        raise HansaError(f"unknown rule set '{name}'{did_you_mean(name, list(rulesets))}", span)
+    if ruleset.extends is None:
+        return _finish(ruleset)  # lower_rules applied a root's statements already
+    if ruleset.extends in seen or ruleset.extends == name:
+        chain = " → ".join((*seen, name, ruleset.extends))
+        raise HansaError(f"rule sets extend each other in a cycle: {chain}", ruleset.extends_span)
+    parent = _resolve_chain(ruleset.extends, rulesets, ruleset.extends_span, (*seen, name))
+    state, tiebreak = _state_of(parent)
+    errors: list[Diagnostic] = []
+    for statement in ruleset.statements:
+        try:
+            _apply(state, tiebreak, statement, parent.name)
+        except HansaError as exc:
+            errors.extend(exc.diagnostics)
+    if errors:
+        raise HansaError(errors)
+    sources = parent.sources + tuple(s for s in ruleset.sources if s not in parent.sources)
+    base = RuleSet(
+        name=ruleset.name, title=ruleset.title or parent.title, span=ruleset.span, sources=sources
+    )
+    return _finish(_build(base, state, tiebreak))
+
+
+def _finish(ruleset: RuleSet) -> RuleSet:
+    """The resolved form: no parent, no pending statements, completeness checked."""
+    resolved = replace(ruleset, extends=None, statements=(), extends_span=NO_SPAN)
+    _check_complete(resolved)
+    return resolved
+
+
+def _check_complete(ruleset: RuleSet) -> None:
+    """A resolved rule set must have every required component (the root edition declares them)."""
+    from .rules_catalogue import kinds
+
+    missing: list[str] = []
+    for section, value in (
+        ("pieces", ruleset.pieces),
+        ("setup", ruleset.setup),
+        ("markers", ruleset.marker_rules),
+    ):
+        if value is None:
+            missing.append(f"`{section}`")
+    if not ruleset.abilities:
+        missing.append("any `ability`")
+    if not ruleset.actions:
+        missing.append("any `action`")
+    if not ruleset.end_triggers:
+        missing.append("an `end when` trigger")
+    if not ruleset.scoring:
+        missing.append("any `score` category")
+    if not ruleset.tiebreak:
+        missing.append("a `tiebreak` chain")
+    declared = {o.name for o in ruleset.options}
+    for option in kinds("option"):
+        if option not in declared:
+            default = CATALOGUE[("option", option)].params[0].default
+            shown = ("yes" if default else "no") if isinstance(default, bool) else default
+            missing.append(f"`option {option} = {shown}`")
+    if missing:
+        raise HansaError(
+            [
+                Diagnostic(
+                    f"rule set {ruleset.name} is incomplete: it declares no {m}", ruleset.span
+                )
+                for m in missing
+            ]
+        )
