@@ -133,11 +133,14 @@ class _Reader:
         return value
 
     def string(self, value: Any, path: str, *, allow_empty: bool = True) -> str:
+        """A string, NFC-normalised as the board language normalises what it reads."""
         if not isinstance(value, str):
             raise self.fail(path, f"expected a string, got {_describe(value)}")
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+            raise self.fail(path, "holds a lone surrogate (\\uD800-\\uDFFF), not a character")
         if not allow_empty and not value.strip():
             raise self.fail(path, "must not be empty")
-        return value
+        return unicodedata.normalize("NFC", value)
 
     def integer(
         self, value: Any, path: str, low: int | None = None, high: int | None = None

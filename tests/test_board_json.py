@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import copy
 import json
+import unicodedata
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from hansa.compiler.board_json import (
     board_from_json,
     board_to_json,
@@ -33,6 +31,8 @@ from hansa.compiler.ir import (
     SpecialPrestige,
     SpecialSpace,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 FIXTURES = Path(__file__).parent / "fixtures" / "boards"
 BOARD_IDS = ["hanseatic_3p", "hanseatic_45p", "eastern", "britannia_3p", "britannia_45p"]
@@ -271,6 +271,7 @@ BAD_DATA = [
         "special_prestige.spaces[0].privilege: unknown privilege colour 'whit'",
     ),
     (_set(["verification", "status"], 5), "verification.status: expected a string"),
+    (_set(["side"], "a\ud800b"), "side: holds a lone surrogate"),
     (_set(["position_frame", "image_size"], [1, 2, 3]), "position_frame.image_size: expected 2"),
     (_set(["position_frame", "dpi"], 300), "position_frame.dpi: unknown field"),
 ]
@@ -298,6 +299,16 @@ def test_sea_route_checks_point_types_against_counts() -> None:
     sea["point_types"] = sea["point_types"][:-1]
     with pytest.raises(HansaError, match=r"point_types: expected \d entries"):
         board_from_json(data, "e.json")
+
+
+def test_strings_are_nfc_normalised_like_the_board_language() -> None:
+    data = reference("eastern")
+    decomposed = unicodedata.normalize("NFD", "Lübeck")
+    assert decomposed != "Lübeck"
+    data["cities"][16]["name"] = decomposed
+    data["east_west"][0] = decomposed
+    board = board_from_json(data, "e.json")
+    assert board.city("Lübeck").name == "Lübeck" and board.east_west[0] == "Lübeck"
 
 
 def test_not_an_object_at_top() -> None:
@@ -330,12 +341,21 @@ def test_load_errors_are_one_clear_line(tmp_path: Path) -> None:
         load_board_json(tmp_path)
 
 
-# --------------------------------------------------------------------------- property: IR -> JSON -> IR
+# ------------------------------------------------------------------ property: IR -> JSON -> IR
 
 NAME_CHARS = st.characters(
     codec="utf-8", categories=("L", "N", "P", "S", "Zs"), exclude_characters="\x00"
 )
-names = st.text(NAME_CHARS, min_size=1, max_size=12).filter(lambda s: s.strip() != "")
+
+
+def nfc_text(min_size: int = 0, max_size: int = 20) -> st.SearchStrategy[str]:
+    """Text as the board language reads it back: NFC-normalised."""
+    return st.text(NAME_CHARS, min_size=min_size, max_size=max_size).map(
+        lambda s: unicodedata.normalize("NFC", s)
+    )
+
+
+names = nfc_text(1, 12).filter(lambda s: s.strip() != "")
 positions = st.tuples(
     st.floats(0, 1, allow_nan=False, allow_subnormal=False),
     st.floats(0, 1, allow_nan=False, allow_subnormal=False),
@@ -347,7 +367,7 @@ spaces = st.builds(
 
 @st.composite
 def boards(draw, countries_pool=("england", "wales", "scotland")) -> Board:
-    """Random boards in canonical order (as board_from_json of a reference-style file gives them)."""
+    """Random boards in canonical order (as board_from_json of a reference-style file has them)."""
     city_names = draw(st.lists(names, min_size=2, max_size=6, unique_by=name_sort_key))
     use_countries = draw(st.booleans())
     countries = tuple(countries_pool) if use_countries else ()
@@ -395,8 +415,8 @@ def boards(draw, countries_pool=("england", "wales", "scotland")) -> Board:
     low = draw(st.integers(1, 5))
     board = Board(
         id=draw(names),
-        title=draw(st.text(NAME_CHARS, max_size=20)),
-        side=draw(st.text(NAME_CHARS, max_size=20)),
+        title=draw(nfc_text()),
+        side=draw(nfc_text()),
         players=tuple(range(low, low + draw(st.integers(1, 3)))),
         original_edition_players=draw(st.sampled_from(((), (2, 3)))),
         east_west=draw(st.none() | st.just((first, second))),
@@ -429,7 +449,7 @@ def boards(draw, countries_pool=("england", "wales", "scotland")) -> Board:
     board = Board(
         **{
             **board.__dict__,
-            "frame_note": draw(st.text(NAME_CHARS, max_size=10)) if board.frame else "",
+            "frame_note": draw(nfc_text(max_size=10)) if board.frame else "",
             "cities": tuple(sorted_cities(board)),
             "routes": tuple(sorted_routes(board)),
         }
