@@ -246,7 +246,7 @@ def marker_label(marker: BonusMarker) -> str:
     """A bonus marker's name: the author's label, else its kind with the count in place ("move 3
     tradesmen"); the other parameters are in the summary, so the name stays short."""
     if marker.name:
-        return marker.name
+        return marker.name.replace("_", " ")
     words = marker.kind.split("_")
     count = marker.param("count")
     if count is not None:

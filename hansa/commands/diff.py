@@ -125,32 +125,23 @@ def _resolve(name: str, catalogue: _Catalogue, where: Span | None = None) -> Rul
     return resolve(name, rulesets)
 
 
-def _pick(project: Any, file: str, wanted: str | None) -> tuple[type, str, Any]:
-    """The one declaration of a file (or the one named `wanted`)."""
-    found = [
+@dataclass
+class Candidate:
+    """A declaration an argument may mean, before the other side settles which kind is wanted."""
+
+    cls: type
+    name: str
+    node: Any
+    file: str
+    catalogue: _Catalogue | None  # None for a board read from reference JSON
+
+
+def _declarations(project: Any) -> list[tuple[type, str, Any]]:
+    return [
         (cls, name, node)
         for cls, attr in ((Board, "boards"), (RuleSet, "rulesets"), (Game, "games"))
         for name, node in getattr(project, attr).items()
     ]
-    if wanted is not None:
-        hits = [f for f in found if f[1] == wanted]
-        if not hits:
-            known = [f[1] for f in found]
-            raise HansaError(
-                f"'{wanted}' is not declared in this file{did_you_mean(wanted, known)}",
-                Span(file, 0, 0),
-            )
-        if len(hits) > 1:
-            raise HansaError(f"'{wanted}' names several declarations here", Span(file, 0, 0))
-        return hits[0]
-    if not found:
-        raise HansaError("declares no board, rule set or game", Span(file, 0, 0))
-    if len(found) > 1:
-        names = ", ".join(sorted(f[1] for f in found))
-        raise HansaError(
-            f"declares several things ({names}); write {file}:NAME to pick one", Span(file, 0, 0)
-        )
-    return found[0]
 
 
 def _split_file_arg(arg: str) -> tuple[str, str | None] | None:
@@ -165,43 +156,65 @@ def _split_file_arg(arg: str) -> tuple[str, str | None] | None:
     return None
 
 
-def load_side(arg: str, spec_dir: str = "spec") -> Loaded:
-    """Turn one command-line argument into the IR to compare (rule sets resolved)."""
+def candidates(arg: str, spec_dir: str = "spec") -> list[Candidate]:
+    """Everything one command-line argument can mean (usually exactly one declaration)."""
     split = _split_file_arg(arg)
     if split is not None and split[0].endswith(".json"):
         from hansa.compiler.board_json import load_board_json
 
         if split[1] is not None:
-            raise HansaError(
-                "a board .json file holds one board; drop ':NAME'", Span(split[0], 0, 0)
-            )
+            raise HansaError("a board .json holds one board; drop ':NAME'", Span(split[0], 0, 0))
         board = load_board_json(split[0])
-        return Loaded(Side("board", board.id, split[0]), board)
+        return [Candidate(Board, board.id, board, split[0], None)]
     if split is not None:
         file, wanted = split
         project = _load([file])
-        cls, name, node = _pick(project, file, wanted)
         catalogue = _Catalogue(spec_dir, project)
-    else:
-        catalogue = _Catalogue(spec_dir)
-        project = catalogue.spec()
-        hits = [
-            (cls, node)
-            for cls, attr in ((Board, "boards"), (RuleSet, "rulesets"), (Game, "games"))
-            for n, node in getattr(project, attr).items()
-            if n == arg
-        ]
-        if not hits:
-            known = [*project.boards, *project.rulesets, *project.games]
-            raise HansaError(
-                f"no board, rule set or game named '{arg}' in {spec_dir}/{did_you_mean(arg, known)}"
-            )
-        if len(hits) > 1:
-            kinds = " and ".join(KIND_WORDS[c] for c, _ in hits)
-            raise HansaError(f"'{arg}' names both a {kinds}; give the spec file as FILE:NAME")
-        (cls, node), name = hits[0], arg
-        file = node.span.file if node.span.line > 0 else ""
-    side = Side(KIND_WORDS[cls], name, file)
+        found = _declarations(project)
+        if not found:
+            raise HansaError("declares no board, rule set or game", Span(file, 0, 0))
+        if wanted is not None:
+            hits = [f for f in found if f[1] == wanted]
+            if not hits:
+                known = [f[1] for f in found]
+                raise HansaError(
+                    f"'{wanted}' is not declared in this file{did_you_mean(wanted, known)}",
+                    Span(file, 0, 0),
+                )
+            found = hits
+        return [Candidate(cls, name, node, file, catalogue) for cls, name, node in found]
+    catalogue = _Catalogue(spec_dir)
+    project = catalogue.spec()
+    found = [f for f in _declarations(project) if f[1] == arg]
+    if not found:
+        known = [f[1] for f in _declarations(project)]
+        raise HansaError(
+            f"no board, rule set or game named '{arg}' in {spec_dir}/{did_you_mean(arg, known)}"
+        )
+    return [
+        Candidate(cls, name, node, node.span.file if node.span.line > 0 else "", catalogue)
+        for cls, name, node in found
+    ]
+
+
+def choose(arg: str, options: list[Candidate], other: list[Candidate]) -> Candidate:
+    """One declaration for `arg`: if it can mean several, the other side's kind decides."""
+    if len(options) > 1:
+        kinds = {c.cls for c in other}
+        fitting = [c for c in options if c.cls in kinds]
+        if len(fitting) == 1:
+            return fitting[0]
+        names = ", ".join(f"{KIND_WORDS[c.cls]} {c.name}" for c in options)
+        raise HansaError(
+            f"'{arg}' can mean several declarations ({names}); write FILE:NAME to pick one"
+        )
+    return options[0]
+
+
+def load(candidate: Candidate) -> Loaded:
+    """The IR to compare for one declaration: a board, a resolved rule set, or a game with both."""
+    cls, name, node, catalogue = candidate.cls, candidate.name, candidate.node, candidate.catalogue
+    side = Side(KIND_WORDS[cls], name, candidate.file)
     if cls is Board:
         return Loaded(side, node)
     if cls is RuleSet:
@@ -214,6 +227,15 @@ def load_side(arg: str, spec_dir: str = "spec") -> Loaded:
             node.span,
         )
     return Loaded(side, node, _resolve(node.rules, catalogue, node.span), boards[node.board])
+
+
+def load_pair(arg_a: str, arg_b: str, spec_dir: str = "spec") -> tuple[Loaded, Loaded]:
+    """Both sides of a diff, each argument read in the light of the other."""
+    options_a = candidates(arg_a, spec_dir)
+    options_b = candidates(arg_b, spec_dir)
+    a = choose(arg_a, options_a, options_b)
+    b = choose(arg_b, options_b, [a])
+    return load(a), load(b)
 
 
 def compare(a: Loaded, b: Loaded) -> list[Edit]:
@@ -240,8 +262,7 @@ def _use_color(choice: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     args._error_exit = 2
-    a = load_side(args.a, args.spec)
-    b = load_side(args.b, args.spec)
+    a, b = load_pair(args.a, args.b, args.spec)
     edits = compare(a, b)
     if args.format == "json":
         out = format_json(edits, a.side, b.side)
