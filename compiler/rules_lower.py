@@ -796,15 +796,15 @@ def _check_complete(ruleset: RuleSet) -> None:
         if value is None:
             missing.append(f"`{section}`")
     if not ruleset.abilities:
-        missing.append("any `ability`")
+        missing.append("`ability`")
     if not ruleset.actions:
-        missing.append("any `action`")
+        missing.append("`action`")
     if not ruleset.end_triggers:
-        missing.append("an `end when` trigger")
+        missing.append("`end when` trigger")
     if not ruleset.scoring:
-        missing.append("any `score` category")
+        missing.append("`score` category")
     if not ruleset.tiebreak:
-        missing.append("a `tiebreak` chain")
+        missing.append("`tiebreak` chain")
     declared = {o.name for o in ruleset.options}
     for option in kinds("option"):
         if option not in declared:
