@@ -297,15 +297,21 @@ def format_source(text: str, file: str) -> FormattedSource:
         start = meta.start_pos
         # Start the board at the beginning of its line when only blanks precede it there.
         line_start = text.rfind("\n", 0, start) + 1
+        prefix = ""
         if not text[line_start:start].strip():
             start = line_start
+        else:  # a board starts on its own line
+            prefix = "\n"
         end = meta.end_pos
         comments = collect_comments(board, text[meta.start_pos : end], meta.line)
-        pieces.append(text[position:start])
+        pieces.append(
+            text[position:start].rstrip(" \t") + prefix if prefix else text[position:start]
+        )
         pieces.append(format_board(board, comments).rstrip("\n"))
         position = end
         boards += 1
     pieces.append(text[position:])
     result = "".join(pieces)
-    result = result.rstrip("\n") + "\n" if result.strip() else result
+    if boards:  # a file with boards ends with exactly one newline; others stay as they are
+        result = result.rstrip("\n") + "\n"
     return FormattedSource(result, boards)

@@ -180,9 +180,18 @@ class _Reader:
             )
         return text
 
-    def strings(self, value: Any, path: str) -> tuple[str, ...]:
+    def strings(self, value: Any, path: str, *, unique: bool = True) -> tuple[str, ...]:
+        """A list of non-empty strings; name lists may not repeat a name (as in the DSL)."""
         items = self.array(value, path)
-        return tuple(self.string(v, f"{path}[{i}]", allow_empty=False) for i, v in enumerate(items))
+        out = tuple(self.string(v, f"{path}[{i}]", allow_empty=False) for i, v in enumerate(items))
+        if unique:
+            self.no_repeats(out, path)
+        return out
+
+    def no_repeats(self, values: tuple[str, ...], path: str) -> None:
+        for i, v in enumerate(values):
+            if v in values[:i]:
+                raise self.fail(f"{path}[{i}]", f"{v!r} is listed twice")
 
     def one_or_many(
         self, value: Any, path: str, check: Callable[[Any, str], str]
@@ -191,7 +200,9 @@ class _Reader:
         if isinstance(value, list):
             if not value:
                 raise self.fail(path, "an empty list; write null or leave the field out")
-            return tuple(check(v, f"{path}[{i}]") for i, v in enumerate(value))
+            out = tuple(check(v, f"{path}[{i}]") for i, v in enumerate(value))
+            self.no_repeats(out, path)
+            return out
         return (check(value, path),)
 
     def players(self, value: Any, path: str) -> tuple[int, ...]:
@@ -323,7 +334,7 @@ def _verification_from_json(r: _Reader, value: Any) -> tuple[tuple[str, object],
     for key, v in value.items():
         path = f"verification.{key}"
         if isinstance(v, list):
-            items.append((key, r.strings(v, path)))
+            items.append((key, r.strings(v, path, unique=False)))
         else:
             items.append((key, r.string(v, path)))
     return tuple(items)

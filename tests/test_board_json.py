@@ -272,6 +272,11 @@ BAD_DATA = [
     ),
     (_set(["verification", "status"], 5), "verification.status: expected a string"),
     (_set(["side"], "a\ud800b"), "side: holds a lone surrogate"),
+    (
+        _set(["cities", 0, "aliases"], ["A", "A"]),
+        "cities[0] (Arnheim).aliases[1]: 'A' is listed twice",
+    ),
+    (_set(["cities", 0, "ability"], ["book", "book"]), "ability[1]: 'book' is listed twice"),
     (_set(["position_frame", "image_size"], [1, 2, 3]), "position_frame.image_size: expected 2"),
     (_set(["position_frame", "dpi"], 300), "position_frame.dpi: unknown field"),
 ]
@@ -385,11 +390,13 @@ def boards(draw, countries_pool=("england", "wales", "scotland")) -> Board:
                 countries=tuple(draw(st.lists(st.sampled_from(countries), max_size=2, unique=True)))
                 if countries
                 else (),
-                permissions=tuple(draw(st.lists(st.sampled_from(countries), max_size=2)))
+                permissions=tuple(
+                    draw(st.lists(st.sampled_from(countries), max_size=2, unique=True))
+                )
                 if countries
                 else (),
                 position=draw(st.none() | positions),
-                aliases=tuple(draw(st.lists(names, max_size=2))),
+                aliases=tuple(draw(st.lists(names, max_size=2, unique=True))),
             )
         )
     pairs = [(a, b) for i, a in enumerate(city_names) for b in city_names[i + 1 :]]
