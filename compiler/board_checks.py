@@ -34,6 +34,16 @@ class _Report:
         self.diagnostics.append(Diagnostic(message, span or self.board.span or NO_SPAN, "warning"))
 
 
+def _repeated(values: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    repeated: list[str] = []
+    for value in values:
+        if value in seen and value not in repeated:
+            repeated.append(value)
+        seen.add(value)
+    return repeated
+
+
 def _route_text(route: Route) -> str:
     return f"{route.cities[0]} -- {route.cities[1]}"
 
@@ -100,6 +110,14 @@ def _check_cities(board: Board, report: _Report) -> dict[str, City]:
 
     low, high = SPACES_PER_HANSEATIC_CITY
     for city in by_name.values():
+        for what, values in (
+            ("ability", city.abilities),
+            ("country", city.countries),
+            ("permission", city.permissions),
+            ("alias", city.aliases),
+        ):
+            for value in _repeated(values):
+                report.warning(f"city '{city.name}' lists {what} '{value}' twice", city.span)
         if not city.hanseatic:
             if city.spaces:
                 report.error(
@@ -296,6 +314,8 @@ def _check_special_prestige(
 def _check_countries(board: Board, report: _Report) -> None:
     """Countries and permissions of cities and routes name countries the board declares."""
     declared = board.countries
+    for country in _repeated(declared):
+        report.warning(f"country '{country}' is declared twice", board.statement_span("countries"))
     hint = "" if declared else " (the board declares no `countries`)"
 
     def check(names: Iterable[str], what: str, span: Span) -> None:

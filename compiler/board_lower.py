@@ -83,15 +83,8 @@ class _BoardLowerer:
         return value
 
     def names(self, tokens: Iterable[lark.Token], what: str) -> tuple[str, ...]:
-        """Names of a comma list; a name listed twice is an error at its second mention."""
-        out: list[str] = []
-        for token in tokens:
-            value = self.name(token, what)
-            if value in out:
-                self.error(f"{what} '{value}' is listed twice", token)
-                continue
-            out.append(value)
-        return tuple(out)
+        """Names of a comma list, as written (a name listed twice is a check's warning)."""
+        return tuple(self.name(token, what) for token in tokens)
 
     def integer(
         self, token: lark.Token, what: str, low: int | None = None, high: int | None = None

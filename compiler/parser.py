@@ -1,42 +1,60 @@
 """Source text → lark syntax tree, with errors reported in words at file:line:col.
 
-The grammar is the concatenation of `grammar/common.lark` and every other `grammar/*.lark` file; each
-of those names its top-level rules with a `//! top: RULE …` line. The parser is LALR (fast, and its
-interactive mode lets us recover after an error and report several independent ones).
+The grammar is the concatenation of `grammar/common.lark` and every other `grammar/*.lark` file;
+each of those names its top-level rules with a `//! top: RULE …` line, and may give a regex terminal
+its words for error messages with `//! word: TERMINAL description`. The parser is LALR, built once
+per process (and cached on disk by lark between processes, so the command line starts fast).
+
+Error recovery drives lark's interactive LALR parser token by token. After a syntax error it skips
+ahead in panic mode: a keyword or `}` that some enclosing construct accepts pops the parser back to
+that construct (so `city`, `route`, `}` … start afresh), other tokens are dropped (with braces kept
+balanced), and errors are not reported again until the parser has shifted a keyword, `;` or `}`. So
+several independent errors in one file are all reported, and one mistake is reported once.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from pathlib import Path
 
 import lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.lexer import PatternStr, Token
 
-from .errors import Diagnostic, HansaError, Span
+from .errors import Diagnostic, HansaError, Span, did_you_mean
 
 GRAMMAR_DIR = Path(__file__).parent / "grammar"
+MAX_SYNTAX_ERRORS = 20
+MAX_EXPECTED_WORDS = 16
 
-# Words for named terminals in "expected …" messages; string terminals are shown quoted.
+# Words for named terminals in "expected …" messages; string terminals are shown quoted. Grammar
+# files add their own with `//! word: TERMINAL description` lines.
 TERMINAL_WORDS = {
     "NAME": "a name",
     "STRING": "a quoted string",
     "SIGNED_NUMBER": "a number",
     "NUMBER": "a number",
     "INT": "a whole number",
+    "COMMENT": "a comment",
     "$END": "end of file",
 }
+_WORD_LINE = re.compile(r"^//!\s*word:\s*([A-Z_][A-Z0-9_]*)\s+(.+?)\s*$", re.M)
+_TOP_LINE = re.compile(r"^//!\s*top:\s*(.+)$", re.M)
+
+
+def _grammar_files() -> list[Path]:
+    return [p for p in sorted(GRAMMAR_DIR.glob("*.lark")) if p.name != "common.lark"]
 
 
 def grammar_text() -> str:
+    """The whole grammar: common.lark, the other grammar files, and a `_decl` rule joining tops."""
     common = (GRAMMAR_DIR / "common.lark").read_text(encoding="utf-8")
     parts, tops = [common], []
-    for path in sorted(GRAMMAR_DIR.glob("*.lark")):
-        if path.name == "common.lark":
-            continue
+    for path in _grammar_files():
         text = path.read_text(encoding="utf-8")
-        for m in re.finditer(r"^//!\s*top:\s*(.+)$", text, re.M):
+        for m in _TOP_LINE.finditer(text):
             tops.extend(m.group(1).split())
         parts.append(text)
     if not tops:
@@ -47,7 +65,18 @@ def grammar_text() -> str:
 
 
 @functools.cache
+def terminal_words() -> dict[str, str]:
+    """TERMINAL_WORDS plus every `//! word:` line of the grammar files."""
+    words = dict(TERMINAL_WORDS)
+    for path in [GRAMMAR_DIR / "common.lark", *_grammar_files()]:
+        for m in _WORD_LINE.finditer(path.read_text(encoding="utf-8")):
+            words[m.group(1)] = m.group(2)
+    return words
+
+
+@functools.cache
 def get_parser() -> lark.Lark:
+    """The one LALR parser of this process (lark's `cache=True` keeps the tables between runs)."""
     return lark.Lark(
         grammar_text(),
         parser="lalr",
@@ -55,13 +84,16 @@ def get_parser() -> lark.Lark:
         propagate_positions=True,
         maybe_placeholders=False,
         start="start",
+        cache=True,
     )
 
 
 def span_of(item, file: str) -> Span:
     """The span of a lark Token or Tree (meta)."""
     if isinstance(item, lark.Token):
-        return Span(file, item.line or 0, item.column or 0, item.end_line or 0, item.end_column or 0)
+        return Span(
+            file, item.line or 0, item.column or 0, item.end_line or 0, item.end_column or 0
+        )
     meta = getattr(item, "meta", None)
     if meta is None or getattr(meta, "empty", True):
         return Span(file, 0, 0)
@@ -69,14 +101,16 @@ def span_of(item, file: str) -> Span:
 
 
 def describe_terminal(parser: lark.Lark, name: str) -> str:
-    if name in TERMINAL_WORDS:
-        return TERMINAL_WORDS[name]
+    """A terminal in words: keywords and punctuation quoted, regex terminals by their word."""
+    words = terminal_words()
+    if name in words:
+        return words[name]
     try:
         term = parser.get_terminal(name)
     except KeyError:
         return name.lower()
     pattern = term.pattern
-    if isinstance(pattern, lark.lexer.PatternStr):
+    if isinstance(pattern, PatternStr):
         return f"'{pattern.value}'"
     return name.lower().replace("_", " ")
 
@@ -85,8 +119,8 @@ def describe_expected(parser: lark.Lark, names) -> str:
     words = sorted({describe_terminal(parser, n) for n in names})
     if not words:
         return "nothing more"
-    if len(words) > 8:
-        words = words[:8] + ["…"]
+    if len(words) > MAX_EXPECTED_WORDS:
+        words = words[:MAX_EXPECTED_WORDS] + ["…"]
     if len(words) == 1:
         return words[0]
     return ", ".join(words[:-1]) + " or " + words[-1]
@@ -101,57 +135,211 @@ def _describe_token(token: lark.Token) -> str:
     return repr(text)
 
 
-def _error_diagnostic(parser: lark.Lark, err: UnexpectedInput, file: str, lines: list[str]) -> Diagnostic:
+def _keyword_hint(parser: lark.Lark, token: lark.Token, expected) -> str:
+    """' (did you mean 'city'?)' when a name stands where a keyword like it was expected."""
+    if token.type != "NAME":
+        return ""
+    keywords = []
+    for name in expected:
+        try:
+            pattern = parser.get_terminal(name).pattern
+        except KeyError:
+            continue
+        if isinstance(pattern, PatternStr) and pattern.value.isidentifier():
+            keywords.append(pattern.value)
+    return did_you_mean(str(token), keywords) if keywords else ""
+
+
+def _end_span(file: str, lines: list[str]) -> Span:
+    line = max(1, len(lines))
+    col = len(lines[-1]) + 1 if lines else 1
+    return Span(file, line, col, line, col + 1)
+
+
+def _error_diagnostic(
+    parser: lark.Lark,
+    err: UnexpectedInput,
+    file: str,
+    lines: list[str],
+    expected: set[str] | None = None,
+) -> Diagnostic:
+    """The diagnostic for one syntax error; `expected` overrides the terminals lark suggests."""
+    if expected is not None:
+        err.expected = err.allowed = expected
     if isinstance(err, UnexpectedCharacters):
         ch = lines[err.line - 1][err.column - 1] if 0 < err.line <= len(lines) else "?"
         message = f"unexpected character {ch!r}"
-        if err.allowed:
+        if ch == '"':
+            message = 'unterminated string (a string ends with " on the same line)'
+        elif err.allowed:
             message += f"; expected {describe_expected(parser, err.allowed)}"
         span = Span(file, err.line, err.column, err.line, err.column + 1)
     elif isinstance(err, UnexpectedEOF):
-        line = max(1, len(lines))
-        col = len(lines[-1]) + 1 if lines else 1
         message = f"unexpected end of file; expected {describe_expected(parser, err.expected)}"
-        span = Span(file, line, col, line, col + 1)
+        span = _end_span(file, lines)
     elif isinstance(err, UnexpectedToken):
         tok = err.token
         if tok.type == "$END":
-            line = max(1, len(lines))
-            col = len(lines[-1]) + 1 if lines else 1
-            span = Span(file, line, col, line, col + 1)
+            span = _end_span(file, lines)
         else:
-            span = Span(file, tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + 1)
-        message = f"unexpected {_describe_token(tok)}; expected {describe_expected(parser, err.expected)}"
+            span = Span(
+                file,
+                tok.line,
+                tok.column,
+                tok.end_line or tok.line,
+                tok.end_column or tok.column + 1,
+            )
+        message = (
+            f"unexpected {_describe_token(tok)}; expected {describe_expected(parser, err.expected)}"
+        )
+        message += _keyword_hint(parser, tok, err.expected)
     else:  # pragma: no cover - lark has no other UnexpectedInput kinds
         message = "syntax error"
-        span = Span(file, getattr(err, "line", 0) or 0, getattr(err, "column", 0) or 0)
+        span = Span(file, getattr(err, "line", 0) or 1, getattr(err, "column", 0) or 1)
     src = lines[span.line - 1] if 0 < span.line <= len(lines) else None
     return Diagnostic(message, span, source_line=src)
 
 
+class _Recovery:
+    """Panic-mode error recovery around lark's interactive LALR parser (see module docstring)."""
+
+    def __init__(self, parser: lark.Lark, text: str, file: str):
+        self.parser = parser
+        self.file = file
+        self.lines = text.splitlines()
+        interactive = parser.parse_interactive(text)
+        self.state = interactive.parser_state
+        self.lexer = interactive.lexer_thread
+        self.errors: list[Diagnostic] = []
+        self.recovering = False  # after an error, until a keyword, ';' or '}' is shifted
+        self.dropped_braces = 0  # '{' dropped while recovering, whose '}' must be dropped too
+        self.sync_types, self.resume_types = _sync_terminals(parser)
+
+    def report(self, err: UnexpectedInput) -> None:
+        if not self.recovering:
+            expected = _acceptable(self.state)
+            diagnostic = _error_diagnostic(self.parser, err, self.file, self.lines, expected)
+            self.errors.append(diagnostic)
+        self.recovering = True
+
+    def shifted(self, token: Token) -> None:
+        if token.type in self.resume_types:
+            self.recovering = False
+            self.dropped_braces = 0
+
+    def unexpected(self, err: UnexpectedToken) -> None:
+        """Report; resynchronise on the token if an enclosing construct takes it, else drop it."""
+        self.report(err)
+        token = err.token
+        if token.type == "LBRACE":
+            self.dropped_braces += 1
+            return
+        if token.type == "RBRACE" and self.dropped_braces:
+            self.dropped_braces -= 1
+            return
+        if token.type not in self.sync_types:
+            return
+        stack, values = self.state.state_stack, self.state.value_stack
+        for depth in range(len(stack) - 1, 0, -1):
+            trial = self.state.copy(deepcopy_values=False)
+            trial.state_stack, trial.value_stack = stack[:depth], values[: depth - 1]
+            try:
+                trial.feed_token(token)
+            except UnexpectedToken:
+                continue
+            self.state = trial
+            self.shifted(token)
+            return
+
+    def skip_character(self) -> None:
+        lexer_state = self.lexer.state
+        position = lexer_state.line_ctr.char_pos
+        lexer_state.line_ctr.feed(lexer_state.text.text[position : position + 1])
+
+    def run(self) -> lark.Tree | None:
+        last: Token | None = None
+        while len(self.errors) < MAX_SYNTAX_ERRORS:
+            try:
+                for token in self.lexer.lex(self.state):
+                    last = token
+                    if token.type == "RBRACE" and self.recovering and self.dropped_braces:
+                        self.dropped_braces -= 1  # closes a '{' that was dropped
+                        continue
+                    try:
+                        self.state.feed_token(token)
+                    except UnexpectedToken as err:
+                        self.unexpected(err)
+                        break  # the parser state may be a new one: lex again from it
+                    self.shifted(token)
+                else:
+                    break  # all input read
+            except UnexpectedCharacters as err:
+                self.report(err)
+                self.skip_character()
+            except UnexpectedToken as err:  # the contextual lexer found a token of another context
+                last = err.token
+                self.unexpected(err)
+        else:
+            return None
+        end = (
+            Token.new_borrow_pos("$END", "", last)
+            if last is not None
+            else Token("$END", "", 0, 1, 1)
+        )
+        try:
+            return self.state.feed_token(end, True)
+        except UnexpectedToken as err:
+            self.recovering = False  # a missing '}' at the end is worth saying even after an error
+            self.report(err)
+            return None
+
+
+def _acceptable(state) -> set[str]:
+    """The terminals the parser can shift next from `state` (trial-fed, so LALR's merged
+    look-aheads of reduce states do not leak into "expected …" messages)."""
+    conf = copy.copy(state.parse_conf)
+    conf.callbacks = {}
+    out = set()
+    for terminal in state.parse_conf.states[state.position]:
+        if not terminal.isupper():
+            continue
+        trial = state.copy(deepcopy_values=False)
+        trial.parse_conf = conf
+        try:
+            trial.feed_token(Token(terminal, ""), terminal == "$END")
+        except UnexpectedToken:
+            continue
+        out.add(terminal)
+    return out
+
+
+@functools.cache
+def _sync_terminals(parser: lark.Lark) -> tuple[frozenset[str], frozenset[str]]:
+    """(tokens that resynchronise: keywords and '}'; tokens that end recovery once shifted)."""
+    keywords = {
+        t.name
+        for t in parser.terminals
+        if isinstance(t.pattern, PatternStr) and re.fullmatch(r"[^\W\d]\w*", t.pattern.value)
+    }
+    sync = frozenset(keywords | {"RBRACE"})
+    return sync, frozenset(sync | {"SEMICOLON"})
+
+
 def parse_text(text: str, file: str = "<text>") -> lark.Tree:
     """Parse spec text; raise one HansaError listing every syntax error found."""
-    parser = get_parser()
-    lines = text.splitlines()
-    errors: list[Diagnostic] = []
-
-    def on_error(err: UnexpectedInput) -> bool:
-        errors.append(_error_diagnostic(parser, err, file, lines))
-        return len(errors) < 20 and not isinstance(err, UnexpectedEOF)
-
+    recovery = _Recovery(get_parser(), text, file)
     try:
-        tree = parser.parse(text, on_error=on_error)
-    except UnexpectedInput as err:
-        diag = _error_diagnostic(parser, err, file, lines)
-        if not errors or errors[-1] != diag:
-            errors.append(diag)
+        tree = recovery.run()
+    except (lark.exceptions.LarkError, RecursionError) as err:  # pragma: no cover - defensive
+        if not recovery.errors:
+            recovery.errors.append(
+                Diagnostic(f"syntax error ({err.__class__.__name__})", Span(file, 1, 1))
+            )
         tree = None
-    except (lark.exceptions.LarkError, RecursionError) as err:  # recovery can give up
-        if not errors:
-            errors.append(Diagnostic(f"syntax error ({err.__class__.__name__})", Span(file, 1, 1)))
-        tree = None
-    if errors:
-        raise HansaError(_dedupe(errors))
+    if recovery.errors:
+        raise HansaError(_dedupe(recovery.errors))
+    if tree is None:  # pragma: no cover - run() only fails after reporting
+        raise HansaError("syntax error", Span(file, 1, 1))
     return tree
 
 
@@ -183,7 +371,9 @@ def read_source(path: str | Path) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise HansaError(f"not UTF-8 text (bad byte at offset {exc.start})", Span(name, 0, 0)) from None
+        raise HansaError(
+            f"not UTF-8 text (bad byte at offset {exc.start})", Span(name, 0, 0)
+        ) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():

@@ -1,0 +1,268 @@
+"""A project: every spec file under some paths, parsed, lowered and checked, with all diagnostics.
+
+`load_project` never stops at the first bad file: each file's syntax or lowering errors become
+diagnostics and the other files still load, so `hansa check spec` reports everything at once. Each
+top-level declaration is lowered by the function registered for its kind (the grammar's top rule
+name). Other languages plug in here without touching this module's logic:
+
+    LOWERERS["rules"] = ("rulesets", "rules_lower:lower_rules")     # or register_lowerer(...)
+    CHECKERS.append("rules_checks:check_project")                    # or register_checker(...)
+
+A lowerer is `fn(tree, file) -> declaration` (the declaration has a `.name` or `.id`); a checker is
+`fn(project) -> list[Diagnostic]` and runs after every file is loaded. Entries may be callables or
+"module:function" strings naming a module of this package, imported only when first needed (so a
+lowering module may itself import this one).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .board_checks import check_board
+from .errors import Diagnostic, HansaError, Span, did_you_mean
+from .ir import Board
+from .parser import parse_text, read_source, span_of
+
+SPEC_SUFFIX = ".hansa"
+DEFAULT_SPEC_DIR = Path("spec")
+
+Lowerer = Callable[[Any, str], Any]
+Checker = Callable[["Project"], list[Diagnostic]]
+
+# declaration kind (a top rule of the grammar) -> (Project attribute it goes into, lowering fn)
+LOWERERS: dict[str, tuple[str, Lowerer | str]] = {
+    "board": ("boards", "board_lower:lower_board"),
+}
+# project-wide checks, run in order after loading (board checks first)
+CHECKERS: list[Checker | str] = ["project:check_boards"]
+
+# Words for declaration kinds in messages ("board 'x' is declared twice").
+KIND_WORDS = {"boards": "board", "rulesets": "rule set", "games": "game"}
+
+
+def register_lowerer(kind: str, attribute: str, lowerer: Lowerer | str) -> None:
+    """Lower top-level `kind` trees with `lowerer` and keep them in `Project.<attribute>`."""
+    LOWERERS[kind] = (attribute, lowerer)
+
+
+def register_checker(checker: Checker | str) -> None:
+    """Run `checker(project)` after loading; it returns diagnostics (errors and warnings)."""
+    if checker not in CHECKERS:
+        CHECKERS.append(checker)
+
+
+def _resolve(entry: Callable | str) -> Callable:
+    if callable(entry):
+        return entry
+    module_name, _, function = entry.partition(":")
+    module = importlib.import_module(f"{__package__}.{module_name}")
+    return getattr(module, function)
+
+
+@dataclass
+class Project:
+    """Everything declared under the loaded paths, by name, plus every diagnostic found."""
+
+    files: list[Path] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)  # file name -> text
+    boards: dict[str, Board] = field(default_factory=dict)
+    rulesets: dict[str, Any] = field(default_factory=dict)
+    games: dict[str, Any] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # (attribute, name) -> span of the declaration, for "declared twice" messages
+    declared_at: dict[tuple[str, str], Span] = field(default_factory=dict)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "warning"]
+
+    def declarations(self, attribute: str) -> dict[str, Any]:
+        """The dict of declarations of one kind (creating it for kinds registered later)."""
+        if not hasattr(self, attribute):
+            setattr(self, attribute, {})
+        return getattr(self, attribute)
+
+    def format_diagnostics(self, diagnostics: Iterable[Diagnostic] | None = None) -> str:
+        """Diagnostics as `file:line:col: severity: message` with source line and caret."""
+        chosen = self.diagnostics if diagnostics is None else diagnostics
+        return "\n".join(d.format(self.sources) for d in chosen)
+
+    def raise_for_errors(self) -> None:
+        """Raise one HansaError with every error (commands that need a clean project)."""
+        if self.errors:
+            raise HansaError(self.errors)
+
+
+def find_spec_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Spec files named by `paths`: files as given, folders searched recursively for `*.hansa`.
+
+    Hidden folders (`.git`, `.venv`, …) are not searched. A missing path, or a folder holding no
+    spec file, is a HansaError.
+    """
+    found: list[Path] = []
+    paths = list(paths)
+    if not paths:
+        raise HansaError("no spec files or folders given")
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise HansaError("no such file or directory", Span(str(raw), 0, 0))
+        if path.is_dir():
+            inside = sorted(_walk_spec_files(path))
+            if not inside:
+                raise HansaError(f"no spec files (*{SPEC_SUFFIX}) in {raw}", Span(str(raw), 0, 0))
+            found.extend(inside)
+        else:
+            found.append(path)
+    unique: dict[Path, Path] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
+
+
+def _walk_spec_files(folder: Path) -> Iterable[Path]:
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
+        for name in files:
+            if name.endswith(SPEC_SUFFIX) and not name.startswith("."):
+                yield Path(root) / name
+
+
+def load_project(paths: Iterable[str | Path]) -> Project:
+    """Parse, lower and check every spec file under `paths`; problems become diagnostics."""
+    project = Project(files=find_spec_files(paths))
+    for path in project.files:
+        _load_file(project, path)
+    for checker in CHECKERS:
+        project.diagnostics.extend(_resolve(checker)(project))
+    project.diagnostics = _sorted_unique(project.diagnostics)
+    return project
+
+
+def _load_file(project: Project, path: Path) -> None:
+    file = str(path)
+    try:
+        text = read_source(path)
+    except HansaError as err:
+        project.diagnostics.extend(err.diagnostics)
+        return
+    project.sources[file] = text
+    try:
+        tree = parse_text(text, file)
+    except HansaError as err:
+        project.diagnostics.extend(err.diagnostics)
+        return
+    for declaration in tree.children:
+        kind = declaration.data
+        if kind not in LOWERERS:  # a top rule nobody registered a lowering for
+            project.diagnostics.append(
+                Diagnostic(
+                    f"'{kind}' declarations are not supported yet", span_of(declaration, file)
+                )
+            )
+            continue
+        attribute, lowerer = LOWERERS[kind]
+        try:
+            lowered = _resolve(lowerer)(declaration, file)
+        except HansaError as err:
+            project.diagnostics.extend(err.diagnostics)
+            continue
+        _add_declaration(project, attribute, lowered, span_of(declaration, file))
+
+
+def _declaration_name(declaration: Any) -> str:
+    name = getattr(declaration, "name", None)
+    return name if isinstance(name, str) else declaration.id
+
+
+def _add_declaration(project: Project, attribute: str, declaration: Any, span: Span) -> None:
+    name = _declaration_name(declaration)
+    table = project.declarations(attribute)
+    span = getattr(declaration, "span", None) or span
+    if name in table:
+        first = project.declared_at[(attribute, name)]
+        what = KIND_WORDS.get(attribute, attribute.rstrip("s"))
+        project.diagnostics.append(
+            Diagnostic(f"{what} '{name}' is declared twice; it was first declared at {first}", span)
+        )
+        return
+    table[name] = declaration
+    project.declared_at[(attribute, name)] = span
+
+
+def check_boards(project: Project) -> list[Diagnostic]:
+    """The board checks (`board_checks.check_board`) for every board of the project."""
+    diagnostics: list[Diagnostic] = []
+    for board in project.boards.values():
+        diagnostics.extend(check_board(board))
+    return diagnostics
+
+
+def _sorted_unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Diagnostics in file order (file, line, column), each once; file-level ones first per file."""
+    seen: set[tuple] = set()
+    out: list[Diagnostic] = []
+    for d in diagnostics:
+        key = (d.message, d.span, d.severity)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(d)
+
+    def position(d: Diagnostic) -> tuple:
+        span = d.span or Span("", 0, 0)
+        return (span.file, span.line, span.column)
+
+    return sorted(out, key=position)
+
+
+# ------------------------------------------------------------------------------ finding one board
+
+
+def load_board(name_or_path: str | Path, spec_dir: str | Path = DEFAULT_SPEC_DIR) -> Board:
+    """A checked board: `name_or_path` is a spec file (its one board) or a board's name in spec_dir.
+
+    Raises HansaError when the file or name is unknown, or the board has errors (its syntax,
+    lowering or check errors, each with its location).
+    """
+    text = str(name_or_path)
+    path = Path(text)
+    if path.is_file() or text.endswith(SPEC_SUFFIX):
+        project = load_project([path])
+        board_errors = [d for d in project.errors if d.span is None or d.span.file == str(path)]
+        if board_errors:
+            raise HansaError(board_errors)
+        if len(project.boards) != 1:
+            names = ", ".join(sorted(project.boards)) or "none"
+            count = len(project.boards)
+            raise HansaError(
+                f"expected one board in the file, found {count} ({names}); name the board instead",
+                Span(str(path), 0, 0),
+            )
+        return next(iter(project.boards.values()))
+    spec = Path(spec_dir)
+    if not spec.is_dir():
+        raise HansaError(
+            f"no board file '{text}', and no {spec}/ folder to look for a board of that name"
+        )
+    project = load_project([spec])
+    board = project.boards.get(text)
+    if board is None:
+        hint = did_you_mean(text, project.boards)
+        known = ", ".join(sorted(project.boards)) or "none"
+        missing = Diagnostic(f"no board named '{text}' in {spec}/{hint} (boards: {known})")
+        raise HansaError([missing, *project.errors])
+    file = board.span.file
+    board_errors = [d for d in project.errors if d.span is not None and d.span.file == file]
+    if board_errors:
+        raise HansaError(board_errors)
+    return board

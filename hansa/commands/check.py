@@ -1,0 +1,58 @@
+"""Check spec files: parse, lower and check every board, rule set and game under the given paths.
+
+Each PATH is a spec file or a folder searched recursively for *.hansa files (default: spec).
+Every problem is printed as `file:line:col: error: …` (or `warning: …`) with the source line and a
+caret, followed by a summary line. Exit status 0 when there is no error (warnings are allowed,
+unless --strict), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from hansa.compiler.project import Project, load_project
+
+NAME = "check"
+HELP = "check spec files (boards, rule sets, games) and report errors and warnings"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        metavar="PATH",
+        nargs="*",
+        default=["spec"],
+        help="spec files or folders (searched recursively for *.hansa); default: spec",
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="treat warnings as errors (exit 1 on any warning)"
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only errors and warnings")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def summary(project: Project) -> str:
+    """One line: what was checked and how many errors and warnings were found."""
+    found = [
+        _plural(len(project.boards), "board"),
+        _plural(len(project.rulesets), "rule set"),
+        _plural(len(project.games), "game"),
+    ]
+    return (
+        f"checked {_plural(len(project.files), 'file')} ({', '.join(found)}): "
+        f"{_plural(len(project.errors), 'error')}, {_plural(len(project.warnings), 'warning')}"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    project = load_project(args.paths)
+    if project.diagnostics:
+        print(project.format_diagnostics(), file=sys.stderr)
+    if not args.quiet:
+        print(summary(project))
+    failed = bool(project.errors) or (args.strict and bool(project.warnings))
+    return 1 if failed else 0
