@@ -38,6 +38,7 @@ from .rules_catalogue import (
     Text,
     Word,
     component,
+    kinds,
 )
 from .rules_ir import (
     Ability,
@@ -278,6 +279,17 @@ def _bonus(body: lark.Tree, stmt: lark.Tree, file: str) -> Statement:
     label = [c for c in body.children if isinstance(c, lark.Tree) and c.data == "r_label"]
     kind_token = next(c for c in body.children if isinstance(c, lark.Token))
     key = str(label[0].children[0]) if label else str(kind_token)
+    has_args = any(isinstance(c, lark.Tree) and c.data == "r_args" for c in body.children)
+    if not label and not has_args and ("bonus", key) not in CATALOGUE:
+        # `bonus plus_3_actions count 1`: update an inherited marker by its label; its kind (and
+        # whether the label exists at all) is known only when the statement is applied.
+        clauses = [c for c in body.children if isinstance(c, lark.Tree) and c.data == "r_param"]
+        comp = Component("bonus", key)
+        marker = _convert_params(comp, _param_pairs(clauses), file, allowed=MARKER_PARAMS)
+        kind_span = span_of(kind_token, file)
+        return Statement(
+            "set", "bonus", key, "", (), tuple(marker), span=span_of(stmt, file), key_span=kind_span
+        )
     statement = _set_statement("bonus", key, str(kind_token), body, stmt, file)
     if label:
         key_span = span_of(label[0].children[0], file)
@@ -481,6 +493,16 @@ def _apply(state: _State, tiebreak: list, statement: Statement, parent: str | No
     word = _SECTION_WORDS[statement.section]
     if statement.op == "set":
         existing = section.get(statement.key)
+        if existing is None and not statement.kind:  # a label that names no inherited marker
+            known = [*kinds("bonus"), *section]
+            raise HansaError(
+                f"unknown bonus marker kind '{statement.key}'{did_you_mean(statement.key, known)};"
+                f" known kinds: {', '.join(kinds('bonus'))}"
+                + (f"; labels in {parent}: {', '.join(section)}" if parent else ""),
+                statement.key_span,
+            )
+        if existing is not None and not statement.kind:
+            statement = replace(statement, kind=existing.kind)
         if existing is None:
             section[statement.key] = _fresh(statement)
         elif existing.kind != statement.kind:
@@ -785,8 +807,6 @@ def _finish(ruleset: RuleSet) -> RuleSet:
 
 def _check_complete(ruleset: RuleSet) -> None:
     """A resolved rule set must have every required component (the root edition declares them)."""
-    from .rules_catalogue import kinds
-
     missing: list[str] = []
     for section, value in (
         ("pieces", ruleset.pieces),
