@@ -37,9 +37,11 @@ Checker = Callable[["Project"], list[Diagnostic]]
 # declaration kind (a top rule of the grammar) -> (Project attribute it goes into, lowering fn)
 LOWERERS: dict[str, tuple[str, Lowerer | str]] = {
     "board": ("boards", "board_lower:lower_board"),
+    "rules": ("rulesets", "rules_lower:lower_rules"),
+    "game": ("games", "rules_lower:lower_game"),
 }
 # project-wide checks, run in order after loading (board checks first)
-CHECKERS: list[Checker | str] = ["project:check_boards"]
+CHECKERS: list[Checker | str] = ["project:check_boards", "rules_checks:check_project"]
 
 # Words for declaration kinds in messages ("board 'x' is declared twice").
 KIND_WORDS = {"boards": "board", "rulesets": "rule set", "games": "game"}

@@ -462,3 +462,13 @@ def check_rules_project(
             continue  # its rule set's errors are reported already
         out += check_game(game, {**rulesets, **resolved}, boards)
     return resolved, out
+
+
+def check_project(project) -> list[Diagnostic]:
+    """The project loader's rules stage: resolve every rule set, check every game.
+
+    The resolved rule sets are kept in `project.resolved_rulesets` (by name) for later stages.
+    """
+    resolved, diagnostics = check_rules_project(project.rulesets, project.games, project.boards)
+    project.declarations("resolved_rulesets").update(resolved)
+    return diagnostics
