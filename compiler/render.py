@@ -34,6 +34,7 @@ from .ir import Board, City, Route
 
 FORMATS: dict[str, str] = {".svg": "svg", ".png": "png"}
 DEFAULT_DPI = 120
+MIN_DPI, MAX_DPI = 10, 600
 
 # --- sizes, in units of the frame's longer side (the map's longer side is 1.0) -------------------
 INCHES_PER_UNIT = 17.0  # the map's longer side is drawn this many inches long
@@ -139,8 +140,7 @@ def render_board(
     """
     target = Path(path)
     fmt = output_format(target)
-    if dpi <= 0 or dpi > 1200:
-        raise HansaError(f"--dpi must be between 1 and 1200, not {dpi}")
+    check_dpi(dpi)
     if target.is_dir():
         raise HansaError(f"cannot write {target}: it is a directory")
     figure = draw_board(board, legend=legend)
@@ -152,12 +152,20 @@ def output_format(path: Path) -> str:
     """The picture format for `path`'s extension, or a HansaError naming the accepted extensions."""
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        accepted = ", ".join(FORMATS)
-        shown = path.suffix or "no extension"
-        raise HansaError(
-            f"cannot draw to '{path}': {shown} is not a picture format (use {accepted})"
-        )
+        accepted = " or ".join(FORMATS)
+        if path.suffix:
+            problem = f"'{path.suffix}' is not a picture format hansa writes"
+        else:
+            problem = "the file name has no extension"
+        raise HansaError(f"cannot draw to '{path}': {problem} (use {accepted})")
     return fmt
+
+
+def check_dpi(dpi: int) -> int:
+    """`dpi` if it is a sensible resolution, else a HansaError (a huge one would exhaust memory)."""
+    if not MIN_DPI <= dpi <= MAX_DPI:
+        raise HansaError(f"--dpi must be between {MIN_DPI} and {MAX_DPI}, not {dpi}")
+    return dpi
 
 
 def draw_board(board: Board, *, legend: bool = True) -> Figure:
@@ -186,7 +194,7 @@ def draw_board(board: Board, *, legend: bool = True) -> Figure:
     ax.set_ylim(bounds.y1, bounds.y0)  # origin top-left, like the scan
     ax.set_aspect("equal")
     ax.set_axis_off()
-    ax.add_patch(
+    ax.add_artist(
         Rectangle((0, 0), width, height, facecolor="#fbfaf5", edgecolor="#d8d4c4", lw=0.8, zorder=0)
     )
 
@@ -635,7 +643,7 @@ def _draw_route(ax, board: Board, plan: _RoutePlan, colours: dict[str, str]) -> 
         route.cities
     )
     if special:
-        ax.add_line(
+        ax.add_artist(
             Line2D(
                 xs,
                 ys,
@@ -648,7 +656,7 @@ def _draw_route(ax, board: Board, plan: _RoutePlan, colours: dict[str, str]) -> 
             )
         )
     if route.is_sea:
-        ax.add_line(
+        ax.add_artist(
             Line2D(
                 xs,
                 ys,
@@ -660,14 +668,14 @@ def _draw_route(ax, board: Board, plan: _RoutePlan, colours: dict[str, str]) -> 
                 gid=f"sea:{rid}",
             )
         )
-    ax.add_line(
+    ax.add_artist(
         Line2D(xs, ys, color=colour, lw=2.2, zorder=1.2, solid_capstyle="round", gid=f"route:{rid}")
     )
     size = plan.point_size
     for index, (kind, (px, py)) in enumerate(zip(route.points, plan.points, strict=True)):
         gid = f"point:{rid}:{index}"
         if kind == "merchant":
-            ax.add_patch(
+            ax.add_artist(
                 Circle(
                     (px, py),
                     size * 0.58,
@@ -689,7 +697,7 @@ def _draw_route(ax, board: Board, plan: _RoutePlan, colours: dict[str, str]) -> 
                 zorder=4.1,
             )
         else:
-            ax.add_patch(
+            ax.add_artist(
                 Rectangle(
                     (px - size / 2, py - size / 2),
                     size,
@@ -742,7 +750,7 @@ def _draw_city(ax, board: Board, layout: _CityLayout, colours: dict[str, str]) -
     face = CITY_FACE if city.hanseatic else GREEN_CITY_FACE
     for depth, edge in enumerate(edge_colours):
         inset = depth * 0.0014
-        ax.add_patch(
+        ax.add_artist(
             FancyBboxPatch(
                 (box.x0 + inset, box.y0 + inset),
                 box.x1 - box.x0 - 2 * inset,
@@ -798,9 +806,9 @@ def _draw_city(ax, board: Board, layout: _CityLayout, colours: dict[str, str]) -
                 zorder=3,
                 gid=gid,
             )
-        ax.add_patch(patch)
+        ax.add_artist(patch)
         if space.coin:
-            ax.add_patch(
+            ax.add_artist(
                 Circle(
                     (x, y),
                     SPACE * 0.3,
@@ -827,7 +835,7 @@ def _draw_city(ax, board: Board, layout: _CityLayout, colours: dict[str, str]) -
         for index, (spec, (x, y)) in enumerate(
             zip(board.special_prestige.spaces, layout.special, strict=True)
         ):
-            ax.add_patch(
+            ax.add_artist(
                 Rectangle(
                     (x - SPECIAL_SPACE / 2, y - SPECIAL_SPACE / 2),
                     SPECIAL_SPACE,
@@ -858,7 +866,7 @@ def _draw_city(ax, board: Board, layout: _CityLayout, colours: dict[str, str]) -
             else (EAST_WEST_COLOUR, EAST_WEST_COLOUR, "#ffffff")
         )
         r = badge.rect
-        ax.add_patch(
+        ax.add_artist(
             FancyBboxPatch(
                 (r.x0, r.y0),
                 r.x1 - r.x0,

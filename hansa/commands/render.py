@@ -1,0 +1,67 @@
+"""Draw a board as a picture (SVG or PNG, by the output file's extension).
+
+BOARD is a board's name declared in a spec file under ./spec, or the path of a .hansa file. The
+board is loaded and checked first (errors stop the drawing; warnings go to standard error). The
+picture shows every city at its position with its trading-post spaces left to right (shape,
+privilege colour, coins), abilities, East-West terminals, the special-prestige city with its
+7/8/9/11 spaces, green cities; every route with its connection points (house points white squares,
+ship points dark-blue discs), taverns, permanent bonus markers and country colours; a title and a
+legend.
+
+Without -o the picture is written to BOARD_ID.svg in the current folder. The file is written
+atomically: a failure leaves no file behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+NAME = "render"
+HELP = "draw a board as an SVG or PNG picture"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument(
+        "board", metavar="BOARD", help="board name (declared under ./spec) or .hansa file"
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="picture to write: FILE.svg or FILE.png (default: BOARD_ID.svg in the current folder)",
+    )
+    parser.add_argument(
+        "--dpi",
+        type=int,
+        default=None,
+        help="PNG resolution in dots per inch, 10-600 (default 120; the map's long side is 17 in)",
+    )
+    parser.add_argument(
+        "--no-legend", action="store_true", help="leave out the legend (a smaller picture)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from hansa.compiler.board_checks import check_board
+    from hansa.compiler.project import load_board
+    from hansa.compiler.render import DEFAULT_DPI, check_dpi, output_format, render_board
+
+    # bad options fail before any loading or drawing
+    if args.output is not None:
+        output_format(Path(args.output))
+    dpi = check_dpi(args.dpi if args.dpi is not None else DEFAULT_DPI)
+    board = load_board(args.board)
+    for warning in (d for d in check_board(board) if d.severity != "error"):
+        print(warning.format(), file=sys.stderr)
+    target = Path(args.output) if args.output is not None else Path(f"{board.id}.svg")
+    written = render_board(board, target, dpi=dpi, legend=not args.no_legend)
+    print(
+        f"wrote {written}: {board.title}"
+        + (f" ({board.side})" if board.side else "")
+        + f", {len(board.cities)} cities, {len(board.routes)} routes"
+    )
+    return 0
