@@ -342,7 +342,7 @@ def check_game(
             _error(
                 f"game {game.name}: unknown rule set"
                 f" '{game.rules}'{did_you_mean(game.rules, list(rulesets))}",
-                game.span,
+                _at(game.rules_span, game),
             )
         )
     if board is None:
@@ -350,16 +350,17 @@ def check_game(
             _error(
                 f"game {game.name}: unknown board"
                 f" '{game.board}'{did_you_mean(game.board, list(boards))}",
-                game.span,
+                _at(game.board_span, game),
             )
         )
     if not game.players:
-        out.append(_error(f"game {game.name} allows no player count", game.span))
+        out.append(_error(f"game {game.name} allows no player count", _at(game.players_span, game)))
     for count in game.players:
         if not 2 <= count <= 5:
             out.append(
                 _error(
-                    f"game {game.name}: {count} players; Hansa Teutonica is for 2 to 5", game.span
+                    f"game {game.name}: {count} players; Hansa Teutonica is for 2 to 5",
+                    _at(game.players_span, game),
                 )
             )
     if board is not None and board.players:
@@ -371,13 +372,18 @@ def check_game(
                     f"game {game.name}: board {board.id} is printed for"
                     f" {_counts(sorted(printed))} players,"
                     f" not {_counts(outside)}",
-                    game.span,
+                    _at(game.players_span, game),
                 )
             )
     if ruleset is None or board is None:
         return out
     out += _fit_rules_to_board(game, ruleset, board)
     return out
+
+
+def _at(span: Span, game: Game) -> Span:
+    """A part of the game declaration, or the whole declaration for games built in code."""
+    return span if span.line > 0 else game.span
 
 
 def _counts(numbers) -> str:
@@ -409,7 +415,7 @@ def _fit_rules_to_board(game: Game, ruleset: RuleSet, board: Board) -> list[Diag
                         f"game {game.name}: city {city.name} of board {board.id} offers ability"
                         f" {ability},"
                         f" which rule set {ruleset.name} does not define (city at {city.span})",
-                        game.span,
+                        _at(game.board_span, game),
                     )
                 )
     taverns = sum(1 for r in board.routes if r.tavern)
@@ -438,7 +444,7 @@ def _fit_rules_to_board(game: Game, ruleset: RuleSet, board: Board) -> list[Diag
                         " personal supply,"
                         f" but only {left[kind]} are left after the tracks (setup at"
                         f" {ruleset.setup.span})",
-                        game.span,
+                        _at(game.players_span, game),
                     )
                 )
     return out

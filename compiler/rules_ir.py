@@ -241,3 +241,7 @@ class Game:
     board: str
     players: tuple[int, ...]
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
+    # Where the rule set, board and player counts are named (set by rules_lower, for checks).
+    rules_span: Span = field(default=NO_SPAN, compare=False, repr=False)
+    board_span: Span = field(default=NO_SPAN, compare=False, repr=False)
+    players_span: Span = field(default=NO_SPAN, compare=False, repr=False)

@@ -754,6 +754,9 @@ def lower_game(tree: lark.Tree, file: str) -> Game:
         board=_name(board_tree, file, "board"),
         players=players,
         span=span_of(tree, file),
+        rules_span=span_of(rules_tree, file),
+        board_span=span_of(board_tree, file),
+        players_span=span,
     )
 
 
