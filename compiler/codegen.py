@@ -1,0 +1,191 @@
+"""Render one Python rule module per game from the model (compiler/model.py) and jinja2 templates.
+
+Each rule component has its own template fragment under `compiler/templates/`; `module.py.j2`
+composes the fragments the game uses. Spec text reaches the module only as `repr` literals of
+checked values (the constants block) or in comments passed through `model.where`, never as code.
+The output is deterministic: the same spec gives byte-identical modules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pprint
+from pathlib import Path
+
+import jinja2
+
+from .errors import HansaError
+from .ir import Board
+from .model import GameModel, build_model
+from .rules_ir import Game, RuleSet
+
+TEMPLATES = Path(__file__).parent / "templates"
+GENERATOR_VERSION = "1"
+LINE_WIDTH = 99
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+_ENV: jinja2.Environment | None = None
+
+
+def environment() -> jinja2.Environment:
+    global _ENV
+    if _ENV is None:
+        _ENV = _environment()
+    return _ENV
+
+
+def ensure_safe_literal(value: object) -> None:
+    """Only plain data whose `repr` is a Python literal may enter a module (no objects)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            ensure_safe_literal(item)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            ensure_safe_literal(key)
+            ensure_safe_literal(item)
+        return
+    raise HansaError(f"internal error: {type(value).__name__} value cannot be a module constant")
+
+
+def render_constant(name: str, value: object) -> str:
+    """`NAME = literal`, wrapped to the line width; the literal is `repr`-based, so always safe."""
+    ensure_safe_literal(value)
+    prefix = f"{name} = "
+    text = pprint.pformat(value, width=LINE_WIDTH - len(prefix), compact=True, sort_dicts=True)
+    if "\n" not in text and len(prefix) + len(text) <= LINE_WIDTH:
+        return prefix + text
+    inner = pprint.pformat(value, width=LINE_WIDTH - 4, compact=True, sort_dicts=True)
+    if isinstance(value, (tuple, list, dict)) and inner[:1] in "([{" and "\n" in inner:
+        indented = "\n".join("    " + line for line in inner.splitlines())
+        return f"{prefix}(\n{indented}\n)" if inner[0] == "(" else prefix + text
+    return prefix + text
+
+
+def _relative(path: str, root: Path | None) -> str:
+    if root is None:
+        return path
+    try:
+        rel = os.path.relpath(path, root)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def _comment_safe(text: str) -> str:
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
+
+
+def build_game_module(
+    game: Game,
+    rules: RuleSet,
+    board: Board,
+    sources: dict[str, str] | None = None,
+    root: Path | str | None = None,
+) -> str:
+    """The Python source of the rule module for `game` (rules resolved, board checked)."""
+    model = build_model(game, rules, board)
+    return render_model(model, sources or {}, Path(root) if root is not None else None)
+
+
+def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -> str:
+    files = list(model.sources)
+    board_file = model.origins.get("board", "").rsplit(":", 1)[0]
+    if board_file and board_file not in files:
+        files.append(board_file)
+    shown = sorted({_relative(f, root) for f in files if f})
+    digest = hashlib.sha256()
+    digest.update(f"generator {GENERATOR_VERSION}\n".encode())
+    for f in sorted(files):
+        rel = _relative(f, root)
+        digest.update(rel.encode("utf-8") + b"\0")
+        digest.update(sources.get(f, "").encode("utf-8") + b"\0")
+    origins = {k: _comment_safe(_relative_origin(v, root)) for k, v in model.origins.items()}
+    constants = "\n".join(render_constant(name, value) for name, value in model.constants.items())
+    comp = model.components
+    context = dict(comp)
+    context.update(
+        game_literal=repr(model.game),
+        rules_literal=repr(model.rules),
+        board_literal=repr(model.board),
+        header_hash="spec-sha256=" + digest.hexdigest(),
+        sources=[_comment_safe(repr(s)) for s in shown],
+        constants=constants,
+        origins=origins,
+        marker_kinds_used=[k for k in _marker_kind_order() if comp.get("marker_" + k)],
+        marker_type_kinds=_marker_type_kinds(model),
+        scoring=comp["scoring"],
+        uses_income=True,
+        coin_pp=bool(model.constants["COIN_PP"]),
+    )
+    try:
+        text = environment().get_template("module.py.j2").render(**context)
+    except jinja2.TemplateError as exc:  # a broken template is a bug of ours, not of the spec
+        raise HansaError(f"code generation failed for game {model.game!r}: {exc}") from exc
+    return _tidy(text)
+
+
+def _relative_origin(origin: str, root: Path | None) -> str:
+    if not origin:
+        return ""
+    file, _, line = origin.rpartition(":")
+    return f"{_relative(file, root)}:{line}"
+
+
+def _marker_kind_order() -> tuple[str, ...]:
+    from .model import MARKER_KINDS
+
+    return MARKER_KINDS
+
+
+def _marker_type_kinds(model: GameModel) -> list[str]:
+    """The kind of each marker type, in type order (the module's MARKER_USABLE/EFFECT tables)."""
+    kinds: list[str] = []
+    keyed = {}
+    for m, _flag in model.constants["EXCHANGE_MARKERS"]:
+        keyed[m] = "exchange_trading_posts"
+    for m in model.constants["ADDITIONAL_MARKERS"]:
+        keyed[m] = "additional_trading_post"
+    for m, _a in model.constants["DEVELOP_MARKERS"]:
+        keyed[m] = "develop_ability"
+    for m, _c in model.constants["EXTRA_ACTION_MARKERS"]:
+        keyed[m] = "extra_actions"
+    for m, *_rest in model.constants["MOVE_MARKERS"]:
+        keyed[m] = "move_tradesmen"
+    for m, *_rest in model.constants["REMOVE_MARKERS"]:
+        keyed[m] = "remove_tradesmen"
+    for m in range(model.constants["N_MARKER_TYPES"]):
+        kinds.append(keyed[m])
+    return kinds
+
+
+def _tidy(text: str) -> str:
+    """Collapse runs of blank lines (at most two) and end with one newline."""
+    out: list[str] = []
+    blank = 0
+    for line in text.splitlines():
+        line = line.rstrip()
+        if not line:
+            blank += 1
+            if blank > 2:
+                continue
+        else:
+            blank = 0
+        out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"

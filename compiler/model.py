@@ -1,0 +1,620 @@
+"""Fold a board and a resolved rule set into plain tables for code generation.
+
+Everything the generated module needs is computed here, once, at compile time: cities, routes,
+connection points, post spaces and special-prestige spaces become small ints; adjacency,
+route→points,
+city→routes, the rings of routes at each distance from a route (displacement), ability and scoring
+tables, the bonus-marker mix and the action-id layout become tuples. The templates only arrange code
+around these values, so a game never pays at run time for what the compiler already knew.
+
+Features the templates do not implement (permanent bonuses, countries, green cities, option values
+other than the documented Decisions) are refused here with a `HansaError` pointing at the spec text,
+rather than being silently mis-played.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import keyword
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .errors import HansaError, Span
+from .ir import PRIVILEGES, Board
+from .rules_ir import (
+    ABILITY_ROLES,
+    CreateRoute,
+    Displace,
+    Game,
+    Income,
+    Move,
+    Place,
+    RuleSet,
+)
+
+# Bank value "all": more pieces than any player owns.
+ALL_PIECES = 999
+
+# The option values (Decisions of RULES.md) the templates implement.
+SUPPORTED_OPTIONS: dict[str, tuple[object, ...]] = {
+    "displaced_extra_kind": ("owner_chooses",),
+    "displaced_piece_without_point": ("personal_supply",),
+    "unplaceable_marker": ("out_of_game",),
+    "no_op_actions": ("illegal",),
+    "move_must_place_all": (True, "yes"),
+}
+
+MARKER_KINDS = (
+    "additional_trading_post",
+    "exchange_trading_posts",
+    "develop_ability",
+    "extra_actions",
+    "move_tradesmen",
+    "remove_tradesmen",
+)
+END_KINDS = ("track_pp", "marker_supply_empty", "completed_cities")
+SCORE_KINDS = (
+    "track",
+    "full_abilities",
+    "bonus_markers",
+    "special_prestige",
+    "controlled_cities",
+    "network",
+)
+PLACEMENT_CONDITIONS = ("no_marker", "no_pieces", "vacant_space_in_a_city")
+
+
+def mangle_module_name(game_name: str) -> str:
+    """A Python module name for a game name; lossy names get a hash suffix so none collide."""
+    plain = game_name.replace("-", "_").lower()
+    ascii_name = re.sub(r"[^a-z0-9_]", "_", plain)
+    if ascii_name != plain or not ascii_name:
+        digest = hashlib.sha256(game_name.encode("utf-8")).hexdigest()[:8]
+        ascii_name = f"{ascii_name}_{digest}"
+    if ascii_name[0].isdigit() or keyword.iskeyword(ascii_name):
+        ascii_name = f"game_{ascii_name}"
+    return ascii_name
+
+
+def where(span: Span) -> str:
+    """`file:line` of a component for the comments in generated code (a validated literal)."""
+    if span is None or span.line <= 0:
+        return ""
+    text = f"{span.file}:{span.line}"
+    # Only characters that cannot end a comment line or confuse a reader reach the module.
+    return "".join(ch if ch.isprintable() and ch not in "\r\n" else "?" for ch in text)
+
+
+@dataclass
+class GameModel:
+    """The tables and the component selection one generated module is rendered from."""
+
+    game: str
+    module_name: str
+    rules: str
+    board: str
+    players: tuple[int, ...]
+    sources: tuple[str, ...]
+    constants: dict[str, object] = field(default_factory=dict)
+    components: dict[str, object] = field(default_factory=dict)
+    origins: dict[str, str] = field(default_factory=dict)  # component → "file:line"
+    layout: list[tuple[str, int, int]] = field(default_factory=list)  # (kind, base, size)
+
+
+def _error(message: str, span: Span | None) -> HansaError:
+    return HansaError(message, span if span is not None and span.line > 0 else None)
+
+
+def _check_board_supported(board: Board, game: Game) -> None:
+    for city in board.cities:
+        if not city.hanseatic:
+            raise _error(
+                f"game {game.name!r}: board {board.id!r} has the non-Hanseatic (green) city "
+                f"{city.name!r}; green cities are not supported by the code generator yet",
+                city.span,
+            )
+        if city.countries or city.permissions:
+            raise _error(
+                f"game {game.name!r}: board {board.id!r} has countries/permissions (city "
+                f"{city.name!r}); countries are not supported by the code generator yet",
+                city.span,
+            )
+        if not city.spaces:
+            raise _error(f"city {city.name!r} has no trading-post spaces", city.span)
+    for route in board.routes:
+        if route.permanent_bonus:
+            raise _error(
+                f"game {game.name!r}: route {route.cities[0]}–{route.cities[1]} has a permanent "
+                "bonus marker; permanent bonuses are not supported by the code generator yet",
+                route.span,
+            )
+        if route.country:
+            raise _error(
+                f"game {game.name!r}: route {route.cities[0]}–{route.cities[1]} belongs to a "
+                "country; countries are not supported by the code generator yet",
+                route.span,
+            )
+    if board.countries:
+        raise _error(f"board {board.id!r} declares countries; not supported yet", board.span)
+    if board.east_west is None:
+        raise _error(f"board {board.id!r} has no East-West connection", board.span)
+
+
+def _route_rings(n_routes: int, route_cities, city_routes) -> tuple[tuple[tuple[int, ...], ...]]:
+    """For each route, the routes at distance 1, 2, … (sharing a city = distance 1)."""
+    rings_all = []
+    for start in range(n_routes):
+        seen = {start}
+        frontier = [start]
+        rings = []
+        while frontier:
+            nxt = set()
+            for r in frontier:
+                for c in route_cities[r]:
+                    for r2 in city_routes[c]:
+                        if r2 not in seen:
+                            nxt.add(r2)
+            seen |= nxt
+            if nxt:
+                rings.append(tuple(sorted(nxt)))
+            frontier = sorted(nxt)
+        rings_all.append(tuple(rings))
+    return tuple(rings_all)
+
+
+def _marker_key(kind: str, params: tuple, unique: bool) -> str:
+    if unique:
+        return kind
+    parts = [kind] + [str(v).lower() for _, v in params]
+    return "_".join(parts)
+
+
+def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
+    """Fold the board and resolved rules of `game` into a GameModel; refuse what is unsupported."""
+    _check_board_supported(board, game)
+    if rules.pieces is None or rules.setup is None:
+        raise _error(f"rule set {rules.name!r} is incomplete (pieces or setup missing)", rules.span)
+    for player_count in game.players:
+        if not 2 <= player_count <= 5:
+            raise _error(f"game {game.name!r}: {player_count} players is outside 2..5", game.span)
+    for opt in rules.options:
+        supported = SUPPORTED_OPTIONS.get(opt.name)
+        if supported is None:
+            raise _error(f"option {opt.name!r} is not known to the code generator", opt.span)
+        if opt.value not in supported:
+            raise _error(
+                f"option {opt.name} = {opt.value!r} is not implemented (supported: "
+                + ", ".join(repr(v) for v in supported)
+                + ")",
+                opt.span,
+            )
+
+    model = GameModel(
+        game=game.name,
+        module_name=mangle_module_name(game.name),
+        rules=rules.name,
+        board=board.id,
+        players=tuple(game.players),
+        sources=tuple(rules.sources),
+    )
+    k = model.constants
+    comp = model.components
+    origins = model.origins
+
+    # ---- pieces and setup
+    pieces = rules.pieces
+    k["TRADERS"] = pieces.traders
+    k["MERCHANTS"] = pieces.merchants
+    k["SCORE_MARKER"] = {"trader": 0, "merchant": 1, None: -1}.get(pieces.score_marker, -1)
+    setup = rules.setup
+    k["SETUP_PERSONAL"] = (setup.personal_traders, setup.per_seat_traders, setup.personal_merchants)
+    origins["setup"] = where(setup.span)
+
+    # ---- abilities
+    roles: dict[str, int] = {}
+    names, values, kinds, full_pp = [], [], [], []
+    if len(rules.abilities) == 0:
+        raise _error(f"rule set {rules.name!r} declares no abilities", rules.span)
+    for i, ab in enumerate(rules.abilities):
+        if ab.role not in ABILITY_ROLES:
+            raise _error(f"ability {ab.name!r} has unknown role {ab.role!r}", ab.span)
+        if ab.role in roles:
+            raise _error(f"two abilities drive the role {ab.role!r}", ab.span)
+        roles[ab.role] = i
+        names.append(ab.name)
+        vals = []
+        for v in ab.values:
+            if ab.role == "post_privilege":
+                if v not in PRIVILEGES:
+                    raise _error(f"privilege value {v!r} is not a colour", ab.span)
+                vals.append(PRIVILEGES.index(v))
+            elif v == "all":
+                vals.append(ALL_PIECES)
+            elif isinstance(v, int) and not isinstance(v, bool):
+                vals.append(v)
+            else:
+                raise _error(f"ability {ab.name!r}: value {v!r} is not a number", ab.span)
+        values.append(tuple(vals))
+        kinds.append(0 if ab.covered_by == "trader" else 1)
+        full_pp.append(int(ab.full_pp))
+        origins[f"ability:{ab.name}"] = where(ab.span)
+    missing = [r for r in ABILITY_ROLES if r not in roles]
+    if missing:
+        raise _error(f"rule set {rules.name!r}: no ability drives {', '.join(missing)}", rules.span)
+    k["ABILITY_NAMES"] = tuple(names)
+    k["ABILITY_VALUES"] = tuple(values)
+    k["ABILITY_KIND"] = tuple(kinds)
+    k["ABILITY_FULL_PP"] = tuple(full_pp)
+    k["ABILITY_MAX"] = tuple(len(v) - 1 for v in values)
+    for role, idx in roles.items():
+        k["AB_" + role.upper()] = idx
+    on_tracks = [0, 0]
+    for vals, kind in zip(values, kinds, strict=True):
+        on_tracks[kind] += len(vals) - 1
+    k["ON_TRACKS"] = tuple(on_tracks)
+    if k["SCORE_MARKER"] >= 0:
+        on_tracks_plus = list(on_tracks)
+        on_tracks_plus[k["SCORE_MARKER"]] += 1
+    else:
+        on_tracks_plus = list(on_tracks)
+    for seat in range(1, 6):
+        supply_t = setup.personal_traders + setup.per_seat_traders * seat
+        if supply_t + on_tracks_plus[0] > pieces.traders and seat <= max(game.players):
+            raise _error(
+                f"rule set {rules.name!r}: seat {seat} needs more traders than a player owns",
+                setup.span,
+            )
+    if setup.personal_merchants + on_tracks_plus[1] > pieces.merchants:
+        raise _error(f"rule set {rules.name!r}: more merchants needed than owned", setup.span)
+    k["OFF_BOARD"] = tuple(on_tracks_plus)  # pieces that start on tracks or as score marker
+
+    # ---- board: cities, spaces, routes, points
+    city_names = tuple(c.name for c in board.cities)
+    city_index = {n: i for i, n in enumerate(city_names)}
+    for c in board.cities:
+        for alias in c.aliases:
+            city_index.setdefault(alias, city_index[c.name])
+    city_spaces, space_city, space_round, space_priv, space_coin = [], [], [], [], []
+    for ci, c in enumerate(board.cities):
+        ids = []
+        for sp in c.spaces:
+            ids.append(len(space_city))
+            space_city.append(ci)
+            space_round.append(1 if sp.shape == "round" else 0)
+            space_priv.append(PRIVILEGES.index(sp.privilege))
+            space_coin.append(int(sp.coin))
+        city_spaces.append(tuple(ids))
+    city_abilities = []
+    for c in board.cities:
+        idxs = []
+        for a in c.abilities:
+            if a not in names:
+                raise _error(
+                    f"city {c.name!r} offers ability {a!r}, which rule set {rules.name!r} lacks",
+                    c.span,
+                )
+            idxs.append(names.index(a))
+        city_abilities.append(tuple(idxs))
+
+    route_cities, route_points, point_route, point_merchant = [], [], [], []
+    city_routes: list[list[int]] = [[] for _ in city_names]
+    for ri, r in enumerate(board.routes):
+        try:
+            a, b = (city_index[r.cities[0]], city_index[r.cities[1]])
+        except KeyError as exc:
+            raise _error(f"route names unknown city {exc.args[0]!r}", r.span) from None
+        route_cities.append((a, b))
+        city_routes[a].append(ri)
+        city_routes[b].append(ri)
+        pts = []
+        for ptype in r.points:
+            pts.append(len(point_route))
+            point_route.append(ri)
+            point_merchant.append(1 if ptype == "merchant" else 0)
+        route_points.append(tuple(pts))
+    n_routes = len(route_cities)
+    neighbors: list[set[int]] = [set() for _ in city_names]
+    for a, b in route_cities:
+        neighbors[a].add(b)
+        neighbors[b].add(a)
+
+    k["CITY_NAMES"] = city_names
+    k["N_CITIES"] = len(city_names)
+    k["CITY_SPACES"] = tuple(city_spaces)
+    k["SPACE_CITY"] = tuple(space_city)
+    k["SPACE_ROUND"] = tuple(space_round)
+    k["SPACE_PRIV"] = tuple(space_priv)
+    k["SPACE_COIN"] = tuple(space_coin)
+    k["N_SPACES"] = len(space_city)
+    k["CITY_ABILITIES"] = tuple(city_abilities)
+    k["CITY_NEIGHBORS"] = tuple(tuple(sorted(n)) for n in neighbors)
+    k["CITY_ROUTES"] = tuple(tuple(rs) for rs in city_routes)
+    k["ROUTE_CITIES"] = tuple(route_cities)
+    k["ROUTE_POINTS"] = tuple(route_points)
+    k["N_ROUTES"] = n_routes
+    k["POINT_ROUTE"] = tuple(point_route)
+    k["POINT_MERCHANT_ONLY"] = tuple(point_merchant)
+    k["N_POINTS"] = len(point_route)
+    k["ROUTE_RINGS"] = _route_rings(n_routes, route_cities, city_routes)
+    k["TAVERN_ROUTES"] = tuple(i for i, r in enumerate(board.routes) if r.tavern)
+    ew = board.east_west
+    k["EAST_WEST"] = (city_index[ew[0]], city_index[ew[1]])
+    k["BOARD_COMPLETED_CITIES"] = board.completed_cities
+    origins["board"] = where(board.span)
+
+    # Per route and free-point mask: the free points (all, and those a trader may take).
+    free_pts, free_any = [], []
+    for pts in route_points:
+        row_all, row_any = [], []
+        for mask in range(1 << len(pts)):
+            chosen = tuple(p for j, p in enumerate(pts) if mask >> j & 1)
+            row_all.append(chosen)
+            row_any.append(tuple(p for p in chosen if not point_merchant[p]))
+        free_pts.append(tuple(row_all))
+        free_any.append(tuple(row_any))
+    k["FREE_POINTS"] = tuple(free_pts)
+    k["FREE_HOUSE_POINTS"] = tuple(free_any)
+    k["FULL_MASK"] = tuple((1 << len(p)) - 1 for p in route_points)
+    k["POINT_BIT"] = tuple(
+        1 << route_points[point_route[p]].index(p) for p in range(len(point_route))
+    )
+
+    sp = board.special_prestige
+    if sp is not None:
+        sp_city = city_index[sp.city]
+        via = (city_index[sp.via[0]], city_index[sp.via[1]])
+        sp_route = -1
+        for ri, (a, b) in enumerate(route_cities):
+            if {a, b} == set(via):
+                sp_route = ri
+        if sp_route < 0:
+            raise _error("the special-prestige route does not exist on the board", sp.span)
+        k["SPECIAL_ROUTE"] = sp_route
+        k["SPECIAL_POINTS"] = tuple(s.points for s in sp.spaces)
+        k["SPECIAL_PRIV"] = tuple(PRIVILEGES.index(s.privilege) for s in sp.spaces)
+        k["SPECIAL_CITY"] = sp_city
+    else:
+        k["SPECIAL_ROUTE"] = -1
+        k["SPECIAL_POINTS"] = ()
+        k["SPECIAL_PRIV"] = ()
+        k["SPECIAL_CITY"] = -1
+
+    # ---- actions
+    actions = {type(a).__name__: a for a in rules.actions}
+    for needed in (Income, Place, Displace, Move, CreateRoute):
+        if needed.__name__ not in actions:
+            raise _error(
+                f"rule set {rules.name!r} lacks the {needed.__name__} action (the generated "
+                "turn needs all five)",
+                rules.span,
+            )
+    for name_, a in actions.items():
+        origins[f"action:{name_}"] = where(a.span)
+    disp: Displace = actions["Displace"]
+    cost = dict(disp.cost)
+    comp_ = dict(disp.compensation)
+    k["DISPLACE_COST"] = (int(cost.get("trader", 0)), int(cost.get("merchant", 0)))
+    k["COMPENSATION"] = (int(comp_.get("trader", 0)), int(comp_.get("merchant", 0)))
+    for source in disp.fallback:
+        if source not in ("stock", "supply", "board"):
+            raise _error(f"unknown displacement fallback source {source!r}", disp.span)
+    k["FALLBACK"] = tuple(("stock", "supply", "board").index(s) for s in disp.fallback)
+    comp["extras_declinable"] = bool(disp.extras_declinable)
+    comp["lift_from_board"] = "board" in disp.fallback and max(k["COMPENSATION"]) > 0
+    mv: Move = actions["Move"]
+    comp["move_swaps"] = bool(mv.swaps)
+    cr: CreateRoute = actions["CreateRoute"]
+    k["CONTROL_PP"] = cr.control_pp
+    if cr.control_tie not in ("rightmost_post",):
+        raise _error(f"city-control tie rule {cr.control_tie!r} is not implemented", cr.span)
+    k["COIN_PP"] = bool(cr.coin_pp)
+    comp["establish"] = bool(cr.establish_trading_post)
+    comp["develop_from_route"] = bool(cr.develop_ability)
+    comp["special_prestige"] = bool(cr.special_prestige) and sp is not None
+    k["EAST_WEST_AWARDS"] = tuple(cr.east_west_awards)
+
+    # ---- bonus markers
+    kinds_seen: dict[str, int] = {}
+    for bm in rules.bonus_markers:
+        if bm.kind not in MARKER_KINDS:
+            raise _error(f"bonus marker kind {bm.kind!r} has no template", bm.span)
+        kinds_seen[bm.kind] = kinds_seen.get(bm.kind, 0) + 1
+    marker_keys, marker_labels, marker_kind, marker_count, marker_start = [], [], [], [], []
+    marker_params: list[dict] = []
+    for bm in rules.bonus_markers:
+        key = _marker_key(bm.kind, bm.params, kinds_seen[bm.kind] == 1)
+        if key in marker_keys:
+            raise _error(f"two bonus marker types are both called {key!r}", bm.span)
+        if not re.fullmatch(r"[a-z0-9_]+", key):
+            raise _error(f"bonus marker parameters give an unusable name {key!r}", bm.span)
+        marker_keys.append(key)
+        label = bm.name or key.replace("_", " ")
+        marker_labels.append(unicodedata.normalize("NFC", str(label)))
+        marker_kind.append(bm.kind)
+        if bm.count < 0 or bm.start < 0 or bm.start > bm.count:
+            raise _error(f"bonus marker {key!r}: bad count/start", bm.span)
+        marker_count.append(bm.count)
+        marker_start.append(bm.start)
+        params = dict(bm.params)
+        marker_params.append(params)
+        origins[f"marker:{key}"] = where(bm.span)
+        if bm.kind == "develop_ability":
+            ab = params.get("ability", "any")
+            if ab != "any" and ab not in names:
+                raise _error(f"develop_ability names unknown ability {ab!r}", bm.span)
+        if bm.kind in ("move_tradesmen", "remove_tradesmen"):
+            if params.get("whose", "opponents") not in ("opponents", "any"):
+                raise _error(f"{bm.kind}: whose must be opponents or any", bm.span)
+            if bm.kind == "remove_tradesmen" and params.get("to", "personal") not in (
+                "personal",
+                "stock",
+            ):
+                raise _error("remove_tradesmen: to must be personal or stock", bm.span)
+    k["MARKER_KEYS"] = tuple(marker_keys)
+    k["MARKER_LABELS"] = tuple(marker_labels)
+    k["MARKER_COUNT"] = tuple(marker_count)
+    k["MARKER_START"] = tuple(marker_start)
+    k["N_MARKER_TYPES"] = len(marker_keys)
+    if sum(marker_start) != len(k["TAVERN_ROUTES"]):
+        raise _error(
+            f"game {game.name!r}: {sum(marker_start)} start markers but board {board.id!r} has "
+            f"{len(k['TAVERN_ROUTES'])} tavern routes",
+            game.span,
+        )
+
+    def ids_of(kind: str) -> tuple[int, ...]:
+        return tuple(i for i, kd in enumerate(marker_kind) if kd == kind)
+
+    k["ADDITIONAL_MARKERS"] = ids_of("additional_trading_post")
+    k["EXCHANGE_MARKERS"] = tuple(
+        (i, bool(marker_params[i].get("must_own_one", True)))
+        for i in ids_of("exchange_trading_posts")
+    )
+    k["DEVELOP_MARKERS"] = tuple(
+        (
+            i,
+            -1
+            if marker_params[i].get("ability", "any") == "any"
+            else names.index(marker_params[i]["ability"]),
+        )
+        for i in ids_of("develop_ability")
+    )
+    k["EXTRA_ACTION_MARKERS"] = tuple(
+        (i, int(marker_params[i].get("count", 3))) for i in ids_of("extra_actions")
+    )
+    k["MOVE_MARKERS"] = tuple(
+        (i, int(marker_params[i].get("count", 3)), marker_params[i].get("whose", "opponents"))
+        for i in ids_of("move_tradesmen")
+    )
+    k["REMOVE_MARKERS"] = tuple(
+        (
+            i,
+            int(marker_params[i].get("count", 3)),
+            marker_params[i].get("whose", "opponents"),
+            marker_params[i].get("to", "personal"),
+        )
+        for i in ids_of("remove_tradesmen")
+    )
+    for kind in MARKER_KINDS:
+        comp["marker_" + kind] = bool(ids_of(kind))
+
+    mr = rules.marker_rules
+    if mr is not None:
+        if mr.usable_in_taking_action:
+            raise _error("markers usable in the action that took them: not implemented", mr.span)
+        for cond in mr.placement:
+            if cond not in PLACEMENT_CONDITIONS:
+                raise _error(f"unknown marker placement condition {cond!r}", mr.span)
+        comp["placement"] = tuple(mr.placement)
+        origins["marker_rules"] = where(mr.span)
+    else:
+        comp["placement"] = PLACEMENT_CONDITIONS
+
+    # ---- end triggers
+    ends = {}
+    for t in rules.end_triggers:
+        if t.kind not in END_KINDS:
+            raise _error(f"end trigger {t.kind!r} has no template", t.span)
+        ends[t.kind] = t
+        origins[f"end:{t.kind}"] = where(t.span)
+    comp["end_track_pp"] = "track_pp" in ends
+    comp["end_marker_supply_empty"] = "marker_supply_empty" in ends
+    comp["end_completed_cities"] = "completed_cities" in ends
+    k["END_TRACK_PP"] = int(ends["track_pp"].threshold or 20) if "track_pp" in ends else 0
+    if "completed_cities" in ends:
+        thr = ends["completed_cities"].threshold
+        thr = board.completed_cities if thr is None else int(thr)
+        if thr > len(city_names):
+            raise _error(
+                f"the completed-cities trigger ({thr}) exceeds the {len(city_names)} cities",
+                ends["completed_cities"].span,
+            )
+        k["END_COMPLETED_CITIES"] = thr
+    else:
+        k["END_COMPLETED_CITIES"] = 0
+
+    # ---- scoring
+    categories = []
+    for sc in rules.scoring:
+        if sc.kind not in SCORE_KINDS:
+            raise _error(f"scoring category {sc.kind!r} has no template", sc.span)
+        if not re.fullmatch(r"[A-Z]", sc.key):
+            raise _error(f"scoring category key {sc.key!r} must be one capital letter", sc.span)
+        params = dict(sc.params)
+        if sc.kind == "bonus_markers":
+            table = tuple((int(a), int(b)) for a, b in params.get("table", ()))
+            params = {"table": table}
+        if sc.kind == "controlled_cities":
+            params = {"pp": int(params.get("pp", 2))}
+        categories.append((sc.key, sc.kind, params))
+        origins[f"score:{sc.key}"] = where(sc.span)
+    k["SCORE_KEYS"] = tuple(c[0] for c in categories)
+    k["SCORE_KINDS"] = tuple(c[1] for c in categories)
+    comp["scoring"] = categories
+    table = next((c[2]["table"] for c in categories if c[1] == "bonus_markers"), ())
+    k["MARKER_SCORE_TABLE"] = table
+    k["CITY_CONTROL_PP"] = next((c[2]["pp"] for c in categories if c[1] == "controlled_cities"), 0)
+
+    # ---- tie-break chain
+    steps = []
+    for st in rules.tiebreak:
+        if st.rule == "shared":
+            steps.append(("shared", "", -1))
+            continue
+        if st.rule not in ("fewest", "most"):
+            raise _error(f"tie-break rule {st.rule!r} is not known", st.span)
+        if st.what == "ability":
+            if st.name not in names:
+                raise _error(f"tie-break names unknown ability {st.name!r}", st.span)
+            steps.append((st.rule, "ability", names.index(st.name)))
+        elif st.what == "score":
+            kinds_ = [c[1] for c in categories]
+            if st.name not in kinds_:
+                raise _error(f"tie-break names unknown score category {st.name!r}", st.span)
+            steps.append((st.rule, "score", kinds_.index(st.name)))
+        else:
+            raise _error(f"tie-break step compares unknown {st.what!r}", st.span)
+    k["TIEBREAK"] = tuple(steps)
+
+    # ---- action-id layout: contiguous ranges, in an order that keeps each decision's list sorted
+    n_points = len(point_route)
+    n_spaces = len(space_city)
+    layout_sizes = [
+        ("END_TURN", 1),
+        ("INCOME", (pieces.traders + 1) * (pieces.merchants + 1)),
+        ("PLACE", 2 * n_points),
+        ("DISPLACE", 2 * n_points),
+        ("MOVE", 1),
+        ("CREATE", n_routes),
+        ("USE_MARKER", len(marker_keys)),
+        ("PAY", max(k["DISPLACE_COST"]) + 1),
+        ("PICK", n_points),
+        ("DONE_PICKING", 1),
+        ("DROP", n_points),
+        ("REMOVE", n_points if comp["marker_remove_tradesmen"] else 0),
+        ("DONE_REMOVING", 1 if comp["marker_remove_tradesmen"] else 0),
+        ("ESTABLISH", 2 * len(city_names) if comp["establish"] else 0),
+        ("ADDITIONAL", 2 * len(city_names) if comp["marker_additional_trading_post"] else 0),
+        ("DEVELOP", len(names)),
+        ("SPECIAL", len(k["SPECIAL_POINTS"]) if comp["special_prestige"] else 0),
+        ("NO_POST", 1),
+        ("EXCHANGE", n_spaces if comp["marker_exchange_trading_posts"] else 0),
+        ("PLACE_DISPLACED", n_points),
+        ("EXTRA", 2),
+        ("LIFT", n_points if comp["lift_from_board"] else 0),
+        ("DECLINE", 1),
+        ("PLACE_MARKER", n_routes),
+    ]
+    base = 0
+    for kind, size in layout_sizes:
+        model.layout.append((kind, base, size))
+        k["A_" + kind] = base
+        base += size
+    k["NUM_ACTIONS"] = base
+    k["ACTION_RANGES"] = tuple((kind, b, s) for kind, b, s in model.layout if s)
+    k["GAME_NAME"] = game.name
+    k["PLAYER_COUNTS"] = tuple(game.players)
+    k["RULES_NAME"] = rules.name
+    k["BOARD_ID"] = board.id
+    return model

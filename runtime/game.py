@@ -1,0 +1,57 @@
+"""A loaded game: a generated rule module bound to a player count (OpenSpiel's `Game`)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from .errors import HansaError
+from .serialize import decode
+from .state import BaseState, GameInfo, module_info
+
+
+class Game:
+    """`new_initial_state(seed)`, `state_from_json(text)`, `num_distinct_actions()`, …"""
+
+    def __init__(self, module: ModuleType, players: int | None = None) -> None:
+        info = module_info(module)
+        if players is None:
+            players = info.player_counts[0]
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise HansaError(f"players must be a whole number, got {players!r}")
+        if players not in info.player_counts:
+            counts = ", ".join(str(n) for n in info.player_counts)
+            raise HansaError(f"game {info.name!r} is for {counts} players, not {players}")
+        self.module = module
+        self.info: GameInfo = info
+        self.players = players
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    def num_players(self) -> int:
+        return self.players
+
+    def num_distinct_actions(self) -> int:
+        return self.info.num_distinct_actions
+
+    def new_initial_state(self, seed: int = 0) -> BaseState:
+        """The start position; the seed fixes the bonus-marker draw (and nothing else is random)."""
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise HansaError(f"seed must be a whole number, got {seed!r}")
+        state = self.module.new_initial_state(self.players, seed)
+        state._cached = None
+        return state
+
+    def state_from_json(self, text: str | bytes | dict) -> BaseState:
+        """Load a state written by `State.to_json` or by hand (docs/state-format.md), checked."""
+        data = decode(text)
+        state = self.module.state_from_dict(data, self.players)
+        state._cached = None
+        return state
+
+    def action_to_string(self, action: int) -> str:
+        return self.module.action_name(action)
+
+    def __repr__(self) -> str:
+        return f"<hansa game {self.info.name!r}, {self.players} players>"

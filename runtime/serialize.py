@@ -1,0 +1,103 @@
+"""Checked reading of state JSON: every problem is a HansaError naming the field's path.
+
+Generated modules describe their own fields; this reader only knows JSON types and paths, so it is
+shared by every game.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import HansaError
+
+
+class StateReader:
+    """Reads a decoded JSON document; errors read `state JSON: routes[3].points[1]: …`."""
+
+    def __init__(self, source: str = "state JSON") -> None:
+        self.source = source
+
+    def fail(self, path: str, message: str) -> HansaError:
+        return HansaError(f"{self.source}: {path}: {message}")
+
+    @staticmethod
+    def describe(value: Any) -> str:
+        if value is None:
+            return "null"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, str):
+            return repr(value) if len(value) < 40 else "a string"
+        if isinstance(value, (int, float)):
+            return repr(value)
+        if isinstance(value, list):
+            return "a list"
+        if isinstance(value, dict):
+            return "an object"
+        return type(value).__name__
+
+    def object(
+        self, value: Any, path: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+    ) -> dict:
+        if not isinstance(value, dict):
+            raise self.fail(path, f"expected an object, got {self.describe(value)}")
+        for key in required:
+            if key not in value:
+                raise self.fail(f"{path}.{key}" if path else key, "missing")
+        known = set(required) | set(optional)
+        for key in value:
+            if key not in known:
+                where = f"{path}.{key}" if path else str(key)
+                raise self.fail(
+                    where, "unknown field (expected one of " + ", ".join(sorted(known)) + ")"
+                )
+        return value
+
+    def integer(
+        self, value: Any, path: str, low: int | None = None, high: int | None = None
+    ) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(path, f"expected a whole number, got {self.describe(value)}")
+        if low is not None and value < low:
+            raise self.fail(path, f"{value} is below the least allowed value {low}")
+        if high is not None and value > high:
+            raise self.fail(path, f"{value} is above the largest allowed value {high}")
+        return value
+
+    def boolean(self, value: Any, path: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(path, f"expected true or false, got {self.describe(value)}")
+        return value
+
+    def choice(self, value: Any, path: str, choices: tuple[str, ...] | list[str]) -> int:
+        """The index of `value` in `choices`."""
+        if not isinstance(value, str) or value not in choices:
+            shown = ", ".join(repr(c) for c in choices[:12]) + (" …" if len(choices) > 12 else "")
+            raise self.fail(path, f"expected one of {shown}, got {self.describe(value)}")
+        return list(choices).index(value)
+
+    def array(self, value: Any, path: str, length: int | None = None) -> list:
+        if not isinstance(value, list):
+            raise self.fail(path, f"expected a list, got {self.describe(value)}")
+        if length is not None and len(value) != length:
+            raise self.fail(path, f"expected {length} entries, got {len(value)}")
+        return value
+
+
+def decode(text: str | bytes | dict, source: str = "state JSON") -> dict:
+    """Parse state JSON text (or pass a dict through), with a located error on bad syntax."""
+    if isinstance(text, dict):
+        return text
+    try:
+        data = json.loads(text)
+    except (ValueError, TypeError) as exc:
+        raise HansaError(f"{source}: not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise HansaError(f"{source}: expected a JSON object at the top level")
+    return data
+
+
+def encode(data: dict) -> str:
+    """Canonical state JSON text: key order as built, non-ASCII kept, one level of indentation."""
+    return json.dumps(data, ensure_ascii=False, indent=1)

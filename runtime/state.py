@@ -1,0 +1,172 @@
+"""The game-independent half of a state: the public API around a generated module's rule code.
+
+A generated module subclasses `BaseState` with its flat fields and supplies `_legal`, `_apply`,
+`_copy_into`, `_current_player`, `_to_dict`, `_scores`, `_winners`, `_decision_name`,
+`_action_string` and `_game_info`. This class adds what every game shares: the cached legal-action
+list, validation of actions (an illegal action raises and changes nothing), cloning, JSON, returns.
+The method names follow OpenSpiel's.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from types import ModuleType
+
+from .errors import HansaError
+from .serialize import encode
+
+TERMINAL = -4  # current_player() of a finished game (OpenSpiel's kTerminalPlayerId)
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a generated module says about itself."""
+
+    name: str
+    rules: str
+    board: str
+    player_counts: tuple[int, ...]
+    num_distinct_actions: int
+    score_keys: tuple[str, ...]
+
+
+class BaseState:
+    __slots__ = ("_cached",)
+
+    def __init__(self) -> None:
+        self._cached: list[int] | None = None
+
+    # ---- decisions
+    def current_player(self) -> int:
+        """Whose decision it is (maybe a displaced opponent), or TERMINAL when the game is over."""
+        return self._current_player()
+
+    def legal_actions(self) -> list[int]:
+        """The sorted legal action ids of the current decision (shared: do not mutate)."""
+        cached = self._cached
+        if cached is None:
+            cached = self._cached = self._legal()
+        return cached
+
+    def legal_actions_mask(self) -> list[int]:
+        mask = [0] * self._game_info().num_distinct_actions
+        for a in self.legal_actions():
+            mask[a] = 1
+        return mask
+
+    def apply_action(self, action: int) -> None:
+        """Apply one decision. An illegal action raises HansaError, changing nothing."""
+        cached = self._cached
+        if cached is None:
+            cached = self._cached = self._legal()
+        if action.__class__ is not int or action not in cached:
+            raise HansaError(self._illegal_message(action))
+        self._apply(action)
+        self._cached = None
+
+    def _illegal_message(self, action: object) -> str:
+        try:
+            index = operator.index(action)  # type: ignore[arg-type]
+        except TypeError:
+            return f"illegal action {action!r}: an action is a whole number"
+        if isinstance(action, bool):
+            return f"illegal action {action!r}: an action is a whole number, not true/false"
+        total = self._game_info().num_distinct_actions
+        if not 0 <= index < total:
+            return f"illegal action {index}: action ids run from 0 to {total - 1}"
+        if self._current_player() == TERMINAL:
+            return f"illegal action {index} ({self._action_string(index)}): the game is over"
+        if index in self.legal_actions():
+            return f"action {action!r} must be a plain int"
+        return (
+            f"illegal action {index} ({self._action_string(index)}): not a legal choice for the "
+            f"current decision, the {self._decision_name()}"
+        )
+
+    def action_to_string(self, action: int) -> str:
+        return self._action_string(action)
+
+    def is_terminal(self) -> bool:
+        return self._current_player() == TERMINAL
+
+    # ---- results
+    def score_breakdown(self) -> list[dict[str, int]]:
+        """Per player, the PP of each final-scoring category (A–F), as if the game ended now."""
+        return self._scores()
+
+    def returns(self) -> list[int]:
+        """Final PP per player once the game is over; zeros before (OpenSpiel convention)."""
+        if not self.is_terminal():
+            return [0] * len(self._scores())
+        return [sum(b.values()) for b in self._scores()]
+
+    def winners(self) -> list[int]:
+        """The winning players after the tie-break chain (several if the victory is shared)."""
+        return self._winners()
+
+    # ---- copying and saving
+    def clone(self) -> BaseState:
+        other = self.__class__.__new__(self.__class__)
+        self._copy_into(other)
+        other._cached = self._cached
+        return other
+
+    def to_dict(self) -> dict:
+        return self._to_dict()
+
+    def to_json(self) -> str:
+        """The state as JSON (docs/state-format.md); `Game.state_from_json` reads it back."""
+        return encode(self._to_dict())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BaseState):
+            return NotImplemented
+        return type(self) is type(other) and self._to_dict() == other._to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __str__(self) -> str:
+        return self.to_json()
+
+    def __repr__(self) -> str:
+        info = self._game_info()
+        return f"<{info.name} state: {self._decision_name()}>"
+
+    # ---- supplied by the generated module
+    def _legal(self) -> list[int]:
+        raise NotImplementedError
+
+    def _apply(self, action: int) -> None:
+        raise NotImplementedError
+
+    def _copy_into(self, other: BaseState) -> None:
+        raise NotImplementedError
+
+    def _current_player(self) -> int:
+        raise NotImplementedError
+
+    def _to_dict(self) -> dict:
+        raise NotImplementedError
+
+    def _scores(self) -> list[dict[str, int]]:
+        raise NotImplementedError
+
+    def _winners(self) -> list[int]:
+        raise NotImplementedError
+
+    def _decision_name(self) -> str:
+        raise NotImplementedError
+
+    def _action_string(self, action: int) -> str:
+        raise NotImplementedError
+
+    def _game_info(self) -> GameInfo:
+        raise NotImplementedError
+
+
+def module_info(module: ModuleType) -> GameInfo:
+    info = getattr(module, "INFO", None)
+    if not isinstance(info, GameInfo):
+        raise HansaError(f"module {module.__name__} is not a generated hansa game module")
+    return info
