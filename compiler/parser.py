@@ -227,18 +227,33 @@ class _Recovery:
             self.recovering = False
             self.dropped_braces = 0
 
+    def starts_a_line(self, token: Token) -> bool:
+        """Whether `token` is the first thing on its line (where statements usually begin)."""
+        if not token.line or token.line > len(self.lines):
+            return False
+        line = self.lines[token.line - 1]
+        return len(line) - len(line.lstrip()) + 1 == token.column
+
     def unexpected(self, err: UnexpectedToken) -> None:
-        """Report; resynchronise on the token if an enclosing construct takes it, else drop it."""
-        self.report(err)
+        """Report (unless still recovering from an earlier error), then resynchronise on the token
+        if an enclosing construct takes it, else drop it."""
         token = err.token
-        if token.type == "LBRACE":
-            self.dropped_braces += 1
-            return
         if token.type == "RBRACE" and self.dropped_braces:
-            self.dropped_braces -= 1
+            self.dropped_braces -= 1  # closes a '{' dropped while recovering
             return
-        if token.type not in self.sync_types:
-            return
+        resumed = self.resynchronised(token) if token.type in self.sync_types else None
+        if resumed is None or not self.recovering:
+            if self.recovering and not self.dropped_braces and self.starts_a_line(token):
+                self.recovering = False  # a fresh line outside skipped braces: a new mistake
+            self.report(err)
+        if resumed is not None:
+            self.state = resumed
+            self.shifted(token)
+        elif token.type == "LBRACE":
+            self.dropped_braces += 1
+
+    def resynchronised(self, token: Token):
+        """The parser state after popping back to the innermost construct that takes `token`."""
         stack, values = self.state.state_stack, self.state.value_stack
         for depth in range(len(stack) - 1, 0, -1):
             trial = self.state.copy(deepcopy_values=False)
@@ -247,9 +262,8 @@ class _Recovery:
                 trial.feed_token(token)
             except UnexpectedToken:
                 continue
-            self.state = trial
-            self.shifted(token)
-            return
+            return trial
+        return None
 
     def skip_character(self) -> None:
         lexer_state = self.lexer.state
