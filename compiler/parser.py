@@ -244,13 +244,27 @@ class _Recovery:
         resumed = self.resynchronised(token) if token.type in self.sync_types else None
         if resumed is None or not self.recovering:
             if self.recovering and not self.dropped_braces and self.starts_a_line(token):
-                self.recovering = False  # a fresh line outside skipped braces: a new mistake
+                # A fresh line outside skipped braces: a new mistake, probably where a statement
+                # of the enclosing block should start.
+                self.recovering = False
+                self.state = self.enclosing_block()
             self.report(err)
         if resumed is not None:
             self.state = resumed
             self.shifted(token)
         elif token.type == "LBRACE":
             self.dropped_braces += 1
+
+    def enclosing_block(self):
+        """The parser state popped back to the innermost block (a state that can take '}' or
+        end the file), or the current state if there is none."""
+        stack, values = self.state.state_stack, self.state.value_stack
+        for depth in range(len(stack), 0, -1):
+            trial = self.state.copy(deepcopy_values=False)
+            trial.state_stack, trial.value_stack = stack[:depth], values[: depth - 1]
+            if _acceptable(trial) & {"RBRACE", "$END"}:
+                return trial
+        return self.state
 
     def resynchronised(self, token: Token):
         """The parser state after popping back to the innermost construct that takes `token`."""
