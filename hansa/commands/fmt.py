@@ -61,14 +61,6 @@ def write_text_atomically(path: str | Path, text: str) -> None:
         raise
 
 
-def formatted_text(path: Path) -> tuple[str, str]:
-    """The file's text (line endings normalised to \\n) and its canonical form."""
-    from hansa.compiler.parser import read_source
-
-    text = read_source(path).replace("\r\n", "\n")
-    return text, format_source(text, str(path)).text
-
-
 def run(args: argparse.Namespace) -> int:
     from hansa.compiler.parser import read_source
     from hansa.compiler.project import find_spec_files
@@ -78,11 +70,11 @@ def run(args: argparse.Namespace) -> int:
     for path in files:
         try:
             original = read_source(path)
-            _, canonical = formatted_text(path)
+            canonical = format_source(original.replace("\r\n", "\n"), str(path)).text
         except HansaError as exc:
             print(exc.format(), file=sys.stderr)
             print(
-                f"{path}: left unchanged (it does not parse or a board in it is wrong)",
+                f"{path}: left unchanged",
                 file=sys.stderr,
             )
             failed += 1
@@ -94,7 +86,13 @@ def run(args: argparse.Namespace) -> int:
         if args.check:
             print(f"would reformat {path}")
         else:
-            write_text_atomically(path, canonical)
+            try:
+                write_text_atomically(path, canonical)
+            except HansaError as exc:
+                print(exc.format(), file=sys.stderr)
+                changed -= 1
+                failed += 1
+                continue
             print(f"reformatted {path}")
     verb = "would be reformatted" if args.check else "reformatted"
     summary = f"{changed} file{'s' if changed != 1 else ''} {verb}, {unchanged} unchanged"
