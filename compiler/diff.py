@@ -245,7 +245,7 @@ def _city_summary(city: City) -> str:
 def marker_label(marker: BonusMarker) -> str:
     """A bonus marker's name: the author's label, else its kind with the count in place ("move 3
     tradesmen"); the other parameters are in the summary, so the name stays short."""
-    if marker.name:
+    if marker.name and marker.name != marker.kind:
         return marker.name.replace("_", " ")
     words = marker.kind.split("_")
     count = marker.param("count")
@@ -513,6 +513,14 @@ def _span(node: Any, fallback: Span | None) -> Span | None:
     return fallback
 
 
+def _statement_span(node: Any, name: str, fallback: Span | None) -> Span | None:
+    """Where a node's statement for field `name` was written, when the node records it (boards)."""
+    for key, span in getattr(node, "statement_spans", ()):
+        if key == name and isinstance(span, Span) and span.line > 0:
+            return span
+    return fallback
+
+
 class _Walker:
     def __init__(self) -> None:
         self.edits: list[Edit] = []
@@ -545,7 +553,12 @@ class _Walker:
                 continue
             va, vb = getattr(a, f.name), getattr(b, f.name)
             area = AREAS.get(type(a), {}).get(f.name, where.area)
-            here = dataclasses.replace(where, area=area)
+            here = dataclasses.replace(
+                where,
+                area=area,
+                old_at=_statement_span(a, f.name, where.old_at),
+                new_at=_statement_span(b, f.name, where.new_at),
+            )
             if f.name in kind.unordered:
                 if _as_set(va) != _as_set(vb):
                     self.emit(here, "changed", field=f.name, old=to_plain(va), new=to_plain(vb))

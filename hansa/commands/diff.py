@@ -70,28 +70,39 @@ class Loaded:
     board: Board | None = None
 
 
-class _Catalogue:
-    """Declarations by name: the given file's first, then the spec folder's (loaded lazily)."""
+class _Loader:
+    """Loads projects for both arguments, reading the spec folder at most once."""
 
-    def __init__(self, spec_dir: str, own: Any = None) -> None:
+    def __init__(self, spec_dir: str) -> None:
         self.spec_dir = spec_dir
-        self.own = own
         self._spec: Any = None
 
     def spec(self) -> Any:
+        """Every declaration under the spec folder (errors are checked per declaration used)."""
         if self._spec is None:
             if not Path(self.spec_dir).is_dir():
                 raise HansaError(f"no spec folder '{self.spec_dir}' to look names up in")
             self._spec = _load([self.spec_dir])
         return self._spec
 
-    def table(self, attr: str) -> dict:
-        merged: dict = {}
-        if self.own is None or _needs_spec(self.own):
-            merged.update(getattr(self.spec(), attr))
-        if self.own is not None:
-            merged.update(getattr(self.own, attr))
-        return merged
+    def file(self, file: str) -> Any:
+        """A spec file's project; with the spec folder's files when it names things declared there.
+
+        The file's own declarations win: spec files redeclaring one of its names are left out, so
+        a modified copy of an edition can be compared with the original.
+        """
+        own = _load([file])
+        if not _needs_spec(own):
+            _require_clean(own, file)
+            return own
+        spec = self.spec()
+        mine = set(own.declared_at)
+        here = Path(file).resolve()
+        clashing = {str(span.file) for key, span in spec.declared_at.items() if key in mine}
+        others = [p for p in spec.files if str(p) not in clashing and p.resolve() != here]
+        combined = _load([file, *others])
+        _require_clean(combined, file)
+        return combined
 
 
 def _needs_spec(project: Any) -> bool:
@@ -106,20 +117,27 @@ def _needs_spec(project: Any) -> bool:
 
 
 def _load(paths: list[str]) -> Any:
-    """Load spec files into a project; any error diagnostic is raised as one HansaError."""
+    """Load spec files into a project (its diagnostics are checked per file by `_require_clean`)."""
     from hansa.compiler.project import load_project
 
-    project = load_project(paths)
-    errors = [d for d in getattr(project, "diagnostics", ()) if d.severity == "error"]
+    return load_project(paths)
+
+
+def _require_clean(project: Any, file: str) -> None:
+    """A side must come from a file without errors; problems elsewhere in spec/ do not matter."""
+    errors = [
+        d
+        for d in project.diagnostics
+        if d.severity == "error" and (d.span is None or _same_file(d.span.file, file))
+    ]
     if errors:
         raise HansaError(errors)
-    return project
 
 
-def _resolve(name: str, catalogue: _Catalogue, where: Span | None = None) -> RuleSet:
+def _resolve(name: str, catalogue: Any, where: Span | None = None) -> RuleSet:
     from hansa.compiler.rules_lower import resolve
 
-    rulesets = catalogue.table("rulesets")
+    rulesets = catalogue.rulesets
     if name not in rulesets:
         raise HansaError(f"no rule set named '{name}'{did_you_mean(name, rulesets)}", where)
     return resolve(name, rulesets)
@@ -133,7 +151,7 @@ class Candidate:
     name: str
     node: Any
     file: str
-    catalogue: _Catalogue | None  # None for a board read from reference JSON
+    catalogue: Any  # the project its names are resolved in; None for a reference JSON board
 
 
 def _declarations(project: Any) -> list[tuple[type, str, Any]]:
@@ -156,7 +174,7 @@ def _split_file_arg(arg: str) -> tuple[str, str | None] | None:
     return None
 
 
-def candidates(arg: str, spec_dir: str = "spec") -> list[Candidate]:
+def candidates(arg: str, loader: _Loader) -> list[Candidate]:
     """Everything one command-line argument can mean (usually exactly one declaration)."""
     split = _split_file_arg(arg)
     if split is not None and split[0].endswith(".json"):
@@ -168,9 +186,8 @@ def candidates(arg: str, spec_dir: str = "spec") -> list[Candidate]:
         return [Candidate(Board, board.id, board, split[0], None)]
     if split is not None:
         file, wanted = split
-        project = _load([file])
-        catalogue = _Catalogue(spec_dir, project)
-        found = _declarations(project)
+        project = loader.file(file)
+        found = [f for f in _declarations(project) if _same_file(_file_of(f[2]), file)]
         if not found:
             raise HansaError("declares no board, rule set or game", Span(file, 0, 0))
         if wanted is not None:
@@ -182,19 +199,30 @@ def candidates(arg: str, spec_dir: str = "spec") -> list[Candidate]:
                     Span(file, 0, 0),
                 )
             found = hits
-        return [Candidate(cls, name, node, file, catalogue) for cls, name, node in found]
-    catalogue = _Catalogue(spec_dir)
-    project = catalogue.spec()
+        return [Candidate(cls, name, node, file, project) for cls, name, node in found]
+    spec_dir = loader.spec_dir
+    project = loader.spec()
     found = [f for f in _declarations(project) if f[1] == arg]
     if not found:
         known = [f[1] for f in _declarations(project)]
-        raise HansaError(
-            f"no board, rule set or game named '{arg}' in {spec_dir}/{did_you_mean(arg, known)}"
-        )
-    return [
-        Candidate(cls, name, node, node.span.file if node.span.line > 0 else "", catalogue)
-        for cls, name, node in found
-    ]
+        hint = did_you_mean(arg, known)
+        if not hint and project.errors:
+            hint = f" ({len(project.errors)} errors there; see `hansa check {spec_dir}`)"
+        raise HansaError(f"no board, rule set or game named '{arg}' in {spec_dir}/{hint}")
+    out = []
+    for cls, name, node in found:
+        file = _file_of(node)
+        _require_clean(project, file)
+        out.append(Candidate(cls, name, node, file, project))
+    return out
+
+
+def _same_file(a: str, b: str) -> bool:
+    return a == b or (bool(a) and bool(b) and Path(a).resolve() == Path(b).resolve())
+
+
+def _file_of(node: Any) -> str:
+    return node.span.file if node.span.line > 0 else ""
 
 
 def choose(arg: str, options: list[Candidate], other: list[Candidate]) -> Candidate:
@@ -219,7 +247,7 @@ def load(candidate: Candidate) -> Loaded:
         return Loaded(side, node)
     if cls is RuleSet:
         return Loaded(side, _resolve(name, catalogue, node.span))
-    boards = catalogue.table("boards")
+    boards = catalogue.boards
     if node.board not in boards:
         raise HansaError(
             f"game '{name}' is on board '{node.board}', which is not declared"
@@ -231,8 +259,9 @@ def load(candidate: Candidate) -> Loaded:
 
 def load_pair(arg_a: str, arg_b: str, spec_dir: str = "spec") -> tuple[Loaded, Loaded]:
     """Both sides of a diff, each argument read in the light of the other."""
-    options_a = candidates(arg_a, spec_dir)
-    options_b = candidates(arg_b, spec_dir)
+    loader = _Loader(spec_dir)
+    options_a = candidates(arg_a, loader)
+    options_b = candidates(arg_b, loader)
     a = choose(arg_a, options_a, options_b)
     b = choose(arg_b, options_b, [a])
     return load(a), load(b)
