@@ -48,9 +48,9 @@ def _route_text(route: Route) -> str:
     return f"{route.cities[0]} -- {route.cities[1]}"
 
 
-def _where(span: Span) -> str:
-    """'line N' for a span in the same file as the message, for 'first declared at …' hints."""
-    return f"line {span.line}" if span.line else "elsewhere"
+def _first_declared(span: Span) -> str:
+    """' (first declared at line N)' when the first declaration's line is known."""
+    return f" (first declared at line {span.line})" if span.line else ""
 
 
 def check_board(board: Board) -> list[Diagnostic]:
@@ -84,9 +84,7 @@ def _check_cities(board: Board, report: _Report) -> dict[str, City]:
     for city in board.cities:
         if city.name in by_name:
             first = by_name[city.name]
-            report.error(
-                f"duplicate city '{city.name}' (first declared at {_where(first.span)})", city.span
-            )
+            report.error(f"duplicate city '{city.name}'{_first_declared(first.span)}", city.span)
             continue
         by_name[city.name] = city
 
@@ -183,9 +181,7 @@ def _check_routes(board: Board, cities: dict[str, City], report: _Report) -> nx.
             continue
         if route.key in seen:
             first = seen[route.key]
-            report.error(
-                f"duplicate route {text} (first declared at {_where(first.span)})", route.span
-            )
+            report.error(f"duplicate route {text}{_first_declared(first.span)}", route.span)
             continue
         seen[route.key] = route
         if endpoints_ok:
