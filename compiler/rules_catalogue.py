@@ -265,7 +265,7 @@ PIECE_COUNTS = ParamType("a map { trader: N, merchant: N }", _piece_counts)
 INT_LIST = ParamType("a comma list of whole numbers", _int_list)
 TRACK = ParamType("a comma list of track values (numbers or words)", _track)
 TABLE = ParamType("a table { N: PP, N..M: PP, N+: PP }", _table)
-THRESHOLD = ParamType("a whole number or 'board' (the board's number)", _threshold)
+THRESHOLD = ParamType("a whole number or 'board'", _threshold)
 ABILITY_OR_ANY = ParamType("an ability name or 'any'", _ability_or_any)
 
 
@@ -482,7 +482,7 @@ COMPONENTS: tuple[Component, ...] = (
     Component(
         "end",
         "completed_cities",
-        (Param("threshold", THRESHOLD, None, "completed cities; 'board' = the board's number"),),
+        (Param("threshold", THRESHOLD, None, "completed cities ('board': the board's number)"),),
         "This many cities are completed.",
     ),
     Component("score", "track", (), "PP on the track."),
@@ -573,3 +573,44 @@ _SECTION_WORDS = {
 }
 
 PRIVILEGE_COLOURS = PRIVILEGES
+
+
+# -------------------------------------------------------------------------------------------------
+# The catalogue as documentation: docs/rules-language.md embeds this table, a test keeps it current.
+
+
+def spec_text(value: object) -> str:
+    """A parameter value as it is written in a spec (yes/no, comma lists, { kind: N } maps)."""
+    if value is REQUIRED:
+        return "required"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "board"
+    if isinstance(value, tuple):
+        if value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
+            return "{ " + ", ".join(f"{k}: {v}" for k, v in value) + " }"
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def catalogue_markdown() -> str:
+    """Every component with its parameters (type, default) as one Markdown table."""
+    rows = [
+        "| statement | kind | parameters: type (default) | meaning |",
+        "|---|---|---|---|",
+    ]
+    for comp in COMPONENTS:
+        described = "<br>".join(
+            f"`{p.name}`: {p.type.expected} ({spec_text(p.default)})" for p in comp.params
+        )
+        if comp.section == "option":
+            param = comp.params[0]
+            described = f"{param.type.expected} (default {spec_text(param.default)})"
+        meaning = comp.doc
+        if comp.section == "ability":
+            values = comp.track_values.replace("_", " ")
+            meaning += f" Default role `{comp.default_role}`; values: {values}."
+        word = "end when" if comp.section == "end" else comp.section
+        rows.append(f"| `{word}` | `{comp.kind}` | {described or '—'} | {meaning} |")
+    return "\n".join(rows) + "\n"
