@@ -546,3 +546,44 @@ def test_board_diffs_are_inverse_and_self_diff_empty(name_a, name_b):
     for e in forward:
         inverse = {"added": "removed", "removed": "added"}.get(e.op, e.op)
         assert inverse in {x.op for x in backward}
+
+
+# ---------------------------------------------------------------------------------- the spec files
+
+
+@pytest.fixture(scope="module")
+def spec_project():
+    from hansa.compiler.project import load_project
+
+    project = load_project([Path(__file__).resolve().parent.parent / "spec"])
+    assert not project.errors, project.format_diagnostics(project.errors)
+    return project
+
+
+def resolved(project, name: str) -> RuleSet:
+    from hansa.compiler.rules_lower import resolve
+
+    return resolve(name, project.rulesets)
+
+
+def test_spec_declarations_equal_themselves_and_pairs_are_inverse(spec_project):
+    rules = [resolved(spec_project, name) for name in sorted(spec_project.rulesets)]
+    boards = [spec_project.boards[name] for name in sorted(spec_project.boards)]
+    for group, differ in ((rules, diff_rulesets), (boards, diff_boards)):
+        for a in group:
+            assert differ(a, a) == []
+            for b in group:
+                forward, backward = differ(a, b), differ(b, a)
+                assert canonical(e.inverse() for e in forward) == canonical(backward)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_one_changed_parameter_of_the_spec_editions_is_one_edit(spec_project, data):
+    name = data.draw(st.sampled_from(sorted(spec_project.rulesets)))
+    a = resolved(spec_project, name)
+    path, value = data.draw(st.sampled_from(list(leaves(a))))
+    edits = diff_rulesets(a, replace_at(a, path, other_value(value)))
+    assert len(edits) == 1, (path, messages(edits))
+    # The edit points at side A's definition of the changed item.
+    assert edits[0].old_at is not None and edits[0].old_at.file.endswith(".hansa")
