@@ -414,6 +414,7 @@ class _RoutePlan:
     route: Route
     path: list[tuple[float, float]]
     points: list[tuple[float, float]]
+    angles: list[float]  # direction of the line at each point, degrees (house points turn with it)
     point_size: float
     labels: list[_Label]
 
@@ -547,7 +548,9 @@ def _try_route(
         middle = (s0 + s1) / 2 if s1 > s0 else arc[-1] / 2
         gap = POINT_GAP * 0.5
         offsets = [middle - needed / 2 + size / 2 + i * (size + gap) for i in range(count)]
-    points = [_along(path, arc, s)[:2] for s in offsets]
+    spots = [_along(path, arc, s) for s in offsets]
+    points = [(x, y) for x, y, _ in spots]
+    angles = [math.degrees(math.atan2(ty, tx)) for _, _, (tx, ty) in spots]
     rects = [_Rect(x - size / 2, y - size / 2, x + size / 2, y + size / 2) for x, y in points]
 
     others = [r for name, r in extents.items() if name not in route.cities]
@@ -601,7 +604,7 @@ def _try_route(
         cost += 5.0 * clash
         labels.append(_Label(text, kind, lx, ly, face, edge))
         rects.append(rect)
-    return _RoutePlan(route, path, points, size, labels), rects, segments, cost
+    return _RoutePlan(route, path, points, angles, size, labels), rects, segments, cost
 
 
 def _along(
@@ -672,13 +675,14 @@ def _draw_route(ax, board: Board, plan: _RoutePlan, colours: dict[str, str]) -> 
         Line2D(xs, ys, color=colour, lw=2.2, zorder=1.2, solid_capstyle="round", gid=f"route:{rid}")
     )
     size = plan.point_size
-    for index, (kind, (px, py)) in enumerate(zip(route.points, plan.points, strict=True)):
+    spots = zip(route.points, plan.points, plan.angles, strict=True)
+    for index, (kind, (px, py), angle) in enumerate(spots):
         gid = f"point:{rid}:{index}"
         if kind == "merchant":
             ax.add_artist(
                 Circle(
                     (px, py),
-                    size * 0.58,
+                    size * 0.55,
                     facecolor=SHIP_FACE,
                     edgecolor="white",
                     lw=0.6,
@@ -702,6 +706,8 @@ def _draw_route(ax, board: Board, plan: _RoutePlan, colours: dict[str, str]) -> 
                     (px - size / 2, py - size / 2),
                     size,
                     size,
+                    angle=angle,
+                    rotation_point="center",
                     facecolor=HOUSE_FACE,
                     edgecolor=HOUSE_EDGE,
                     lw=0.9,
