@@ -207,7 +207,15 @@ def _route_name(route: Route) -> str:
 
 
 def _route_canonical(a: Route, b: Route) -> tuple[Route, Route]:
-    """Compare two routes between the same cities in one orientation (points read A→B)."""
+    """Two routes between the same cities, made comparable: points read in one orientation, and a
+    stated `sea` that only repeats what the points say dropped (it is no difference)."""
+
+    def plain(r: Route) -> Route:
+        if r.sea is not None and r.sea == (r.merchant_points > 0):
+            return dataclasses.replace(r, sea=None)
+        return r
+
+    a, b = plain(a), plain(b)
     if a.cities == b.cities:
         return a, b
 
@@ -287,7 +295,7 @@ KINDS: dict[type, Kind] = {
         segment=lambda b, i: "board",
         ignore=frozenset({"id", "title", "side", "verification", "frame", "frame_note"})
         | frozenset({"allow_disconnected"}),
-        unordered=frozenset({"players", "original_edition_players", "countries"}),
+        unordered=frozenset({"players", "original_edition_players", "countries", "east_west"}),
     ),
     City: Kind(
         key=lambda c, i: c.name,

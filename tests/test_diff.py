@@ -587,3 +587,18 @@ def test_one_changed_parameter_of_the_spec_editions_is_one_edit(spec_project, da
     assert len(edits) == 1, (path, messages(edits))
     # The edit points at side A's definition of the changed item.
     assert edits[0].old_at is not None and edits[0].old_at.file.endswith(".hansa")
+
+
+def test_east_west_order_and_restated_sea_are_no_difference():
+    a = board("eastern")
+    sea = next(r for r in a.routes if r.is_sea)
+    b = dataclasses.replace(
+        a,
+        east_west=(a.east_west[1], a.east_west[0]),
+        routes=tuple(dataclasses.replace(r, sea=True) if r is sea else r for r in a.routes),
+    )
+    assert diff_boards(a, b) == []
+    c = dataclasses.replace(
+        a, routes=tuple(dataclasses.replace(r, sea=False) if r is sea else r for r in a.routes)
+    )
+    assert [(e.field, e.old, e.new) for e in diff_boards(a, c)] == [("sea", None, False)]
