@@ -4,6 +4,7 @@ comments kept, other declarations untouched, idempotent."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from hansa.compiler.errors import HansaError
 from hansa.compiler.ir import Board, City, PostSpace, Route
 from hansa.compiler.parser import parse_text
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_board_json import boards
 
 ROOT = Path(__file__).parent.parent
@@ -262,3 +264,31 @@ def test_format_source_refuses_what_it_cannot_read() -> None:
     assert "bad.hansa:2:" in info.value.format()
     with pytest.raises(HansaError):
         format_source('board a "A" {\n    city X {\n', "broken.hansa")
+
+
+STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*')
+
+
+def comments_in(text: str) -> list[str]:
+    return [m.group() for m in STRING_OR_COMMENT.finditer(text) if m.group().startswith("#")]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(boards(), st.data())
+def test_comments_are_never_dropped(board: Board, data: st.DataObject) -> None:
+    lines = format_board(board).splitlines()
+    comments: list[str] = []
+    out: list[str] = []
+    for index, line in enumerate(lines):
+        if data.draw(st.booleans(), label=f"above line {index}"):
+            comments.append(f"# above {index}")
+            out.append(comments[-1])
+        if data.draw(st.booleans(), label=f"beside line {index}"):
+            comments.append(f"# beside {index}")
+            line += "  " + comments[-1]
+        out.append(line)
+    text = "\n".join(out) + "\n"
+    once = format_source(text, "c.hansa").text
+    assert sorted(comments_in(once)) == sorted(comments)
+    assert parse_board(once) == board
+    assert format_source(once, "c.hansa").text == once
