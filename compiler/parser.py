@@ -151,9 +151,12 @@ def _keyword_hint(parser: lark.Lark, token: lark.Token, expected) -> str:
 
 
 def _end_span(file: str, lines: list[str]) -> Span:
-    line = max(1, len(lines))
-    col = len(lines[-1]) + 1 if lines else 1
-    return Span(file, line, col, line, col + 1)
+    """Where "unexpected end of file" points: just after the last non-blank line."""
+    number = len(lines)
+    while number > 1 and not lines[number - 1].strip():
+        number -= 1
+    col = len(lines[number - 1].rstrip("\r")) + 1 if lines else 1
+    return Span(file, max(1, number), col, max(1, number), col + 1)
 
 
 def _error_diagnostic(
@@ -167,7 +170,8 @@ def _error_diagnostic(
     if expected is not None:
         err.expected = err.allowed = expected
     if isinstance(err, UnexpectedCharacters):
-        ch = lines[err.line - 1][err.column - 1] if 0 < err.line <= len(lines) else "?"
+        line = lines[err.line - 1] if 0 < err.line <= len(lines) else ""
+        ch = line[err.column - 1] if 0 < err.column <= len(line) else "?"
         message = f"unexpected character {ch!r}"
         if ch == '"':
             message = 'unterminated string (a string ends with " on the same line)'
@@ -206,7 +210,7 @@ class _Recovery:
     def __init__(self, parser: lark.Lark, text: str, file: str):
         self.parser = parser
         self.file = file
-        self.lines = text.splitlines()
+        self.lines = text.split("\n")  # lark counts lines by "\n" only
         interactive = parser.parse_interactive(text)
         self.state = interactive.parser_state
         self.lexer = interactive.lexer_thread
