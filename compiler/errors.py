@@ -70,7 +70,7 @@ def _source_line(span: Span, sources: dict[str, str] | None) -> str | None:
             text = Path(span.file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError, ValueError):
             return None
-    lines = text.splitlines()
+    lines = text.split("\n")  # as the parser counts lines: "\n" only
     if 1 <= span.line <= len(lines):
         return lines[span.line - 1]
     return None
