@@ -90,11 +90,16 @@ def _names(values: Iterable[str]) -> str:
 
 @dataclass
 class BoardComments:
-    """Comments found inside one board declaration, keyed to the item they belong to."""
+    """Comments found inside one board declaration, keyed to the statement they belong to.
 
-    body: list[str] = field(default_factory=list)  # not next to a city or route
-    above: dict[tuple, list[str]] = field(default_factory=dict)  # full lines above an item
-    beside: dict[tuple, str] = field(default_factory=dict)  # at the end of an item's line
+    Keys are ("statement", "east_west"), ("city", NAME) and ("route", frozenset of its two cities).
+    """
+
+    head: str | None = None  # at the end of the `board … {` line
+    body: list[str] = field(default_factory=list)  # inside a multi-line statement: top of the body
+    above: dict[tuple, list[str]] = field(default_factory=dict)  # full lines above a statement
+    beside: dict[tuple, str] = field(default_factory=dict)  # at the end of a statement's line
+    tail: list[str] = field(default_factory=list)  # after the last statement, before `}`
 
 
 def _city_key(city: City) -> tuple:
@@ -103,6 +108,10 @@ def _city_key(city: City) -> tuple:
 
 def _route_key(route: Route) -> tuple:
     return ("route", frozenset(route.cities))
+
+
+def _statement_key(statement: str) -> tuple:
+    return ("statement", statement)
 
 
 _COMMENT_OR_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*')
@@ -117,13 +126,14 @@ def _line_comment(line: str) -> tuple[str, bool] | None:
 
 
 def collect_comments(board: Board, region: str, first_line: int) -> BoardComments:
-    """Comments in a board's source text `region` (starting on line `first_line`), attached to the
-    city or route they stand above or beside; the rest go to the top of the board's body."""
+    """Comments in a board's source text `region` (which starts on line `first_line`), attached to
+    the statement they stand above or beside (see `BoardComments`)."""
     starts: dict[int, tuple] = {}
     covers: dict[int, tuple] = {}
-    items = [(_city_key(c), c.span) for c in board.cities]
+    items = [(_statement_key(k), span) for k, span in board.statement_spans if k != "title"]
+    items += [(_city_key(c), c.span) for c in board.cities]
     items += [(_route_key(r), r.span) for r in board.routes]
-    for key, span in items:
+    for key, span in sorted(items, key=lambda item: (item[1].line, item[1].column)):
         if span.line <= 0:
             continue
         starts.setdefault(span.line, key)
@@ -131,7 +141,8 @@ def collect_comments(board: Board, region: str, first_line: int) -> BoardComment
             covers.setdefault(line, key)
     found = BoardComments()
     pending: list[str] = []
-    for offset, text in enumerate(region.split("\n")):
+    region_lines = region.split("\n")
+    for offset, text in enumerate(region_lines):
         line = first_line + offset
         comment = _line_comment(text)
         if comment is not None and comment[1]:
@@ -142,16 +153,21 @@ def collect_comments(board: Board, region: str, first_line: int) -> BoardComment
         if pending:
             if line in starts:
                 found.above.setdefault(starts[line], []).extend(pending)
+            elif offset == len(region_lines) - 1:  # the line of the closing brace
+                found.tail.extend(pending)
             else:
                 found.body.extend(pending)
             pending = []
-        if comment is not None:
-            key = covers.get(line)
-            if key is not None and key not in found.beside:
-                found.beside[key] = comment[0]
-            else:
-                found.body.append(comment[0])
-    found.body.extend(pending)
+        if comment is None:
+            continue
+        key = covers.get(line)
+        if key is not None and key not in found.beside:
+            found.beside[key] = comment[0]
+        elif line == first_line and key is None:
+            found.head = comment[0]
+        else:
+            found.body.append(comment[0])
+    found.tail.extend(pending)
     return found
 
 
@@ -161,66 +177,72 @@ def collect_comments(board: Board, region: str, first_line: int) -> BoardComment
 def format_board(board: Board, comments: BoardComments | None = None) -> str:
     """The board as canonical board-language text, ending with a newline."""
     comments = comments or BoardComments()
-    lines = [f"board {name(board.id)} {quote(board.title)} {{"]
+    opening = f"board {name(board.id)} {quote(board.title)} {{"
+    lines = [opening + (f"  {comments.head}" if comments.head else "")]
     lines += [f"{INDENT}{c}" for c in comments.body]
-    header = _header_lines(board)
-    lines += [f"{INDENT}{h}" for h in header]
+    header = _header_statements(board)
+    for statement, text in header:
+        lines += _with_comments(text, _statement_key(statement), comments)
     cities = sorted_cities(board)
     routes = sorted_routes(board)
     if cities and (header or comments.body):
         lines.append("")
     for city in cities:
-        lines += _with_comments(format_city(city), _city_key(city), comments)
+        lines += _with_comments([format_city(city)], _city_key(city), comments)
     if routes and (cities or header or comments.body):
         lines.append("")
     for route in routes:
-        lines += _with_comments(format_route(route), _route_key(route), comments)
+        lines += _with_comments([format_route(route)], _route_key(route), comments)
+    lines += [f"{INDENT}{c}" for c in comments.tail]
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def _with_comments(statement: str, key: tuple, comments: BoardComments) -> list[str]:
+def _with_comments(statement: list[str], key: tuple, comments: BoardComments) -> list[str]:
+    """A statement's lines, indented, with the comments above it and the one beside it."""
     out = [f"{INDENT}{c}" for c in comments.above.get(key, [])]
     beside = comments.beside.get(key)
-    out.append(f"{INDENT}{statement}" + (f"  {beside}" if beside else ""))
+    out.append(f"{INDENT}{statement[0]}" + (f"  {beside}" if beside else ""))
+    out += [f"{INDENT}{line}" for line in statement[1:]]
     return out
 
 
-def _header_lines(board: Board) -> list[str]:
-    out: list[str] = []
+def _header_statements(board: Board) -> list[tuple[str, list[str]]]:
+    """The header statements that have a value, in canonical order: (statement, its lines)."""
+    out: list[tuple[str, list[str]]] = []
     if board.side:
-        out.append(f"side {quote(board.side)}")
+        out.append(("side", [f"side {quote(board.side)}"]))
     if board.players:
-        out.append(f"players {player_counts(board.players, 'players')}")
+        out.append(("players", [f"players {player_counts(board.players, 'players')}"]))
     if board.original_edition_players:
         counts = player_counts(board.original_edition_players, "original_edition_players")
-        out.append(f"original_edition_players {counts}")
+        out.append(("original_edition_players", [f"original_edition_players {counts}"]))
     if board.countries:
-        out.append(f"countries {_names(board.countries)}")
+        out.append(("countries", [f"countries {_names(board.countries)}"]))
     if board.east_west is not None:
-        out.append(f"east_west {name(board.east_west[0])} -- {name(board.east_west[1])}")
-    out.append(f"completed_cities {board.completed_cities}")
+        west, east = board.east_west
+        out.append(("east_west", [f"east_west {name(west)} -- {name(east)}"]))
+    out.append(("completed_cities", [f"completed_cities {board.completed_cities}"]))
     sp = board.special_prestige
     if sp is not None:
         spaces = "; ".join(f"{s.points} {s.privilege}" for s in sp.spaces)
-        out.append(
-            f"special_prestige {name(sp.city)} via {name(sp.via[0])} -- {name(sp.via[1])} "
-            + (f"{{ {spaces} }}" if spaces else "{ }")
-        )
+        text = f"special_prestige {name(sp.city)} via {name(sp.via[0])} -- {name(sp.via[1])} "
+        out.append(("special_prestige", [text + (f"{{ {spaces} }}" if spaces else "{ }")]))
     if board.frame is not None:
         note = f" {quote(board.frame_note)}" if board.frame_note else ""
-        out.append(f"frame {board.frame[0]} x {board.frame[1]}{note}")
+        out.append(("frame", [f"frame {board.frame[0]} x {board.frame[1]}{note}"]))
     if board.verification:
-        out.append("verification {")
+        block = ["verification {"]
         for key, value in board.verification:
             if isinstance(value, tuple | list):
                 text = ", ".join(quote(v) for v in value)
             else:
                 text = quote(str(value))
-            out.append(f"{INDENT}{name(key)} {text}")
-        out.append("}")
+            block.append(f"{INDENT}{name(key)} {text}")
+        block.append("}")
+        out.append(("verification", block))
     if board.allow_disconnected:
-        out.append("allow_disconnected")
+        out.append(("allow_disconnected", ["allow_disconnected"]))
     return out
 
 

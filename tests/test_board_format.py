@@ -216,9 +216,7 @@ MESSY_FORMATTED = """\
 # Second line.
 
 board demo "Demo" {
-    # trailing on the header line
-    # closing remark
-    players 3
+    players 3  # trailing on the header line
     completed_cities 2
 
     city Alpha at (0.5, 0.25) { round pink }  # beside Alpha
@@ -229,6 +227,7 @@ board demo "Demo" {
     route Alpha -- "Beta#1": ship house  # "quoted # inside"
     # above the route
     route Alpha -- Zwolle: 2 tavern
+    # closing remark
 }   # after the board
 
 game demo-game = bigbox_2021 on demo players 3
@@ -241,6 +240,36 @@ def test_format_source_keeps_comments_and_other_declarations() -> None:
     assert result.text == MESSY_FORMATTED
     assert format_source(result.text, "messy.hansa").text == result.text
     assert board_to_json(parse_board(result.text)) == board_to_json(parse_board(MESSY))
+
+
+def test_comments_stay_with_header_statements() -> None:
+    text = (
+        'board b "B" {  # about the board\n'
+        "    city X { }\n"
+        "    # the red banners\n"
+        "    east_west X -- Y  # west first\n"
+        "    verification {\n"
+        '        status "ok"  # beside the first entry\n'
+        '        against "scan"  # inside the block\n'
+        "    }\n"
+        "    city Y { }\n"
+        "}\n"
+    )
+    assert format_source(text, "b.hansa").text == (
+        'board b "B" {  # about the board\n'
+        "    # inside the block\n"
+        "    # the red banners\n"
+        "    east_west X -- Y  # west first\n"
+        "    completed_cities 10\n"
+        "    verification {  # beside the first entry\n"
+        '        status "ok"\n'
+        '        against "scan"\n'
+        "    }\n"
+        "\n"
+        "    city X { }\n"
+        "    city Y { }\n"
+        "}\n"
+    )
 
 
 def test_file_without_boards_is_left_byte_for_byte() -> None:
