@@ -14,6 +14,7 @@ file is quoted without a change here.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import re
@@ -176,7 +177,8 @@ def collect_comments(board: Board, region: str, first_line: int) -> BoardComment
 
 def format_board(board: Board, comments: BoardComments | None = None) -> str:
     """The board as canonical board-language text, ending with a newline."""
-    comments = comments or BoardComments()
+    # A copy whose entries are used up, so a repeated city or route name cannot repeat a comment.
+    comments = copy.deepcopy(comments) if comments is not None else BoardComments()
     opening = f"board {name(board.id)} {quote(board.title)} {{"
     lines = [opening + (f"  {comments.head}" if comments.head else "")]
     lines += [f"{INDENT}{c}" for c in comments.body]
@@ -200,8 +202,8 @@ def format_board(board: Board, comments: BoardComments | None = None) -> str:
 
 def _with_comments(statement: list[str], key: tuple, comments: BoardComments) -> list[str]:
     """A statement's lines, indented, with the comments above it and the one beside it."""
-    out = [f"{INDENT}{c}" for c in comments.above.get(key, [])]
-    beside = comments.beside.get(key)
+    out = [f"{INDENT}{c}" for c in comments.above.pop(key, [])]
+    beside = comments.beside.pop(key, None)
     out.append(f"{INDENT}{statement[0]}" + (f"  {beside}" if beside else ""))
     out += [f"{INDENT}{line}" for line in statement[1:]]
     return out

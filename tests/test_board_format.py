@@ -272,6 +272,12 @@ def test_comments_stay_with_header_statements() -> None:
     )
 
 
+def test_a_repeated_city_does_not_repeat_its_comment() -> None:
+    text = 'board b "B" {\n    # once\n    city X { }\n    city X { }  # beside\n}\n'
+    out = format_source(text, "b.hansa").text
+    assert out.count("# once") == 1 and out.count("# beside") == 1
+
+
 def test_file_without_boards_is_left_byte_for_byte() -> None:
     text = "game g = r on b players 3\n\n\n"
     result = format_source(text, "g.hansa")
