@@ -327,3 +327,25 @@ def test_comments_are_never_dropped(board: Board, data: st.DataObject) -> None:
     assert sorted(comments_in(once)) == sorted(comments)
     assert parse_board(once) == board
     assert format_source(once, "c.hansa").text == once
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(BOARD_IDS), st.randoms(use_true_random=False))
+def test_shuffled_spec_files_format_back_to_the_spec(board_id: str, random) -> None:
+    """Statements in any order, with odd spacing, format to exactly the committed spec file."""
+    path = ROOT / "spec" / "boards" / f"{board_id}.hansa"
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("board "))
+    block_end = lines.index("    }", start)  # the end of the verification block
+    header, body = lines[: start + 1], lines[start + 1 : -1]
+    verification_start = next(i for i, line in enumerate(body) if "verification {" in line)
+    block = " ".join(body[verification_start : block_end - start])
+    statements = body[:verification_start] + [block] + body[block_end - start :]
+    statements = [s for s in statements if s.strip()]
+    random.shuffle(statements)
+    statements = [
+        s.strip().replace(" -- ", random.choice([" -- ", "--", "  --\t"])) for s in statements
+    ]
+    messy = "\n".join(header + statements + ["}"]) + "\n\n\n"
+    assert format_source(messy, str(path)).text == text
