@@ -137,6 +137,24 @@ def test_export_of_a_broken_board_fails_with_locations(capsys, tmp_path: Path) -
     assert not target.exists() and leftovers(tmp_path) == []
 
 
+def test_export_prints_warnings_and_still_exports(capsys, tmp_path: Path) -> None:
+    spec = tmp_path / "quiet.hansa"
+    spec.write_text(
+        CANONICAL.replace(" tavern", "").replace("completed_cities 10", "completed_cities 2"),
+        encoding="utf-8",
+    )
+    code, out, err = run_cli(capsys, "export", str(spec))
+    assert code == 0
+    assert json.loads(out)["routes"][0]["tavern"] is False
+    assert f"{spec}:2:1: warning: no route has a tavern" in err
+
+
+def test_export_refuses_a_json_file(capsys) -> None:
+    code, out, err = run_cli(capsys, "export", str(FIXTURES / "eastern.json"))
+    assert code == 1 and out == ""
+    assert "is a JSON file" in err and "hansa import" in err
+
+
 # --------------------------------------------------------------------------- fmt
 
 

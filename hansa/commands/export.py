@@ -13,7 +13,7 @@ import sys
 
 from hansa.commands.fmt import write_text_atomically
 from hansa.compiler.board_json import board_to_json, dumps_board_json
-from hansa.compiler.errors import HansaError
+from hansa.compiler.errors import HansaError, Span
 
 NAME = "export"
 HELP = "print a board in the reference JSON schema (schema_version 1)"
@@ -41,13 +41,15 @@ def run(args: argparse.Namespace) -> int:
     from hansa.compiler.board_checks import check_board
     from hansa.compiler.project import load_board
 
-    board = load_board(args.board)
-    diagnostics = check_board(board)
-    errors = [d for d in diagnostics if d.severity == "error"]
-    for warning in (d for d in diagnostics if d.severity != "error"):
-        print(warning.format(), file=sys.stderr)
-    if errors:
-        raise HansaError(errors)
+    if args.board.endswith(".json"):
+        raise HansaError(
+            "is a JSON file; export reads a board from the DSL (`hansa import` reads JSON)",
+            Span(args.board, 0, 0),
+        )
+    board = load_board(args.board)  # a checked board: its errors raise, with their locations
+    for warning in check_board(board):
+        if warning.severity != "error":
+            print(warning.format(), file=sys.stderr)
     text = dumps_board_json(board_to_json(board))
     if args.output:
         write_text_atomically(args.output, text)
