@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import matplotlib
@@ -131,19 +131,25 @@ class _CityLayout:
 
 
 def render_board(
-    board: Board, path: str | os.PathLike[str], *, dpi: int = DEFAULT_DPI, legend: bool = True
+    board: Board,
+    path: str | os.PathLike[str],
+    *,
+    dpi: int = DEFAULT_DPI,
+    legend: bool = True,
+    lenient: bool = False,
 ) -> Path:
     """Draw `board` and save it to `path` (.svg or .png by extension); returns the path written.
 
     The file appears only when the drawing is complete (temporary file in the same folder, renamed);
-    any failure raises `HansaError` and leaves nothing behind.
+    any failure raises `HansaError` and leaves nothing behind. `lenient` draws a board that fails
+    its checks (a map under construction): what cannot be drawn is left out and listed on it.
     """
     target = Path(path)
     fmt = output_format(target)
     check_dpi(dpi)
     if target.is_dir():
         raise HansaError(f"cannot write {target}: it is a directory")
-    figure = draw_board(board, legend=legend)
+    figure = draw_board(board, legend=legend, lenient=lenient)
     _save_atomically(figure, target, fmt, dpi)
     return target
 
@@ -168,11 +174,19 @@ def check_dpi(dpi: int) -> int:
     return dpi
 
 
-def draw_board(board: Board, *, legend: bool = True) -> Figure:
+def draw_board(board: Board, *, legend: bool = True, lenient: bool = False) -> Figure:
     """Build the matplotlib figure of `board` (unsaved); the map scale is fixed in inches."""
+    left_out: list[str] = []
+    if lenient:
+        board, left_out = _drawable_part(board)
     _check_references(board)
     width, height = _frame_units(board)
     positions, note = _city_positions(board, width, height)
+    if left_out:
+        shown = "; ".join(left_out[:4]) + (
+            f"; and {len(left_out) - 4} more" if len(left_out) > 4 else ""
+        )
+        note = (note + ". " if note else "") + f"Not drawn (the board has errors): {shown}"
     layouts = {city.name: _layout_city(board, city, positions[city.name]) for city in board.cities}
 
     bounds = _Rect(0.0, 0.0, width, height)
@@ -183,7 +197,10 @@ def draw_board(board: Board, *, legend: bool = True) -> Figure:
 
     map_w = (bounds.x1 - bounds.x0) * INCHES_PER_UNIT
     map_h = (bounds.y1 - bounds.y0) * INCHES_PER_UNIT
-    title_h, bottom_h, side_pad = 0.95, (0.45 if note else 0.2), 0.2
+    if note:
+        note = _wrap("Note: " + note, max(60, int((map_w + 3.6) * 13)))
+    note_lines = note.count("\n") + 1 if note else 0
+    title_h, bottom_h, side_pad = 0.95, 0.2 + 0.2 * note_lines, 0.2
     legend_w = 3.6 if legend else 0.0
     fig_w = side_pad + map_w + legend_w + side_pad
     fig_h = title_h + map_h + bottom_h
@@ -222,6 +239,49 @@ def draw_board(board: Board, *, legend: bool = True) -> Figure:
 # --- validation and layout -----------------------------------------------------------------------
 
 
+def _drawable_part(board: Board) -> tuple[Board, list[str]]:
+    """The part of a board that fails its checks which can still be drawn, and what was left out."""
+    left_out: list[str] = []
+    cities: list[City] = []
+    names: set[str] = set()
+    for city in board.cities:
+        if city.name in names:
+            left_out.append(f"second city {city.name}")
+            continue
+        names.add(city.name)
+        cities.append(city)
+    routes: list[Route] = []
+    seen: set[frozenset[str]] = set()
+    for route in board.routes:
+        label = f"route {route.cities[0]} -- {route.cities[1]}"
+        unknown = [name for name in route.cities if name not in names]
+        if unknown:
+            left_out.append(f"{label} (no city {', '.join(unknown)})")
+        elif route.cities[0] == route.cities[1]:
+            left_out.append(f"{label} (a loop)")
+        elif route.key in seen:
+            left_out.append(f"second {label}")
+        else:
+            seen.add(route.key)
+            routes.append(route)
+    east_west = board.east_west
+    if east_west and not set(east_west) <= names:
+        left_out.append("East-West marks (no such city)")
+        east_west = None
+    special = board.special_prestige
+    if special and special.city not in names:
+        left_out.append(f"special prestige (no city {special.city})")
+        special = None
+    drawable = replace(
+        board,
+        cities=tuple(cities),
+        routes=tuple(routes),
+        east_west=east_west,
+        special_prestige=special,
+    )
+    return drawable, left_out
+
+
 def _check_references(board: Board) -> None:
     """Refuse a board whose routes or marks name cities it lacks (the checks report these first)."""
     names = {city.name for city in board.cities}
@@ -244,6 +304,9 @@ def _check_references(board: Board) -> None:
             raise HansaError(
                 f"cannot draw the {what}: no city '{name}'", span if span.line else None
             )
+    _, left_out = _drawable_part(board)
+    if left_out:
+        raise HansaError(f"cannot draw board {board.id}: {left_out[0]} (the board has errors)")
     for city in board.cities:
         for index, space in enumerate(city.spaces):
             if space.privilege not in PRIVILEGE_COLOURS or space.shape not in ("square", "round"):
@@ -931,7 +994,7 @@ def _draw_titles(figure: Figure, board: Board, fig_w, fig_h, side_pad, title_h, 
         figure.text(
             left,
             0.12 / fig_h,
-            "Note: " + note,
+            note,
             fontsize=9,
             va="bottom",
             color="#a02020",

@@ -436,3 +436,42 @@ def test_command_with_a_missing_board_file_exits_1(tmp_path, capsys):
     assert main(["render", str(tmp_path / "missing.hansa"), "-o", str(tmp_path / "m.svg")]) == 1
     assert "Traceback" not in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_board_with_errors_is_refused_unless_lenient(tmp_path):
+    board = small_board(
+        routes=(
+            Route(("Alpha", "Beta"), ("any", "any")),
+            Route(("Beta", "Alpha"), ("any", "any", "any")),  # the same route again
+            Route(("Gamma", "Gamma"), ("any", "any")),  # a loop
+            Route(("Alpha", "Nowhere"), ("any", "any")),
+        ),
+    )
+    with pytest.raises(HansaError, match="no city 'Nowhere'"):
+        render.render_board(board, tmp_path / "tiny.svg")
+    with pytest.raises(HansaError, match="second route Beta -- Alpha"):
+        render.render_board(replace(board, routes=board.routes[:3]), tmp_path / "tiny.svg")
+    assert list(tmp_path.iterdir()) == []
+    target = render.render_board(board, tmp_path / "tiny.svg", lenient=True)
+    ids = svg_elements(target)
+    assert with_prefix(ids, "route") == {"route:Alpha--Beta"}
+    text = target.read_text(encoding="utf-8")
+    assert "Not drawn" in text and "Nowhere" in text and "a loop" in text
+
+
+def test_command_draws_a_broken_board_only_when_asked(tmp_path, capsys):
+    source = (ROOT / "spec" / "boards" / "eastern.hansa").read_text(encoding="utf-8")
+    broken = source.replace("route Anklam -- Belgard", "route Anklam -- Nowhere", 1)
+    assert broken != source
+    spec = tmp_path / "broken.hansa"
+    spec.write_text(broken, encoding="utf-8")
+    target = tmp_path / "map.svg"
+    assert main(["render", str(spec), "-o", str(target)]) == 1
+    assert "Nowhere" in capsys.readouterr().err
+    assert not target.exists()
+    assert main(["render", str(spec), "-o", str(target), "--draw-anyway"]) == 1
+    captured = capsys.readouterr()
+    assert "Nowhere" in captured.err and "despite errors" in captured.out
+    ids = svg_elements(target)
+    assert "route:Anklam--Nowhere" not in ids
+    assert len(with_prefix(ids, "city")) == 28

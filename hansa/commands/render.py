@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from hansa.compiler.errors import HansaError
+
 NAME = "render"
 HELP = "draw a board as an SVG or PNG picture"
 
@@ -41,6 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-legend", action="store_true", help="leave out the legend (a smaller picture)"
     )
+    parser.add_argument(
+        "--draw-anyway",
+        action="store_true",
+        help="draw a board that fails its checks (errors are printed, exit code 1; what cannot be"
+        " drawn, e.g. a route to an unknown city, is left out and listed on the picture)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,14 +62,43 @@ def run(args: argparse.Namespace) -> int:
     if args.output is not None:
         output_format(Path(args.output))
     dpi = check_dpi(args.dpi if args.dpi is not None else DEFAULT_DPI)
-    board = load_board(args.board)
+    try:
+        board = load_board(args.board)
+        failed: HansaError | None = None
+    except HansaError as error:
+        if not args.draw_anyway:
+            raise
+        board, failed = _board_despite_errors(args.board, error), error
+        print(failed.format(), file=sys.stderr)
     for warning in (d for d in check_board(board) if d.severity != "error"):
         print(warning.format(), file=sys.stderr)
     target = Path(args.output) if args.output is not None else Path(f"{board.id}.svg")
-    written = render_board(board, target, dpi=dpi, legend=not args.no_legend)
+    written = render_board(
+        board, target, dpi=dpi, legend=not args.no_legend, lenient=failed is not None
+    )
     print(
         f"wrote {written}: {board.title}"
         + (f" ({board.side})" if board.side else "")
         + f", {len(board.cities)} cities, {len(board.routes)} routes"
+        + (" (drawn despite errors)" if failed is not None else "")
     )
-    return 0
+    return 1 if failed is not None else 0
+
+
+def _board_despite_errors(name_or_path: str, error: HansaError):
+    """The board as lowered though it fails its checks; re-raise `error` if it never got so far."""
+    from pathlib import Path
+
+    from hansa.compiler.project import DEFAULT_SPEC_DIR, SPEC_SUFFIX, load_project
+
+    path = Path(name_or_path)
+    if path.is_file() or name_or_path.endswith(SPEC_SUFFIX):
+        boards = list(load_project([path]).boards.values()) if path.is_file() else []
+        if len(boards) == 1:
+            return boards[0]
+        raise error
+    if DEFAULT_SPEC_DIR.is_dir():
+        board = load_project([DEFAULT_SPEC_DIR]).boards.get(name_or_path)
+        if board is not None:
+            return board
+    raise error
