@@ -173,6 +173,12 @@ def _check_bonus_markers(ruleset: RuleSet) -> list[Diagnostic]:
                 )
             )
             continue
+        given = {name for name, _value in marker.params}
+        for param in comp.params:
+            if param.required and param.name not in given:
+                out.append(
+                    _error(f"bonus {marker.kind} lacks parameter '{param.name}'", marker.span)
+                )
         for name, _value in marker.params:
             if comp.param(name) is None:
                 out.append(
@@ -250,6 +256,13 @@ def _check_end_and_scoring(ruleset: RuleSet) -> list[Diagnostic]:
                 )
             )
             continue
+        comp = CATALOGUE[("score", category.kind)]
+        given = {name for name, _value in category.params}
+        for param in comp.params:
+            if param.required and param.name not in given:
+                out.append(
+                    _error(f"score {category.key} lacks parameter '{param.name}'", category.span)
+                )
         table = category.param("table")
         if category.kind == "bonus_markers":
             for _index, message in table_problems(tuple(table or ())):

@@ -507,7 +507,8 @@ def _apply(state: _State, tiebreak: list, statement: Statement, parent: str | No
             section[statement.key] = _fresh(statement)
         elif existing.kind != statement.kind:
             raise HansaError(
-                f"{word} {statement.key} is a {existing.kind} in {parent}, not a {statement.kind};"
+                f"{word} {statement.key} is of kind {existing.kind} in {parent}, not"
+                f" {statement.kind};"
                 f" write `replace {statement.section} {statement.key} with …` to change its kind",
                 statement.key_span,
             )
@@ -618,7 +619,10 @@ def _build(base: RuleSet, state: _State, tiebreak: list, **changes) -> RuleSet:
     markers = tuple(
         BonusMarker(
             b.kind,
-            tuple((p.name, b.params[p.name]) for p in CATALOGUE[("bonus", b.kind)].params),
+            tuple(
+                (p.name, b.params.get(p.name, p.default))
+                for p in CATALOGUE[("bonus", b.kind)].params
+            ),
             b.marker["count"],
             b.marker["start"],
             name=key,
@@ -633,7 +637,10 @@ def _build(base: RuleSet, state: _State, tiebreak: list, **changes) -> RuleSet:
         ScoreCategory(
             key,
             b.kind,
-            tuple((p.name, b.params[p.name]) for p in CATALOGUE[("score", b.kind)].params),
+            tuple(
+                (p.name, b.params.get(p.name, p.default))
+                for p in CATALOGUE[("score", b.kind)].params
+            ),
             span=b.span,
         )
         for key, b in state["score"].items()

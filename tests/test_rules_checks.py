@@ -210,3 +210,24 @@ def test_hansa_check_reports_rules_errors_with_locations(tmp_path, capsys):
     assert f"{bad}:2:11: error: unknown bonus marker kind 'extra_action'" in err
     assert f"{bad}:4:47: error: game g: 6 players" in err
     assert "Traceback" not in err
+
+
+def test_a_child_of_a_rule_set_built_in_code_gets_defaults_filled(base):
+    """E builds rule sets in code; extending one works and fills parameters it left out."""
+    lean = dataclasses.replace(
+        base,
+        scoring=(*base.scoring, ScoreCategory("E", "controlled_cities")),
+        bonus_markers=(
+            *base.bonus_markers,
+            BonusMarker("move_tradesmen", (("count", 2),), 1, 0, "m2"),
+        ),
+        span=base.span,
+    )
+    assert check_ruleset(lean) == []
+    rulesets, _ = lower_all("rules r extends lean {\n    bonus m2 count 2\n}\n", "r.hansa")
+    rs = resolve("r", {"lean": lean, **rulesets})
+    assert rs.scoring[-1].params == (("pp", 2),)
+    assert rs.bonus_markers[-1].params == (("count", 2), ("whose", "opponents"))
+    assert rs.bonus_markers[-1].count == 2
+    missing = dataclasses.replace(base, bonus_markers=(BonusMarker("extra_actions", (), 1, 0),))
+    assert any("lacks parameter 'count'" in d.message for d in check_ruleset(missing))
