@@ -141,7 +141,7 @@ class Edit:
 
 def _item_name(subject: str) -> str:
     """ "bonus marker 'move 3 tradesmen'" → "'move 3 tradesmen'" for "X replaced by Y"."""
-    m = re.match(r"^[a-z -]+ ('.*')$", subject)
+    m = re.match(r"^[^']+ ('.*')$", subject)
     return m.group(1) if m else subject
 
 
@@ -345,6 +345,7 @@ KINDS: dict[type, Kind] = {
         name=lambda a, i: f"ability '{a.name}'",
         segment=lambda a, i: f"ability:{a.name}",
         summary=lambda a: "values " + format_value(a.values),
+        replaceable=lambda a, b: a.role == b.role,  # another track driving the same rule
     ),
     Income: _action_kind(),
     Place: _action_kind(),
@@ -380,6 +381,8 @@ KINDS: dict[type, Kind] = {
         key=lambda c, i: c.kind,
         name=lambda c, i: f"score {c.key} '{c.kind}'",
         segment=lambda c, i: f"score:{c.kind}",
+        replaceable=lambda a, b: a.key == b.key,  # another way to score category C
+        summary=lambda c: ", ".join(f"{k} {format_value(v)}" for k, v in c.params),
     ),
     TieBreakStep: Kind(
         key=lambda s, i: (s.rule, s.what, s.name),
@@ -652,15 +655,13 @@ class _Walker:
         # Same thing, parameters changed: the only leftover of its family on each side.
         for fam_key, ea, eb in self.pair_families(left_a, left_b):
             pairs.append((fam_key, ea, eb))
-        replaced: list[tuple[tuple[int, Any], tuple[int, Any]]] = []
-        for ea, eb in self.pair_replacements(left_a, left_b):
-            replaced.append((ea, eb))
+        replaced = self.pair_replacements(left_a, left_b)  # in side A's key order
         for key, ea in left_a.items():
             pairs.append((key, ea, None))
         for key, eb in left_b.items():
             pairs.append((key, None, eb))
         pairs.sort(key=lambda p: _sort_token(p[0]))
-        for (ia, a), (ib, b) in sorted(replaced, key=lambda r: _sort_token(r[0][1].kind)):
+        for (ia, a), (ib, b) in replaced:
             inner = self.child(where, a, b, ia, ib)
             kind = KINDS[type(a)]
             self.emit(
@@ -721,7 +722,9 @@ class _Walker:
 
     @staticmethod
     def pair_replacements(left_a: dict, left_b: dict) -> list:
-        """Pair leftovers that take each other's place (same count and start), in key order."""
+        """Pair leftovers that take each other's place (`Kind.replaceable`: a bonus marker with the
+        same count and start, an ability with the same role, a score with the same letter). The
+        tests are equivalences, so pairing in key order is the same seen from either side."""
         out = []
         for ka in sorted(left_a, key=_sort_token):
             ia, a = left_a[ka]

@@ -602,3 +602,16 @@ def test_east_west_order_and_restated_sea_are_no_difference():
         a, routes=tuple(dataclasses.replace(r, sea=False) if r is sea else r for r in a.routes)
     )
     assert [(e.field, e.old, e.new) for e in diff_boards(a, c)] == [("sea", None, False)]
+
+
+def test_ability_and_score_replacements():
+    a = bigbox()
+    treasury = Ability("treasury", (2, 4, 6, "all"), "trader", 4, "income")
+    network = ScoreCategory("F", "largest_network", (("pp", 1),))
+    b = dataclasses.replace(
+        a, abilities=a.abilities[:4] + (treasury,), scoring=a.scoring[:5] + (network,)
+    )
+    assert messages(diff_rulesets(a, b)) == [
+        "ability 'bank' replaced by 'treasury' (values 2 4 6 all)",
+        "score F 'network' replaced by 'largest_network' (pp 1)",
+    ]

@@ -166,6 +166,8 @@ def _split_file_arg(arg: str) -> tuple[str, str | None] | None:
     """'FILE' or 'FILE:NAME' when FILE exists; None for a plain name."""
     if Path(arg).is_file():
         return arg, None
+    if Path(arg).is_dir():
+        raise HansaError("is a directory; give a spec file or a declared name", Span(arg, 0, 0))
     head, sep, tail = arg.rpartition(":")
     if sep and head and tail and Path(head).is_file():
         return head, tail
