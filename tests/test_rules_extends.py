@@ -156,7 +156,9 @@ def test_an_unknown_label_without_a_kind_is_an_unknown_kind():
 
 def test_changing_a_kind_needs_replace():
     err = resolve_error("rules child extends root {\n    bonus plus_3 = develop_ability\n}\n")
-    assert "bonus marker plus_3 is of kind extra_actions in root, not develop_ability" in err.message
+    assert (
+        "bonus marker plus_3 is of kind extra_actions in root, not develop_ability" in err.message
+    )
     assert "replace bonus plus_3 with" in err.message and where(err) == "child.hansa:2:11"
     err = resolve_error("rules child extends root {\n    score F track\n}\n")
     assert "score category F is of kind network in root" in err.message
