@@ -1,0 +1,645 @@
+"""A greedy agent that plays like a beginner, for simulations whose games look like real ones.
+
+It creates every route it can, takes the route choice that scores best (a post that wins a city, a
+coin, an ability it wants), develops Actions, Bank and Keys early, places its pieces on the route it
+is closest to completing, displaces when that route is blocked, uses bonus markers when they
+obviously help, and ends its turn when nothing useful is left.
+
+It stays generic: everything it knows about a game comes from the tables every generated module
+carries (`ACTION_RANGES`, `ROUTE_POINTS`, `CITY_SPACES`, the ability roles `AB_*`, the marker-kind
+tables) and from the state's flat fields (`pt`, `post`, `filled`, `extra`, `level`, `supply`,
+`stock`, `track`, `rmark`, documented in the generated `State` class). Reading those fields instead
+of building `to_dict()` keeps a decision fast (`to_dict` alone costs several hundred microseconds).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from bisect import bisect_left
+from types import ModuleType
+
+# Weights of the heuristic (PP-like units). A beginner's taste, tuned so that games end after a few
+# hundred decisions with winners near 30-60 PP; see docs/play.md for the measured figures.
+MY_PIECE_WEIGHT = 1.3  # a piece already on a route is progress towards creating it
+FREE_POINT_COST = 1.0  # each point still to fill costs about one action
+DISPLACE_COST = 2.5  # displacing feeds the victim compensation pieces and costs extra pieces
+MARKER_ON_ROUTE = 2.5  # a bonus marker scores at the end and usually helps at once
+NETWORK_BONUS = 1.0  # a post next to one's own posts grows the network (category F)
+
+
+class GameTables:
+    """The parts of a generated module's tables the greedy agent reads, resolved once per game."""
+
+    def __init__(self, ns: dict) -> None:
+        self.num_actions: int = ns["NUM_ACTIONS"]
+        self.base: dict[str, int] = {}
+        self.ranges: tuple[tuple[str, int, int], ...] = tuple(ns["ACTION_RANGES"])
+        self.kind_of: list[str] = [""] * self.num_actions
+        for kind, base, size in self.ranges:
+            self.base[kind] = base
+            for a in range(base, base + size):
+                self.kind_of[a] = kind
+        self.merchants_owned: int = ns["MERCHANTS"]
+        self.route_points: tuple = ns["ROUTE_POINTS"]
+        self.route_cities: tuple = ns["ROUTE_CITIES"]
+        self.route_sizes: tuple[int, ...] = tuple(len(p) for p in self.route_points)
+        self.point_route: tuple = ns["POINT_ROUTE"]
+        self.merchant_only: tuple = ns["POINT_MERCHANT_ONLY"]
+        self.city_spaces: tuple = ns["CITY_SPACES"]
+        self.city_routes: tuple = ns["CITY_ROUTES"]
+        self.city_neighbors: tuple = ns["CITY_NEIGHBORS"]
+        self.space_priv: tuple = ns["SPACE_PRIV"]
+        self.space_city: tuple = ns["SPACE_CITY"]
+        self.space_round: tuple = ns["SPACE_ROUND"]
+        self.space_coin: tuple = ns["SPACE_COIN"]
+        self.city_abilities: tuple = ns["CITY_ABILITIES"]
+        self.ability_values: tuple = ns["ABILITY_VALUES"]
+        self.ability_max: tuple = ns["ABILITY_MAX"]
+        self.ability_full_pp: tuple = ns["ABILITY_FULL_PP"]
+        self.n_abilities: int = len(self.ability_values)
+        self.n_routes: int = ns["N_ROUTES"]
+        self.n_cities: int = ns["N_CITIES"]
+        self.special_route: int = ns.get("SPECIAL_ROUTE", -1)
+        self.special_points: tuple = ns.get("SPECIAL_POINTS", ())
+        self.displace_cost: tuple = ns["DISPLACE_COST"]
+        self.end_track_pp: int = ns.get("END_TRACK_PP", 0) or 20
+        self.role = {
+            "network": ns["AB_NETWORK_FACTOR"],
+            "actions": ns["AB_ACTIONS_PER_TURN"],
+            "privilege": ns["AB_POST_PRIVILEGE"],
+            "move": ns["AB_MOVE_COUNT"],
+            "income": ns["AB_INCOME"],
+        }
+        n_types = ns["N_MARKER_TYPES"]
+        self.marker_kind: list[str] = [""] * n_types
+        for m in ns.get("ADDITIONAL_MARKERS", ()):
+            self.marker_kind[m] = "additional"
+        for m, *_ in ns.get("EXCHANGE_MARKERS", ()):
+            self.marker_kind[m] = "exchange"
+        for m, *_ in ns.get("DEVELOP_MARKERS", ()):
+            self.marker_kind[m] = "develop"
+        for m, *_ in ns.get("EXTRA_ACTION_MARKERS", ()):
+            self.marker_kind[m] = "extra_actions"
+        for m, *_ in ns.get("MOVE_MARKERS", ()):
+            self.marker_kind[m] = "move"
+        for m, *_ in ns.get("REMOVE_MARKERS", ()):
+            self.marker_kind[m] = "remove"
+
+
+_TABLES: dict[type, GameTables] = {}
+
+
+def module_namespace(state) -> dict:
+    """The global namespace of the generated module a state comes from (imported or in memory)."""
+    cls = type(state)
+    module = sys.modules.get(cls.__module__)
+    if isinstance(module, ModuleType) and "ACTION_RANGES" in vars(module):
+        return vars(module)
+    return cls._legal.__globals__
+
+
+def tables_for(state) -> GameTables:
+    cls = type(state)
+    tables = _TABLES.get(cls)
+    if tables is None:
+        tables = _TABLES[cls] = GameTables(module_namespace(state))
+    return tables
+
+
+class GreedyAgent:
+    """A beginner: one-step greedy on a hand-written value of routes, posts and abilities.
+
+    Ties are broken by its own seeded generator, so two greedy agents with different seeds play
+    different (equally plausible) games.
+    """
+
+    def __init__(self, seed: int | None = 0) -> None:
+        self.rng = random.Random(seed)
+        self._city_cache: tuple[tuple, tuple[list[float], list[float]]] | None = None
+
+    # ---- entry point
+    def step(self, state, legal_actions: list[int]) -> int:
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        t = tables_for(state)
+        me = state.current_player()
+        first = t.kind_of[legal_actions[0]]
+        last = t.kind_of[legal_actions[-1]]
+        if first == "END_TURN":
+            return self._turn(state, t, me, legal_actions)
+        if last == "NO_POST":
+            return self._route_choice(state, t, me, legal_actions)
+        if first == "PAY":
+            return legal_actions[0]  # pay with as few merchants as possible
+        if first in ("PLACE_DISPLACED", "EXTRA", "LIFT", "DECLINE"):
+            return self._displaced(state, t, me, legal_actions)
+        if first in ("PICK", "DONE_PICKING"):
+            return self._pick(state, t, me, legal_actions, "PICK", "DONE_PICKING")
+        if first in ("REMOVE", "DONE_REMOVING"):
+            return self._pick(state, t, me, legal_actions, "REMOVE", "DONE_REMOVING")
+        if first == "DROP":
+            return self._drop(state, t, me, legal_actions)
+        if first == "DEVELOP":
+            return self._best_develop(state, t, me, legal_actions)
+        if first == "EXCHANGE":
+            best = self._best_exchange(state, t, me, legal_actions)
+            return best if best is not None else legal_actions[0]
+        if first == "PLACE_MARKER":
+            return self._place_marker(state, t, me, legal_actions)
+        return legal_actions[self._pick_index(len(legal_actions))]
+
+    def _pick_index(self, n: int) -> int:
+        return int(self.rng.random() * n)
+
+    def _noise(self) -> float:
+        return self.rng.random() * 0.1
+
+    # ---- reading the position
+    @staticmethod
+    def _route_counts(state, t: GameTables, me: int) -> tuple[list[int], list[int], list[int]]:
+        """Per route: my pieces, opponents' pieces, free points."""
+        n = t.n_routes
+        mine, opp = [0] * n, [0] * n
+        free = list(t.route_sizes)
+        point_route = t.point_route
+        for x, code in enumerate(state.pt):
+            if code >= 0:
+                r = point_route[x]
+                free[r] -= 1
+                if code >> 1 == me:
+                    mine[r] += 1
+                else:
+                    opp[r] += 1
+        return mine, opp, free
+
+    @staticmethod
+    def _level(state, t: GameTables, me: int, ability: int) -> int:
+        return state.level[me * t.n_abilities + ability]
+
+    def _privilege(self, state, t: GameTables, me: int) -> int:
+        ab = t.role["privilege"]
+        return t.ability_values[ab][self._level(state, t, me, ab)]
+
+    @staticmethod
+    def _city_posts(state, t: GameTables, c: int) -> list[int]:
+        """Post owner codes of city c, lowest value first (additional posts, then spaces)."""
+        spaces = t.city_spaces[c]
+        post = state.post
+        return list(state.extra[c]) + [post[spaces[i]] for i in range(state.filled[c])]
+
+    @staticmethod
+    def _controller_of(posts: list[int], players: int) -> int:
+        if not posts:
+            return -1
+        counts = [0] * players
+        for code in posts:
+            counts[code >> 1] += 1
+        best = max(counts)
+        for code in reversed(posts):
+            if counts[code >> 1] == best:
+                return code >> 1
+        return -1
+
+    def _progress(self, state, t: GameTables) -> float:
+        """How far the game is (0 at the start, 1 when someone nears the PP end trigger)."""
+        return min(1.0, max(state.track) / t.end_track_pp)
+
+    # ---- values
+    def _develop_value(self, state, t: GameTables, me: int, ability: int) -> float:
+        level = self._level(state, t, me, ability)
+        if level >= t.ability_max[ability]:
+            return -1.0
+        values = t.ability_values[ability]
+        gain = values[level + 1] - values[level]
+        role = t.role
+        if ability == role["actions"]:
+            value = 2.0 + 3.0 * gain
+        elif ability == role["income"]:
+            value = (4.0, 3.0, 2.0)[min(level, 2)]
+        elif ability == role["network"]:
+            value = 1.0 + 2.5 * gain
+        elif ability == role["privilege"]:
+            value = 3.0 if self._privilege_blocks(state, t, me) else 1.0
+        else:
+            value = 0.5
+        value *= 1.0 - 0.6 * self._progress(state, t)
+        if level + 1 == t.ability_max[ability]:
+            value += t.ability_full_pp[ability]
+        return value
+
+    def _privilege_blocks(self, state, t: GameTables, me: int) -> bool:
+        """Whether some city's next vacant space needs a better privilege than mine."""
+        privilege = self._privilege(state, t, me)
+        for c, spaces in enumerate(t.city_spaces):
+            filled = state.filled[c]
+            if filled < len(spaces) and t.space_priv[spaces[filled]] > privilege:
+                return True
+        return False
+
+    def _establish_value(
+        self, state, t: GameTables, me: int, c: int, merchant: bool, my_cities: set[int]
+    ) -> float:
+        """Value of a post in city c's next vacant space, or -1 when I may not put one there."""
+        spaces = t.city_spaces[c]
+        filled = state.filled[c]
+        if filled >= len(spaces):
+            return -1.0
+        space = spaces[filled]
+        if t.space_priv[space] > self._privilege(state, t, me):
+            return -1.0
+        if t.space_round[space] and not merchant:
+            return -1.0
+        return self._post_value(state, t, me, c, False, my_cities)
+
+    def _my_cities(self, state, t: GameTables, me: int) -> set[int]:
+        space_city = t.space_city
+        cities = {space_city[i] for i, code in enumerate(state.post) if code >> 1 == me}
+        for c, codes in enumerate(state.extra):
+            if codes and any(code >> 1 == me for code in codes):
+                cities.add(c)
+        return cities
+
+    def _city_values(self, state, t: GameTables, me: int) -> tuple[list[float], list[float]]:
+        """Per city, the best step-3 value there: (with traders only, with a merchant too).
+
+        Only posts, abilities and the track change these, so the last answer is kept until they do.
+        """
+        key = (me, tuple(state.post), tuple(state.extra), tuple(state.level), max(state.track))
+        if self._city_cache is not None and self._city_cache[0] == key:
+            return self._city_cache[1]
+        my_cities = self._my_cities(state, t, me)
+        privilege = self._privilege(state, t, me)
+        develop = [self._develop_value(state, t, me, a) for a in range(t.n_abilities)]
+        by_trader, by_merchant = [], []
+        for c in range(t.n_cities):
+            best = 0.0
+            for a in t.city_abilities[c]:
+                if develop[a] > best:
+                    best = develop[a]
+            with_trader = with_merchant = best
+            spaces = t.city_spaces[c]
+            filled = state.filled[c]
+            if filled < len(spaces) and t.space_priv[spaces[filled]] <= privilege:
+                post = self._post_value(state, t, me, c, False, my_cities)
+                with_merchant = max(best, post)
+                if not t.space_round[spaces[filled]]:
+                    with_trader = with_merchant
+            by_trader.append(with_trader)
+            by_merchant.append(with_merchant)
+        values = (by_trader, by_merchant)
+        self._city_cache = (key, values)
+        return values
+
+    def _route_value(
+        self, state, t: GameTables, r: int, merchant: bool, values: tuple[list, list]
+    ) -> float:
+        """What creating route r would bring me: the best step-3 choice plus its marker."""
+        table = values[1] if merchant else values[0]
+        a, b = t.route_cities[r]
+        best = max(table[a], table[b])
+        if r == t.special_route and merchant and t.special_points:
+            best = max(best, 0.5 * max(t.special_points))
+        if state.rmark[r] >= 0:
+            best += MARKER_ON_ROUTE
+        return best
+
+    # ---- the turn
+    def _turn(self, state, t: GameTables, me: int, legal: list[int]) -> int:
+        by_kind: dict[str, list[int]] = {}
+        for kind, base, size in t.ranges:  # legal is sorted and each kind is one id range
+            i = bisect_left(legal, base)
+            j = bisect_left(legal, base + size, i)
+            if i < j:
+                by_kind[kind] = legal[i:j]
+        creates = by_kind.get("CREATE")
+        if creates:
+            return self._best_create(state, t, me, creates)
+        markers = by_kind.get("USE_MARKER")
+        if markers:
+            chosen = self._marker_to_use(state, t, me, markers, by_kind)
+            if chosen is not None:
+                return chosen
+        supply_t, supply_m = state.supply[2 * me], state.supply[2 * me + 1]
+        incomes = by_kind.get("INCOME")
+        if incomes and supply_t + supply_m < 2:
+            return self._best_income(state, t, me, incomes)
+        places = by_kind.get("PLACE")
+        displaces = by_kind.get("DISPLACE")
+        if places or displaces:
+            choice = self._best_placement(state, t, me, places or [], displaces or [])
+            if choice is not None:
+                return choice
+        if incomes and supply_t + supply_m < 4:
+            return self._best_income(state, t, me, incomes)
+        return by_kind["END_TURN"][0]
+
+    def _best_create(self, state, t: GameTables, me: int, creates: list[int]) -> int:
+        values = self._city_values(state, t, me)
+        base = t.base["CREATE"]
+        best, best_value = creates[0], -1e9
+        for a in creates:
+            r = a - base
+            merchant = any(state.pt[x] >= 0 and state.pt[x] & 1 for x in t.route_points[r])
+            value = self._route_value(state, t, r, merchant, values) + self._noise()
+            if value > best_value:
+                best, best_value = a, value
+        return best
+
+    def _best_income(self, state, t: GameTables, me: int, incomes: list[int]) -> int:
+        base = t.base["INCOME"]
+        per = t.merchants_owned + 1
+        want_merchant = state.supply[2 * me + 1] == 0
+
+        def value(a: int) -> tuple[int, int]:
+            traders, merchants = divmod(a - base, per)
+            return (traders + merchants, merchants if want_merchant else traders)
+
+        return max(incomes, key=value)
+
+    def _marker_to_use(
+        self, state, t: GameTables, me: int, markers: list[int], by_kind: dict[str, list[int]]
+    ) -> int | None:
+        base = t.base["USE_MARKER"]
+        actions_left = any(k not in ("END_TURN", "USE_MARKER") for k in by_kind)
+        pieces = sum(state.supply[2 * me : 2 * me + 2]) + sum(state.stock[2 * me : 2 * me + 2])
+        for a in markers:
+            kind = t.marker_kind[a - base]
+            if kind == "develop":
+                return a
+            if kind == "extra_actions" and not actions_left and pieces >= 3:
+                return a
+            if kind in ("move", "remove") and self._blocked_routes(state, t, me):
+                return a
+            if kind == "exchange" and self._exchange_gain(state, t, me):
+                return a
+        return None
+
+    def _blocked_routes(self, state, t: GameTables, me: int) -> list[int]:
+        """Routes where I have at least two pieces and an opponent blocks me."""
+        mine, opp, _free = self._route_counts(state, t, me)
+        return [r for r in range(t.n_routes) if mine[r] >= 2 and opp[r] >= 1]
+
+    def _best_placement(
+        self, state, t: GameTables, me: int, places: list[int], displaces: list[int]
+    ) -> int | None:
+        """Place towards the most promising route; displace when that route is blocked."""
+        mine, opp, free = self._route_counts(state, t, me)
+        by_trader, by_merchant = self._city_values(state, t, me)
+        pt, rmark = state.pt, state.rmark
+        has_merchant_supply = state.supply[2 * me + 1] > 0
+        my_merchant = 2 * me + 1
+        special_value = 0.5 * max(t.special_points) if t.special_points else 0.0
+        offset = self.rng.random()
+        candidates = []
+        for r in range(t.n_routes):
+            m, o, f = mine[r], opp[r], free[r]
+            if o:
+                if not (displaces and m and o == 1 and f <= 1):
+                    continue
+            elif not f:
+                continue
+            merchant = has_merchant_supply or (
+                m > 0 and any(pt[x] == my_merchant for x in t.route_points[r])
+            )
+            table = by_merchant if merchant else by_trader
+            a, b = t.route_cities[r]
+            value = table[a] if table[a] > table[b] else table[b]
+            if r == t.special_route and merchant and special_value > value:
+                value = special_value
+            if rmark[r] >= 0:
+                value += MARKER_ON_ROUTE
+            value += MY_PIECE_WEIGHT * m - FREE_POINT_COST * f + 0.1 * ((r * 0.618 + offset) % 1)
+            if o:
+                value -= DISPLACE_COST + FREE_POINT_COST
+            candidates.append((value, r))
+        candidates.sort(reverse=True)
+        legal_places = legal_displaces = None
+        place_base, displace_base = t.base["PLACE"], t.base.get("DISPLACE", -1)
+        for _value, r in candidates:
+            if opp[r]:
+                if legal_displaces is None:
+                    legal_displaces = set(displaces)
+                action = self._displace_on(state, t, me, r, legal_displaces, displace_base)
+            else:
+                if legal_places is None:
+                    legal_places = set(places)
+                merchant_on = any(pt[x] == my_merchant for x in t.route_points[r])
+                action = self._place_on(state, t, me, r, merchant_on, legal_places, place_base)
+            if action is not None:
+                return action
+        return None
+
+    def _place_on(
+        self,
+        state,
+        t: GameTables,
+        me: int,
+        r: int,
+        merchant_on: bool,
+        legal: set[int],
+        base: int,
+    ) -> int | None:
+        """A legal placement on route r: a trader on a house point, a merchant where needed."""
+        want_merchant = not merchant_on and self._route_wants_merchant(state, t, me, r)
+        fallback = None
+        for x in t.route_points[r]:
+            if state.pt[x] >= 0:
+                continue
+            trader, merchant = base + 2 * x, base + 2 * x + 1
+            if want_merchant and merchant in legal:
+                return merchant
+            if trader in legal:
+                return trader
+            if merchant in legal and fallback is None:
+                fallback = merchant
+        return fallback
+
+    def _route_wants_merchant(self, state, t: GameTables, me: int, r: int) -> bool:
+        """Whether the post I could take at an end of route r needs a merchant (a round space)."""
+        privilege = self._privilege(state, t, me)
+        for c in t.route_cities[r]:
+            spaces = t.city_spaces[c]
+            filled = state.filled[c]
+            if filled < len(spaces):
+                space = spaces[filled]
+                if t.space_priv[space] <= privilege:
+                    return bool(t.space_round[space])
+        return r == t.special_route
+
+    def _displace_on(
+        self, state, t: GameTables, me: int, r: int, legal: set[int], base: int
+    ) -> int | None:
+        """Displace the cheapest opponent piece on route r if I can pay for it and keep a spare."""
+        supply = state.supply[2 * me] + state.supply[2 * me + 1]
+        for x in t.route_points[r]:
+            code = state.pt[x]
+            if code < 0 or code >> 1 == me:
+                continue
+            if supply < 2 + t.displace_cost[code & 1]:
+                continue
+            for action in (base + 2 * x, base + 2 * x + 1):
+                if action in legal:
+                    return action
+        return None
+
+    # ---- step 3 of creating a route
+    def _route_choice(self, state, t: GameTables, me: int, legal: list[int]) -> int:
+        my_cities = self._my_cities(state, t, me)
+        best, best_value = legal[-1], 0.0
+        for a in legal:
+            kind = t.kind_of[a]
+            if kind in ("ESTABLISH", "ADDITIONAL"):
+                c, piece = divmod(a - t.base[kind], 2)
+                value = self._post_value(state, t, me, c, kind == "ADDITIONAL", my_cities)
+                value -= 0.05 * piece  # keep merchants for round spaces when a trader will do
+            elif kind == "DEVELOP":
+                value = self._develop_value(state, t, me, a - t.base[kind])
+            elif kind == "SPECIAL":
+                value = 0.6 * t.special_points[a - t.base[kind]]
+            else:
+                continue
+            value += self._noise()
+            if value > best_value:
+                best, best_value = a, value
+        return best
+
+    def _post_value(
+        self, state, t: GameTables, me: int, c: int, additional: bool, my_cities: set[int]
+    ) -> float:
+        posts = self._city_posts(state, t, c)
+        players = len(state.track)
+        before = self._controller_of(posts, players)
+        if additional:
+            after = self._controller_of([2 * me] + posts, players)
+            value = 2.5
+        else:
+            space = t.city_spaces[c][state.filled[c]]
+            after = self._controller_of(posts + [2 * me], players)
+            value = 3.0 + 2.0 * t.space_coin[space]
+        if after == me and before != me:
+            value += 2.5
+        if c in my_cities or any(d in my_cities for d in t.city_neighbors[c]):
+            value += NETWORK_BONUS
+        return value
+
+    # ---- a displaced player's placements
+    def _displaced(self, state, t: GameTables, me: int, legal: list[int]) -> int:
+        extra_base = t.base.get("EXTRA", -1)
+        kinds = {t.kind_of[a] for a in legal}
+        if "PLACE_DISPLACED" in kinds:
+            mine, opp, _free = self._route_counts(state, t, me)
+            base = t.base["PLACE_DISPLACED"]
+            return max(
+                (a for a in legal if t.kind_of[a] == "PLACE_DISPLACED"),
+                key=lambda a: (
+                    mine[t.point_route[a - base]] - 2 * opp[t.point_route[a - base]],
+                    -a,
+                ),
+            )
+        if extra_base in legal:  # an extra trader from the stock or supply: free progress
+            return extra_base
+        if extra_base + 1 in legal:
+            return extra_base + 1
+        return legal[-1]  # decline rather than pull own pieces off the board
+
+    # ---- moving and removing pieces
+    def _pick(self, state, t: GameTables, me: int, legal: list[int], pick: str, done: str) -> int:
+        mine, opp, _free = self._route_counts(state, t, me)
+        base = t.base[pick]
+        best, best_value = None, 0.0
+        for a in legal:
+            if t.kind_of[a] != pick:
+                continue
+            x = a - base
+            r = t.point_route[x]
+            code = state.pt[x]
+            if code >> 1 == me:
+                value = 0.5 * opp[r]  # own piece stuck on a blocked route
+            else:
+                value = float(mine[r])  # an opponent blocking my route
+            if value > best_value:
+                best, best_value = a, value
+        if best is not None:
+            return best
+        done_id = t.base.get(done, -1)
+        if done_id in legal:
+            return done_id
+        return legal[0]
+
+    def _drop(self, state, t: GameTables, me: int, legal: list[int]) -> int:
+        mine, opp, free = self._route_counts(state, t, me)
+        base = t.base["DROP"]
+        held = self._held_piece(state)
+        own = held is not None and held >> 1 == me
+        best, best_value = legal[0], -1e9
+        for a in legal:
+            r = t.point_route[a - base]
+            if own:
+                value = MY_PIECE_WEIGHT * mine[r] - 2 * opp[r] - 0.3 * free[r]
+            else:
+                value = -3.0 * mine[r] + opp[r]
+            value += self._noise()
+            if value > best_value:
+                best, best_value = a, value
+        return best
+
+    @staticmethod
+    def _held_piece(state) -> int | None:
+        """The piece a move frame is about to put down (the first held one), if readable."""
+        try:
+            held = state.stack[-1][4]
+            return held[0] if held else None
+        except (AttributeError, IndexError, TypeError):
+            return None
+
+    # ---- markers
+    def _best_develop(self, state, t: GameTables, me: int, legal: list[int]) -> int:
+        base = t.base["DEVELOP"]
+        return max(legal, key=lambda a: self._develop_value(state, t, me, a - base))
+
+    def _exchange_gain(self, state, t: GameTables, me: int) -> bool:
+        """Whether some swap of adjacent posts would win me a city."""
+        return self._best_swap(state, t, me)[0] > 0
+
+    def _best_swap(self, state, t: GameTables, me: int) -> tuple[float, int]:
+        """(gain, space) of the best swap of two adjacent posts for me; gain 0 when none helps."""
+        players = len(state.track)
+        best = (0.0, -1)
+        for c, spaces in enumerate(t.city_spaces):
+            filled = state.filled[c]
+            if filled < 2:
+                continue
+            posts = self._city_posts(state, t, c)
+            before = self._controller_of(posts, players)
+            offset = len(state.extra[c])
+            for i in range(filled - 1):
+                left, right = posts[offset + i], posts[offset + i + 1]
+                if left >> 1 == right >> 1:
+                    continue
+                swapped = list(posts)
+                swapped[offset + i], swapped[offset + i + 1] = right, left
+                after = self._controller_of(swapped, players)
+                gain = (after == me) - (before == me)
+                if gain > best[0]:
+                    best = (float(gain), spaces[i])
+        return best
+
+    def _best_exchange(self, state, t: GameTables, me: int, legal: list[int]) -> int | None:
+        gain, space = self._best_swap(state, t, me)
+        action = t.base["EXCHANGE"] + space
+        if gain > 0 and action in legal:
+            return action
+        return None
+
+    def _place_marker(self, state, t: GameTables, me: int, legal: list[int]) -> int:
+        """Put a drawn marker on a route next to my posts, where I may pick it up again."""
+        my_cities = self._my_cities(state, t, me)
+        base = t.base["PLACE_MARKER"]
+        best, best_value = legal[0], -1e9
+        for a in legal:
+            a_city, b_city = t.route_cities[a - base]
+            value = (a_city in my_cities) + (b_city in my_cities) + self._noise()
+            if value > best_value:
+                best, best_value = a, value
+        return best
