@@ -63,6 +63,13 @@ def test_the_whole_spec_folder_is_clean(capsys) -> None:
     assert out.startswith("checked ") and out.endswith(": 0 errors, 0 warnings\n")
 
 
+def test_spec_is_the_default_path(capsys, monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
+    code, out, err = run_check(capsys)
+    assert code == 0
+    assert out.startswith(f"checked {len(find_spec_files([SPEC]))} files (5 boards, ")
+
+
 def test_errors_are_printed_with_location_source_line_and_caret(tmp_path: Path, capsys) -> None:
     path = write(tmp_path, "bad.hansa", GOOD_BOARD.replace("round pink", "round pnik"))
     code, out, err = run_check(capsys, str(path))

@@ -215,3 +215,14 @@ def test_parsing_is_fast() -> None:
     start = time.perf_counter()
     parse_text(text, "britannia_45p.hansa")
     assert time.perf_counter() - start < 0.5
+
+
+def test_grammar_files_can_name_their_terminals() -> None:
+    """`//! word: TERMINAL words` lines give a regex terminal its words in messages."""
+    from hansa.compiler.parser import _WORD_LINE
+
+    [match] = _WORD_LINE.finditer("x\n//! word: HEX_COLOUR a colour like #a0b0c0\ny")
+    assert match.groups() == ("HEX_COLOUR", "a colour like #a0b0c0")
+    assert terminal_words()["INT"] == "a whole number"
+    assert describe_terminal(get_parser(), "RBRACE") == "'}'"
+    assert describe_terminal(get_parser(), "$END") == "end of file"
