@@ -615,3 +615,57 @@ def test_ability_and_score_replacements():
         "ability 'bank' replaced by 'treasury' (values 2 4 6 all)",
         "score F 'network' replaced by 'largest_network' (pp 1)",
     ]
+
+
+def mutate_board(b: Board, rng: random.Random, steps: int) -> Board:
+    """Random edits: facts changed, cities and routes dropped, routes flipped, order shuffled."""
+    for _ in range(steps):
+        choice = rng.randrange(5)
+        if choice == 0:
+            path, value = rng.choice(list(leaves(b)))
+            b = replace_at(b, path, other_value(value))
+        elif choice == 1 and b.cities:
+            cities = list(b.cities)
+            cities.pop(rng.randrange(len(cities)))
+            b = dataclasses.replace(b, cities=tuple(cities))
+        elif choice == 2 and b.routes:
+            routes = list(b.routes)
+            routes.pop(rng.randrange(len(routes)))
+            b = dataclasses.replace(b, routes=tuple(routes))
+        elif choice == 3 and b.routes:
+            i = rng.randrange(len(b.routes))
+            r = b.routes[i]
+            flipped = dataclasses.replace(r, cities=r.cities[::-1], points=r.points[::-1])
+            b = dataclasses.replace(b, routes=b.routes[:i] + (flipped,) + b.routes[i + 1 :])
+        else:
+            cities, routes = list(b.cities), list(b.routes)
+            rng.shuffle(cities)
+            rng.shuffle(routes)
+            b = dataclasses.replace(b, cities=tuple(cities), routes=tuple(routes))
+    return b
+
+
+@PROPS
+@given(st.sampled_from(BOARD_NAMES), st.integers(0, 2**32 - 1), st.integers(0, 5))
+def test_mutated_board_diffs_are_inverse(name, seed, steps):
+    rng = random.Random(seed)
+    a = BOARD_CACHE[name]
+    b = mutate_board(a, rng, steps)
+    forward, backward = diff_boards(a, b), diff_boards(b, a)
+    assert canonical(e.inverse() for e in forward) == canonical(backward)
+    assert diff_boards(b, b) == []
+    if steps == 0:
+        assert forward == []
+
+
+def test_flipped_and_shuffled_board_is_equal():
+    a = BOARD_CACHE["britannia_45p"]
+    rng = random.Random(3)
+    routes = [
+        dataclasses.replace(r, cities=r.cities[::-1], points=r.points[::-1]) for r in a.routes
+    ]
+    rng.shuffle(routes)
+    cities = list(a.cities)
+    rng.shuffle(cities)
+    b = dataclasses.replace(a, routes=tuple(routes), cities=tuple(cities))
+    assert diff_boards(a, b) == []
