@@ -484,10 +484,12 @@ def _fresh(statement: Statement) -> _Built:
     return _Built(statement.kind, params, marker, statement.span)
 
 
-def _apply(state: _State, tiebreak: list, statement: Statement, parent: str | None) -> None:
+def _apply(
+    state: _State, tiebreak: list[TieBreakStep], statement: Statement, parent: str | None
+) -> None:
     """Apply one statement in place; `parent` names the rule set being extended (for messages)."""
     if statement.section == "tiebreak":
-        tiebreak[:] = [statement.steps, statement.span]
+        tiebreak[:] = statement.steps  # the chain is replaced whole
         return
     section = state[statement.section]
     word = _SECTION_WORDS[statement.section]
@@ -542,7 +544,7 @@ def _apply(state: _State, tiebreak: list, statement: Statement, parent: str | No
     section.update(rebuilt)
 
 
-def _state_of(ruleset: RuleSet) -> tuple[_State, list]:
+def _state_of(ruleset: RuleSet) -> tuple[_State, list[TieBreakStep]]:
     """The components of a resolved rule set as a mutable state (to apply a child's statements)."""
     state = _empty_state()
     for section, item in (
@@ -577,12 +579,7 @@ def _state_of(ruleset: RuleSet) -> tuple[_State, list]:
         state["score"][s.key] = _Built(s.kind, dict(s.params), {}, s.span)
     for o in ruleset.options:
         state["option"][o.name] = _Built(o.name, {"value": o.value}, {}, o.span)
-    tiebreak = (
-        [ruleset.tiebreak, ruleset.tiebreak[0].span if ruleset.tiebreak else NO_SPAN]
-        if ruleset.tiebreak
-        else []
-    )
-    return state, tiebreak
+    return state, list(ruleset.tiebreak)
 
 
 _ACTION_CLASSES = {
@@ -595,7 +592,7 @@ _ACTION_CLASSES = {
 _ACTION_KINDS = {cls: kind for kind, cls in _ACTION_CLASSES.items()}
 
 
-def _build(base: RuleSet, state: _State, tiebreak: list, **changes) -> RuleSet:
+def _build(base: RuleSet, state: _State, tiebreak: list[TieBreakStep]) -> RuleSet:
     """A RuleSet from a state; components are IR dataclasses, parameters in catalogue order."""
 
     def single(section, cls):
@@ -660,13 +657,12 @@ def _build(base: RuleSet, state: _State, tiebreak: list, **changes) -> RuleSet:
         marker_rules=single("markers", MarkerRules),
         end_triggers=ends,
         scoring=scoring,
-        tiebreak=tuple(tiebreak[0]) if tiebreak else (),
+        tiebreak=tuple(tiebreak),
         options=options,
         span=base.span,
         sources=base.sources,
         statements=base.statements,
         extends_span=base.extends_span,
-        **changes,
     )
 
 
