@@ -238,3 +238,22 @@ def test_modified_copy_of_an_edition_shows_one_edit(capsys, tmp_path):
     edits = json.loads(out)["edits"]
     assert code == 1 and [e["message"] for e in edits] == ["pieces: traders 27 → 25"]
     assert edits[0]["new_at"]["file"] == str(copy) and edits[0]["new_at"]["line"] == 6
+
+
+def test_json_edits_have_exactly_the_documented_keys(capsys):
+    documented = set(re.findall(r"^\| `(\w+)`", (ROOT / "docs" / "diff.md").read_text(), re.M))
+    documented |= {"old_at", "new_at"}  # documented together in one row
+    _, out, _ = run_diff(capsys, "original-hanseatic-23p", "bigbox-hanseatic-45p", "-f", "json")
+    doc = json.loads(out)
+    assert set(doc) == {"schema_version", "a", "b", "equal", "edits"}
+    assert doc["edits"] and all(set(e) == documented for e in doc["edits"])
+    assert {e["op"] for e in doc["edits"]} <= {"added", "removed", "changed", "replaced"}
+
+
+def test_docs_example_is_real_output(capsys):
+    text = (ROOT / "docs" / "diff.md").read_text(encoding="utf-8")
+    block = text.split("## Text report (default)\n```\n", 1)[1].split("```", 1)[0]
+    _, out, _ = run_diff(capsys, "original_2009", "bigbox_2021")
+    for line in block.splitlines():
+        if line.strip() != "…":
+            assert line in out.splitlines(), line

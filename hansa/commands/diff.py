@@ -41,6 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("b", metavar="B", help="the other side, of the same kind as A")
     parser.add_argument(
+        "-f",
         "--format",
         choices=("text", "json", "markdown"),
         default="text",
