@@ -853,7 +853,10 @@ def format_text(edits: list[Edit], a: Side, b: Side, color: bool = False) -> str
     def paint(text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if color else text
 
-    lines = [f"--- A: {a.label()}", f"+++ B: {b.label()}"]
+    lines = [
+        paint(f"--- A: {a.label()}", ANSI["removed"]),
+        paint(f"+++ B: {b.label()}", ANSI["added"]),
+    ]
     if not edits:
         lines.append("no differences")
         return "\n".join(lines) + "\n"

@@ -669,3 +669,9 @@ def test_flipped_and_shuffled_board_is_equal():
     rng.shuffle(cities)
     b = dataclasses.replace(a, routes=tuple(routes), cities=tuple(cities))
     assert diff_boards(a, b) == []
+
+
+@pytest.mark.parametrize("name", BOARD_NAMES)
+def test_reference_json_and_spec_board_are_equal(spec_project, name):
+    """The imported spec boards say what the reference data says (drawing aids aside)."""
+    assert diff_boards(BOARD_CACHE[name], spec_project.boards[name]) == []
