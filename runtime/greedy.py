@@ -23,9 +23,10 @@ from types import ModuleType
 # hundred decisions with winners near 30-60 PP; see docs/play.md for the measured figures.
 MY_PIECE_WEIGHT = 1.3  # a piece already on a route is progress towards creating it
 FREE_POINT_COST = 1.0  # each point still to fill costs about one action
-DISPLACE_COST = 2.5  # displacing feeds the victim compensation pieces and costs extra pieces
-MARKER_ON_ROUTE = 2.5  # a bonus marker scores at the end and usually helps at once
+DISPLACE_COST = 0.5  # on top of the point it takes: the piece paid, the compensation given
+MARKER_ON_ROUTE = 2.0  # a bonus marker scores at the end and usually helps at once
 NETWORK_BONUS = 1.0  # a post next to one's own posts grows the network (category F)
+KEYS_PER_POST = 0.8  # developing Keys adds about this much per post held
 
 
 class GameTables:
@@ -218,7 +219,9 @@ class GreedyAgent:
         elif ability == role["income"]:
             value = (4.0, 3.0, 2.0)[min(level, 2)]
         elif ability == role["network"]:
-            value = 1.0 + 2.5 * gain
+            # Each Keys step multiplies the network: worth about one PP per post I hold.
+            posts = sum(1 for code in state.post if code >> 1 == me)
+            value = 1.0 + KEYS_PER_POST * gain * posts
         elif ability == role["privilege"]:
             value = 3.0 if self._privilege_blocks(state, t, me) else 1.0
         else:
@@ -395,7 +398,7 @@ class GreedyAgent:
         for r in range(t.n_routes):
             m, o, f = mine[r], opp[r], free[r]
             if o:
-                if not (displaces and m and o == 1 and f <= 1):
+                if not (displaces and o == 1):
                     continue
             elif not f:
                 continue
