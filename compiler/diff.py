@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import json
 import re
 from collections.abc import Callable, Hashable, Sequence
@@ -46,7 +47,6 @@ from .rules_ir import (
 )
 
 JSON_SCHEMA_VERSION = 1
-OPS = ("added", "removed", "changed", "replaced")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -140,7 +140,7 @@ class Edit:
 
 
 def _item_name(subject: str) -> str:
-    """ "bonus marker 'move 3 tradesmen'" → "'move 3 tradesmen'" for "X replaced by Y"."""
+    """The quoted name in a subject, for "X replaced by 'Y'" (else the whole subject)."""
     m = re.match(r"^[^']+ ('.*')$", subject)
     return m.group(1) if m else subject
 
@@ -187,7 +187,8 @@ class Kind:
     rule facts; `unordered` lists tuple fields whose order means nothing (compared as sets).
     `ordered` collections (the tie-break chain) are compared as sequences. `family` pairs leftovers
     that are the same thing with changed parameters; `replaceable` pairs leftovers reported as
-    "X replaced by Y".
+    "X replaced by Y"; `canonical(a, b)` makes two matched items comparable (route orientation).
+    Classes without an entry get `_default_kind`.
     """
 
     key: Callable[[Any, int], Hashable]
@@ -280,12 +281,36 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def _action_kind() -> Kind:
-    return Kind(
-        key=lambda a, i: type(a).__name__,
-        name=lambda a, i: f"action '{_snake(type(a).__name__)}'",
-        segment=lambda a, i: f"action:{_snake(type(a).__name__)}",
-    )
+@functools.cache
+def _default_kind(cls: type) -> Kind:
+    """A class without an entry in KINDS (an action, or a component added to the IR later):
+    identified by its class and its `name` or `kind` field, named after the class."""
+    label = _snake(cls.__name__)
+    word = "action" if issubclass(cls, Income | Place | Displace | Move | CreateRoute) else ""
+
+    def ident(x: Any) -> Any:
+        return getattr(x, "name", None) or getattr(x, "kind", None)
+
+    def name(x: Any, i: int) -> str:
+        if word:
+            return f"{word} '{label}'"
+        return f"{label.replace('_', ' ')} '{ident(x)}'" if ident(x) else label.replace("_", " ")
+
+    def segment(x: Any, i: int) -> str:
+        if word:
+            return f"{word}:{label}"
+        return f"{label}:{ident(x)}" if ident(x) else label
+
+    return Kind(key=lambda x, i: (cls.__name__, ident(x)), name=name, segment=segment)
+
+
+def kind_of(item: Any) -> Kind:
+    """The walk's facts for an IR node."""
+    return KINDS.get(type(item)) or _default_kind(type(item))
+
+
+def _is_node(value: Any) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
 
 
 KINDS: dict[type, Kind] = {
@@ -347,11 +372,6 @@ KINDS: dict[type, Kind] = {
         summary=lambda a: "values " + format_value(a.values),
         replaceable=lambda a, b: a.role == b.role,  # another track driving the same rule
     ),
-    Income: _action_kind(),
-    Place: _action_kind(),
-    Displace: _action_kind(),
-    Move: _action_kind(),
-    CreateRoute: _action_kind(),
     BonusMarker: Kind(
         key=_marker_key,
         name=lambda m, i: f"bonus marker '{marker_label(m)}'",
@@ -447,8 +467,7 @@ AREA_ORDER = (
 def to_plain(value: Any) -> Any:
     """IR → JSON-able value: dataclasses become dicts without spans and ignored fields."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        kind = KINDS.get(type(value))
-        ignore = kind.ignore if kind else frozenset()
+        ignore = kind_of(value).ignore
         out: dict[str, Any] = {}
         if isinstance(value, Income | Place | Displace | Move | CreateRoute):
             out["action"] = _snake(type(value).__name__)
@@ -483,7 +502,7 @@ def _is_node_collection(a: Any, b: Any) -> bool:
     if not (isinstance(a, tuple) and isinstance(b, tuple)):
         return False
     items = list(a) + list(b)
-    return bool(items) and all(type(x) in KINDS for x in items)
+    return bool(items) and all(_is_node(x) for x in items)
 
 
 def _sort_token(key: Hashable) -> str:
@@ -553,7 +572,7 @@ class _Walker:
 
     def node(self, a: Any, b: Any, where: _Where) -> None:
         """Compare two matched items of one class field by field."""
-        kind = KINDS[type(a)]
+        kind = kind_of(a)
         if type(a) is not type(b):
             self.emit(where, "replaced", old=to_plain(a), new=to_plain(b))
             return
@@ -579,13 +598,12 @@ class _Walker:
     def value(self, va: Any, vb: Any, name: str, where: _Where) -> None:
         if va == vb:
             return
-        a_node = dataclasses.is_dataclass(va) and type(va) in KINDS
-        b_node = dataclasses.is_dataclass(vb) and type(vb) in KINDS
+        a_node, b_node = _is_node(va), _is_node(vb)
         if a_node and b_node:
             self.node(va, vb, self.child(where, va, vb, 0, 0))
         elif a_node or b_node:  # an optional component present on one side only
             item = va if a_node else vb
-            kind = KINDS[type(item)]
+            kind = kind_of(item)
             inner = self.child(where, va if a_node else None, vb if b_node else None, 0, 0)
             summary = kind.summary(item) if kind.summary else ""
             if a_node and vb is None:
@@ -619,11 +637,11 @@ class _Walker:
     def child(self, where: _Where, a: Any, b: Any, ia: int, ib: int) -> _Where:
         """The position of item `a` (index ia on side A) / `b` (index ib on side B)."""
         some = a if a is not None else b
-        kind = KINDS[type(some)]
+        kind = kind_of(some)
         name_a = kind.name(a, ia) if a is not None else None
-        name_b = KINDS[type(b)].name(b, ib) if b is not None else None
-        seg_a = KINDS[type(a)].segment(a, ia) if a is not None else None
-        seg_b = KINDS[type(b)].segment(b, ib) if b is not None else None
+        name_b = kind_of(b).name(b, ib) if b is not None else None
+        seg_a = kind_of(a).segment(a, ia) if a is not None else None
+        seg_b = kind_of(b).segment(b, ib) if b is not None else None
 
         def join(parent: str, own: str | None) -> str:
             if own is None:
@@ -641,8 +659,7 @@ class _Walker:
         )
 
     def collection(self, va: tuple, vb: tuple, where: _Where) -> None:
-        kinds = {KINDS[type(x)] for x in list(va) + list(vb)}
-        if any(k.ordered for k in kinds):
+        if any(kind_of(x).ordered for x in list(va) + list(vb)):
             self.sequence(va, vb, where)
             return
         ka = self.keyed(va)
@@ -663,7 +680,7 @@ class _Walker:
         pairs.sort(key=lambda p: _sort_token(p[0]))
         for (ia, a), (ib, b) in replaced:
             inner = self.child(where, a, b, ia, ib)
-            kind = KINDS[type(a)]
+            kind = kind_of(a)
             self.emit(
                 inner,
                 "replaced",
@@ -683,7 +700,7 @@ class _Walker:
             self.node(a, b, inner)
             return
         item = a if a is not None else b
-        kind = KINDS[type(item)]
+        kind = kind_of(item)
         summary = kind.summary(item) if kind.summary else ""
         if b is None:
             self.emit(inner, "removed", old=to_plain(a), old_summary=summary)
@@ -695,7 +712,7 @@ class _Walker:
         """Items by identity key; a repeated key gets an occurrence number so nothing is lost."""
         out: dict[Hashable, tuple[int, Any]] = {}
         for i, x in enumerate(items):
-            key = KINDS[type(x)].key(x, i)
+            key = kind_of(x).key(x, i)
             n = 1
             unique = key
             while unique in out:
@@ -711,7 +728,7 @@ class _Walker:
         fam_b: dict[Hashable, list] = {}
         for side, fams in ((left_a, fam_a), (left_b, fam_b)):
             for key, (_i, x) in side.items():
-                family = KINDS[type(x)].family
+                family = kind_of(x).family
                 if family is not None:
                     fams.setdefault((type(x).__name__, family(x)), []).append(key)
         for fam in sorted(set(fam_a) & set(fam_b), key=_sort_token):
@@ -728,7 +745,7 @@ class _Walker:
         out = []
         for ka in sorted(left_a, key=_sort_token):
             ia, a = left_a[ka]
-            check = KINDS[type(a)].replaceable
+            check = kind_of(a).replaceable
             if check is None:
                 continue
             for kb in sorted(left_b, key=_sort_token):
@@ -740,8 +757,8 @@ class _Walker:
 
     def sequence(self, va: tuple, vb: tuple, where: _Where) -> None:
         """An ordered chain (the tie-break): steps added, removed or replaced at their place."""
-        keys_a = [KINDS[type(x)].key(x, i) for i, x in enumerate(va)]
-        keys_b = [KINDS[type(x)].key(x, i) for i, x in enumerate(vb)]
+        keys_a = [kind_of(x).key(x, i) for i, x in enumerate(va)]
+        keys_b = [kind_of(x).key(x, i) for i, x in enumerate(vb)]
         matcher = difflib.SequenceMatcher(a=keys_a, b=keys_b, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag == "equal":
@@ -758,7 +775,7 @@ class _Walker:
 
 
 def _root(a: Any, b: Any) -> _Where:
-    kind = KINDS[type(a)]
+    kind = kind_of(a)
     return _Where(
         area=DEFAULT_AREA[type(a)],
         subject=kind.name(a, 0),

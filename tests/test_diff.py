@@ -675,3 +675,20 @@ def test_flipped_and_shuffled_board_is_equal():
 def test_reference_json_and_spec_board_are_equal(spec_project, name):
     """The imported spec boards say what the reference data says (drawing aids aside)."""
     assert diff_boards(BOARD_CACHE[name], spec_project.boards[name]) == []
+
+
+@dataclasses.dataclass(frozen=True)
+class MovePawn:
+    """A component the diff has never heard of (as a later IR addition would be)."""
+
+    borders: int = 2
+    span: Span = dataclasses.field(default=at(50), compare=False)
+
+
+def test_components_unknown_to_the_diff_are_walked_generically():
+    a = bigbox()
+    b = dataclasses.replace(a, actions=a.actions + (MovePawn(),))
+    c = dataclasses.replace(a, actions=(MovePawn(3),) + a.actions)
+    assert messages(diff_rulesets(a, b)) == ["move pawn added"]
+    assert messages(diff_rulesets(b, c)) == ["move pawn: borders 2 → 3"]
+    assert diff_rulesets(b, dataclasses.replace(b, actions=b.actions[::-1])) == []
