@@ -1,0 +1,96 @@
+"""Score a position: the final scoring (categories A–F, total, winners) of a saved state.
+
+STATE.json is a state in the documented state format (docs/state-format.md): written by
+`state.to_json()` or by hand. Its `game` and `players` fields say which game it belongs to;
+--game/--players override them (the state must then agree). The state is read and checked in
+full, so a malformed or inconsistent file is reported with the field at fault. For a game that is
+not over, the table is the scoring as if the game ended now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from hansa.compiler.errors import HansaError
+
+from .play import format_scores, load_game, winners_text
+
+NAME = "score"
+HELP = "print the final scoring (A–F, total, winners) of a saved or hand-written state"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("state", metavar="STATE.json", help="a state in the state JSON format")
+    parser.add_argument("--game", help="game name, if the state does not say (its 'game' field)")
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        metavar="N",
+        help="player count, if the state does not say",
+    )
+    parser.add_argument("--json", action="store_true", help="print the scoring as JSON")
+
+
+def read_state_file(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise HansaError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise HansaError(f"{path}: not a text file (UTF-8 expected)") from None
+    except OSError as exc:
+        raise HansaError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise HansaError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise HansaError(f"{path}: expected a JSON object (a state) at the top level")
+    return data
+
+
+def run(args: argparse.Namespace) -> int:
+    data = read_state_file(args.state)
+    name = args.game if args.game is not None else data.get("game")
+    if not isinstance(name, str):
+        raise HansaError(
+            f"{args.state}: game: the state names no game (a string); give --game GAME"
+        )
+    players = args.players if args.players is not None else data.get("players")
+    if players is not None and (isinstance(players, bool) or not isinstance(players, int)):
+        raise HansaError(f"{args.state}: players: expected a whole number, got {players!r}")
+    game = load_game(name, players)
+    try:
+        state = game.state_from_json(data)
+    except HansaError as exc:
+        message = exc.message
+        if message.startswith("state JSON: "):
+            message = message[len("state JSON: ") :]
+        raise HansaError(f"{args.state}: {message}") from None
+    breakdown = state.score_breakdown()
+    returns = [sum(b.values()) for b in breakdown]
+    winners = state.winners()
+    over = state.is_terminal()
+    if args.json:
+        out = {
+            "state": args.state,
+            "game": game.name,
+            "players": game.num_players(),
+            "game_over": over,
+            "breakdown": breakdown,
+            "totals": returns,
+            "winners": winners,
+        }
+        print(json.dumps(out, indent=1, ensure_ascii=False))
+        return 0
+    when = "final scoring" if over else "scoring as if the game ended now"
+    print(f"{args.state}: {game.name}, {game.num_players()} players, {when}")
+    word = "winner" if over else "leader"
+    for line in format_scores(game, breakdown, winners, None, word):
+        print(line)
+    print(winners_text(winners, returns, word))
+    return 0

@@ -1,0 +1,135 @@
+"""Simulate many games with agents and report statistics.
+
+Game i is played with a seed derived from --seed and i, so the report is the same for any --jobs
+(games are spread over that many processes; default: all cores). Reported, each with its spread
+(standard deviation and 95% confidence interval): win rate by seat (a shared victory counts 1/k),
+mean PP per scoring category, the winners' PP, end-trigger shares (with Wilson intervals) and game
+length in turns, rounds and decisions. A progress bar runs on standard error when it is a terminal
+(never with --json).
+
+Agents as for `hansa play`: greedy, random or module:Class, one for every seat or one per seat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from hansa.compiler.errors import HansaError
+
+from .play import add_game_options, category_names, end_text, load_game, max_decisions
+
+NAME = "simulate"
+HELP = "play many games over several processes and report win rates, scores and game length"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("game", metavar="GAME", help="game name, e.g. bigbox-hanseatic-45p")
+    parser.add_argument(
+        "-n", "--games", type=int, required=True, metavar="N", help="number of games to play"
+    )
+    add_game_options(parser)
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the run; game i gets its own (default 0)"
+    )
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="J",
+        help="processes to spread the games over (default: all cores)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
+
+
+class _Progress:
+    """A tqdm bar on standard error, only when that is a terminal."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="game", file=sys.stderr, leave=False)
+        self.done = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.update(done - self.done)
+        self.done = done
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _fmt(stat: dict, digits: int = 1) -> str:
+    mean, std, ci = stat["mean"], stat["std"], stat["ci95"]
+    return f"{mean:.{digits}f} ± {std:.{digits}f} (95% CI ± {ci:.{digits}f})"
+
+
+def run(args: argparse.Namespace) -> int:
+    from hansa.runtime.simulate import simulate
+
+    if args.games < 1:
+        raise HansaError(f"-n must be at least 1, got {args.games}")
+    if args.jobs is not None and args.jobs < 1:
+        raise HansaError(f"--jobs must be at least 1, got {args.jobs}")
+    game = load_game(args.game, args.players)
+    limit = max_decisions(args)
+    progress = _Progress(args.games, enabled=not args.json and sys.stderr.isatty())
+    started = time.perf_counter()
+    try:
+        result = simulate(
+            game,
+            args.games,
+            agents=args.agents,
+            seed=args.seed,
+            jobs=args.jobs,
+            max_decisions=limit,
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    elapsed = time.perf_counter() - started
+    report = result.to_json()
+    if args.json:
+        print(json.dumps(report, indent=1, ensure_ascii=False))
+        return 0
+    print_report(report, category_names(game), elapsed)
+    return 0
+
+
+def print_report(report: dict, names: dict[str, str], elapsed: float) -> None:
+    out = sys.stdout
+    print(
+        f"{report['game']}: {report['games']} games, {report['players']} players, "
+        f"agents {', '.join(report['agents'])}, seed {report['seed']} ({elapsed:.1f} s)",
+        file=out,
+    )
+    print("win rate by seat (shared wins split):", file=out)
+    for seat, stat in enumerate(report["win_rate_by_seat"]):
+        total = report["total_points_by_seat"][seat]
+        print(
+            f"  seat {seat}: {100 * stat['mean']:5.1f}% ± {100 * stat['ci95']:.1f}   "
+            f"PP {_fmt(total)}",
+            file=out,
+        )
+    print("PP per player by category:", file=out)
+    for key, stat in report["points_by_category"].items():
+        print(f"  {key} {names.get(key, '?'):<18} {_fmt(stat, 2)}", file=out)
+    print(f"winners' PP: {_fmt(report['winner_points'])}", file=out)
+    print("end triggers:", file=out)
+    for trigger, stat in report["end_triggers"].items():
+        print(
+            f"  {100 * stat['share']:5.1f}%  [{100 * stat['low']:.1f}–{100 * stat['high']:.1f}]"
+            f"  {stat['count']:>6}  {end_text(trigger)}",
+            file=out,
+        )
+    print(f"turns: {_fmt(report['turns'])}", file=out)
+    print(f"rounds: {_fmt(report['rounds'])}", file=out)
+    print(f"decisions: {_fmt(report['decisions'])}", file=out)
