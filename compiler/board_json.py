@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .board_lower import MAX_ROUTE_POINTS, PLAYER_COUNT_RANGE, VERIFICATION_LIST_KEYS
 from .errors import HansaError, Span, did_you_mean
 from .ir import (
     ABILITIES,
@@ -180,10 +181,14 @@ class _Reader:
             )
         return text
 
-    def strings(self, value: Any, path: str, *, unique: bool = True) -> tuple[str, ...]:
-        """A list of non-empty strings; name lists may not repeat a name (as in the DSL)."""
+    def strings(
+        self, value: Any, path: str, *, unique: bool = True, allow_empty: bool = False
+    ) -> tuple[str, ...]:
+        """A list of strings (names: non-empty, and a name list may not repeat one)."""
         items = self.array(value, path)
-        out = tuple(self.string(v, f"{path}[{i}]", allow_empty=False) for i, v in enumerate(items))
+        out = tuple(
+            self.string(v, f"{path}[{i}]", allow_empty=allow_empty) for i, v in enumerate(items)
+        )
         if unique:
             self.no_repeats(out, path)
         return out
@@ -207,7 +212,8 @@ class _Reader:
 
     def players(self, value: Any, path: str) -> tuple[int, ...]:
         counts = tuple(
-            self.integer(v, f"{path}[{i}]", 1, 99) for i, v in enumerate(self.array(value, path))
+            self.integer(v, f"{path}[{i}]", *PLAYER_COUNT_RANGE)
+            for i, v in enumerate(self.array(value, path))
         )
         if not counts:
             raise self.fail(path, "expected at least one player count")
@@ -328,15 +334,25 @@ def _special_from_json(r: _Reader, value: Any) -> SpecialPrestige:
 
 
 def _verification_from_json(r: _Reader, value: Any) -> tuple[tuple[str, object], ...]:
+    """Provenance entries, shaped as the board language reads them back: the list keys
+    (`sources_agreeing`) always hold a list, other keys a string when given a one-entry list."""
     if not isinstance(value, dict):
         raise r.fail("verification", f"expected an object, got {_describe(value)}")
     items: list[tuple[str, object]] = []
     for key, v in value.items():
         path = f"verification.{key}"
+        if not key.strip():
+            raise r.fail(path, "an empty key")
         if isinstance(v, list):
-            items.append((key, r.strings(v, path, unique=False)))
+            values = r.strings(v, path, unique=False, allow_empty=True)
+            if not values:
+                raise r.fail(path, "an empty list")
         else:
-            items.append((key, r.string(v, path)))
+            values = (r.string(v, path),)
+        if len(values) == 1 and key not in VERIFICATION_LIST_KEYS:
+            items.append((key, values[0]))
+        else:
+            items.append((key, values))
     return tuple(items)
 
 
@@ -403,7 +419,7 @@ def _route_from_json(r: _Reader, value: Any, path: str) -> Route:
         r.string(ends[0], f"{path}.cities[0]", allow_empty=False),
         r.string(ends[1], f"{path}.cities[1]", allow_empty=False),
     )
-    count = r.integer(x["points"], f"{path}.points", 1)
+    count = r.integer(x["points"], f"{path}.points", 0, MAX_ROUTE_POINTS)
     kind = r.word(x["kind"], f"{path}.kind", ROUTE_KINDS, "route kind")
     merchants = r.integer(x["merchant_points"], f"{path}.merchant_points", 0, count)
     if "point_types" in x:

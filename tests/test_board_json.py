@@ -215,6 +215,7 @@ BAD_DATA = [
     (_set(["colour"], "red"), "colour: unknown field"),
     (_set(["players"], [3, 5]), "players: player counts must be consecutive"),
     (_set(["players"], []), "players: expected at least one player count"),
+    (_set(["players", 1], 9), "players[1]: expected 1..8, got 9"),
     (_set(["players", 0], "4"), "players[0]: expected a whole number, got the string '4'"),
     (_set(["east_west"], ["Stendal"]), "east_west: expected 2 entries, got 1"),
     (_set(["completed_cities_to_end"], True), "completed_cities_to_end: expected a whole number"),
@@ -271,6 +272,7 @@ BAD_DATA = [
         "special_prestige.spaces[0].privilege: unknown privilege colour 'whit'",
     ),
     (_set(["verification", "status"], 5), "verification.status: expected a string"),
+    (_set(["verification", "status"], []), "verification.status: an empty list"),
     (_set(["side"], "a\ud800b"), "side: holds a lone surrogate"),
     (
         _set(["cities", 0, "aliases"], ["A", "A"]),
@@ -314,6 +316,17 @@ def test_strings_are_nfc_normalised_like_the_board_language() -> None:
     data["east_west"][0] = decomposed
     board = board_from_json(data, "e.json")
     assert board.city("Lübeck").name == "Lübeck" and board.east_west[0] == "Lübeck"
+
+
+def test_verification_takes_the_shape_the_board_language_reads() -> None:
+    data = reference("eastern")
+    data["verification"] = {"status": ["verified"], "sources_agreeing": "one source"}
+    board = board_from_json(data, "e.json")
+    assert board.verification == (("status", "verified"), ("sources_agreeing", ("one source",)))
+    assert board_to_json(board)["verification"] == {
+        "status": "verified",
+        "sources_agreeing": ["one source"],
+    }
 
 
 def test_not_an_object_at_top() -> None:
@@ -448,6 +461,7 @@ def boards(draw, countries_pool=("england", "wales", "scotland")) -> Board:
                 (
                     (),
                     (("status", "verified"), ("sources_agreeing", ('a "quoted" one', "b"))),
+                    (("sources_agreeing", ("only one",)), ("against", ("x", ""))),
                 )
             )
         ),
