@@ -189,9 +189,19 @@ def draw_board(board: Board, *, legend: bool = True, lenient: bool = False) -> F
         note = (note + ". " if note else "") + f"Not drawn (the board has errors): {shown}"
     layouts = {city.name: _layout_city(board, city, positions[city.name]) for city in board.cities}
 
+    plans = _plan_routes(board, layouts)
+
     bounds = _Rect(0.0, 0.0, width, height)
     for layout in layouts.values():
         bounds = bounds.union(layout.extent)
+    for plan in plans:  # bent routes and their labels may reach past the frame
+        for x, y in plan.path:
+            bounds = bounds.union(_Rect(x, y, x, y))
+        for label in plan.labels:
+            half_w, half_h = _label_half_size(label.text)
+            bounds = bounds.union(
+                _Rect(label.x - half_w, label.y - half_h, label.x + half_w, label.y + half_h)
+            )
     margin = 0.012
     bounds = _Rect(bounds.x0 - margin, bounds.y0 - margin, bounds.x1 + margin, bounds.y1 + margin)
 
@@ -216,7 +226,7 @@ def draw_board(board: Board, *, legend: bool = True, lenient: bool = False) -> F
     )
 
     country_colours = _country_colours(board)
-    for plan in _plan_routes(board, layouts):
+    for plan in plans:
         _draw_route(ax, board, plan, country_colours)
     for city in board.cities:
         _draw_city(ax, board, layouts[city.name], country_colours)
