@@ -59,14 +59,18 @@ def test_import_prints_the_spec_board(capsys, board_id: str) -> None:
     assert spec.endswith(out)  # the spec file is the import output under a header comment
 
 
-def test_import_to_file_then_fmt_check_and_export_round_trip(capsys, tmp_path: Path) -> None:
-    target = tmp_path / "eastern.hansa"
-    code, out, _ = run_cli(capsys, "import", str(FIXTURES / "eastern.json"), "-o", str(target))
+@pytest.mark.parametrize("board_id", BOARD_IDS)
+def test_import_to_file_then_fmt_check_and_export_round_trip(
+    capsys, tmp_path: Path, board_id: str
+) -> None:
+    target = tmp_path / f"{board_id}.hansa"
+    source = FIXTURES / f"{board_id}.json"
+    code, out, _ = run_cli(capsys, "import", str(source), "-o", str(target))
     assert code == 0 and out == ""
     assert run_cli(capsys, "fmt", "--check", str(target))[0] == 0
     code, out, _ = run_cli(capsys, "export", str(target), "--json")
     assert code == 0
-    assert out == (FIXTURES / "eastern.json").read_text(encoding="utf-8")
+    assert out == source.read_text(encoding="utf-8")
     assert leftovers(tmp_path) == []
 
 
