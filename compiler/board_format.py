@@ -5,7 +5,7 @@ order of the doc's table, then cities sorted by name, then routes in the referen
 statement per line, four-space indent. `hansa import` prints `format_board`; `hansa fmt` uses
 `format_source`, which rewrites only the `board` declarations of a file and keeps everything else
 (other declarations, comments outside boards) byte for byte. Comments inside a board move with the
-city or route they stand above or beside; other comments inside a board go to the top of its body.
+statement they stand above or beside (see `BoardComments`); none is ever dropped.
 
 Names are quoted only when they must be: when they are not a plain name, or are a keyword of the
 language. The keyword set comes from the parser's own terminals, so a keyword added to any grammar
