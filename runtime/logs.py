@@ -273,9 +273,9 @@ def replay(path: str, loader) -> ReplayResult:
         moves=moves,
     )
     if log.footer is None:
-        warnings.append(f"{path}: no footer line: the final state was not checked")
-    else:
-        _check_footer(path, log.footer, footer_for(record, state))
+        last = log.decisions[-1].number if log.decisions else log.header.number
+        raise log_error(path, last, "the log ends here without its footer line (truncated?)", None)
+    _check_footer(path, log.footer, footer_for(record, state))
     return ReplayResult(game, state, record, warnings)
 
 

@@ -1,8 +1,9 @@
 """Score a position: the final scoring (categories A–F, total, winners) of a saved state.
 
 STATE.json is a state in the documented state format (docs/state-format.md): written by
-`state.to_json()` or by hand. Its `game` and `players` fields say which game it belongs to;
---game/--players override them (the state must then agree). The state is read and checked in
+`state.to_json()` or by hand. Its `game` and `players` fields say which game it belongs to; a
+hand-written state may leave them out and give --game/--players instead (if it has them, they must
+agree). The state is read and checked in
 full, so a malformed or inconsistent file is reported with the field at fault. For a game that is
 not over, the table is the scoring as if the game ended now.
 """
@@ -64,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
     if players is not None and (isinstance(players, bool) or not isinstance(players, int)):
         raise HansaError(f"{args.state}: players: expected a whole number, got {players!r}")
     game = load_game(name, players)
+    data = dict(data)
+    data.setdefault("game", game.name)
+    data.setdefault("players", game.num_players())
     try:
         state = game.state_from_json(data)
     except HansaError as exc:
