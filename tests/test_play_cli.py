@@ -48,11 +48,8 @@ def test_play_json_agrees_with_the_table(capsys, games) -> None:
     assert data["returns"] == [sum(b.values()) for b in data["breakdown"]]
     best = max(data["returns"])
     assert all(data["returns"][p] == best for p in data["winners"])
-    assert data["end_trigger"].split("+")[0] in (
-        "track_pp",
-        "completed_cities",
-        "marker_supply_empty",
-    )
+    triggers = {"track_pp", "completed_cities", "marker_supply_empty"}
+    assert set(data["end_trigger"].split("+")) <= triggers
     assert 100 < data["decisions"] < 1000 and data["turns"] > 0
     # The same seed plays the same game.
     code, again, _ = run_cli(
