@@ -35,6 +35,9 @@ from .ir import Board, City, Route
 FORMATS: dict[str, str] = {".svg": "svg", ".png": "png"}
 DEFAULT_DPI = 120
 MIN_DPI, MAX_DPI = 10, 600
+MAX_PIXELS = 20000  # per side of a PNG (Agg's hard limit is 65536)
+LEGEND_HEIGHT = 6.0  # inches the longest legend needs
+OUTSIDE_FRAME = 0.25  # positions this far outside the frame (fractions) are pulled in
 
 # --- sizes, in units of the frame's longer side (the map's longer side is 1.0) -------------------
 INCHES_PER_UNIT = 17.0  # the map's longer side is drawn this many inches long
@@ -150,6 +153,13 @@ def render_board(
     if target.is_dir():
         raise HansaError(f"cannot write {target}: it is a directory")
     figure = draw_board(board, legend=legend, lenient=lenient)
+    if fmt == "png":
+        pixels = [round(inches * dpi) for inches in figure.get_size_inches()]
+        if max(pixels) > MAX_PIXELS:
+            raise HansaError(
+                f"cannot draw {target}: the picture would be {pixels[0]} x {pixels[1]} pixels,"
+                f" more than {MAX_PIXELS} a side (use a lower --dpi, or .svg)"
+            )
     _save_atomically(figure, target, fmt, dpi)
     return target
 
@@ -213,10 +223,12 @@ def draw_board(board: Board, *, legend: bool = True, lenient: bool = False) -> F
     title_h, bottom_h, side_pad = 0.95, 0.2 + 0.2 * note_lines, 0.2
     legend_w = 3.6 if legend else 0.0
     fig_w = side_pad + map_w + legend_w + side_pad
-    fig_h = title_h + map_h + bottom_h
+    content_h = max(map_h, LEGEND_HEIGHT if legend else 0.0)  # a flat map still shows the legend
+    fig_h = title_h + content_h + bottom_h
     figure = Figure(figsize=(fig_w, fig_h))
     FigureCanvasAgg(figure)
-    ax = figure.add_axes((side_pad / fig_w, bottom_h / fig_h, map_w / fig_w, map_h / fig_h))
+    map_bottom = bottom_h + content_h - map_h
+    ax = figure.add_axes((side_pad / fig_w, map_bottom / fig_h, map_w / fig_w, map_h / fig_h))
     ax.set_xlim(bounds.x0, bounds.x1)
     ax.set_ylim(bounds.y1, bounds.y0)  # origin top-left, like the scan
     ax.set_aspect("equal")
@@ -339,9 +351,41 @@ def _frame_units(board: Board) -> tuple[float, float]:
 def _city_positions(
     board: Board, width: float, height: float
 ) -> tuple[dict[str, tuple[float, float]], str | None]:
-    """Each city's centre in map units; cities without a position are placed by networkx."""
-    placed = {c.name: c.position for c in board.cities if c.position is not None}
-    missing = [c.name for c in board.cities if c.position is None]
+    """Each city's centre in map units; cities without a position are placed by networkx.
+
+    A position far outside the frame (the checks only warn about it) is pulled in to the frame's
+    edge and named in the note, so one typo cannot blow the picture up to an unusable size.
+    """
+    placed: dict[str, tuple[float, float]] = {}
+    pulled_in: list[str] = []
+    for city in board.cities:
+        if city.position is None or not all(math.isfinite(v) for v in city.position):
+            continue
+        x, y = city.position
+        low, high = -OUTSIDE_FRAME, 1.0 + OUTSIDE_FRAME
+        if not (low <= x <= high and low <= y <= high):
+            pulled_in.append(f"{city.name} at ({x:g}, {y:g})")
+            x, y = min(max(x, 0.0), 1.0), min(max(y, 0.0), 1.0)
+        placed[city.name] = (x, y)
+    missing = [c.name for c in board.cities if c.name not in placed]
+    positions, note = _place_missing(board, placed, missing, width, height)
+    if pulled_in:
+        shown = ", ".join(pulled_in[:4]) + (", …" if len(pulled_in) > 4 else "")
+        extra = f"drawn at the frame's edge, their positions lie far outside it: {shown}"
+        if note:
+            extra = extra[0].upper() + extra[1:]
+        note = f"{note}. {extra}" if note else extra
+    return positions, note
+
+
+def _place_missing(
+    board: Board,
+    placed: dict[str, tuple[float, float]],
+    missing: list[str],
+    width: float,
+    height: float,
+) -> tuple[dict[str, tuple[float, float]], str | None]:
+    """Scale the known positions to map units and lay out the missing ones with networkx."""
     if not missing:
         return {name: (x * width, y * height) for name, (x, y) in placed.items()}, None
 
@@ -351,20 +395,21 @@ def _city_positions(
     if placed:
         # Keep the known positions fixed, and start the others at their neighbours' centre.
         start = {name: (x, y) for name, (x, y) in placed.items()}
-        for name in missing:
-            known = [start[n] for n in graph.neighbors(name) if n in start]
+        for index, name in enumerate(missing):
+            known = [placed[n] for n in graph.neighbors(name) if n in placed]
+            jitter = 0.01 * (index % 5)  # cities with the same neighbours must not start together
             if known:
                 start[name] = (
-                    sum(p[0] for p in known) / len(known) + 0.01 * len(start) % 0.05,
+                    sum(p[0] for p in known) / len(known) + jitter,
                     sum(p[1] for p in known) / len(known),
                 )
             else:
-                start[name] = (0.5, 0.5)
+                start[name] = (0.5 + jitter, 0.5)
         raw = nx.spring_layout(graph, pos=start, fixed=list(placed), seed=7, k=0.12)
-        fractions = {name: (float(p[0]), float(p[1])) for name, p in raw.items()}
-        fractions = {
-            n: (min(max(x, 0.04), 0.96), min(max(y, 0.04), 0.96)) for n, (x, y) in fractions.items()
-        }
+        fractions = dict(placed)
+        for name in missing:
+            x, y = float(raw[name][0]), float(raw[name][1])
+            fractions[name] = (min(max(x, 0.04), 0.96), min(max(y, 0.04), 0.96))
         note = (
             f"{len(missing)} of {len(board.cities)} cities have no position "
             f"({', '.join(sorted(missing)[:6])}{', …' if len(missing) > 6 else ''}): "
@@ -1036,10 +1081,12 @@ def _draw_legend(ax, board: Board, colours: dict[str, str]) -> None:
     handles += [
         marker(f"privilege {name} needed", "s", fill) for name, fill in PRIVILEGE_COLOURS.items()
     ]
-    handles += [
-        marker("coin: prestige points on a space", "o", COIN_FACE, COIN_EDGE, 7),
-        Patch(facecolor=ABILITY_FACE, edgecolor=ABILITY_EDGE, label="ability (a choice: A | B)"),
-    ]
+    if any(space.coin for city in board.cities for space in city.spaces):
+        handles.append(marker("coin: prestige points on a space", "o", COIN_FACE, COIN_EDGE, 7))
+    if any(city.abilities for city in board.cities):
+        handles.append(
+            Patch(facecolor=ABILITY_FACE, edgecolor=ABILITY_EDGE, label="ability (a choice: A | B)")
+        )
     if board.special_prestige:
         sp = board.special_prestige
         handles.append(

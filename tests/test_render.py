@@ -475,3 +475,34 @@ def test_command_draws_a_broken_board_only_when_asked(tmp_path, capsys):
     ids = svg_elements(target)
     assert "route:Anklam--Nowhere" not in ids
     assert len(with_prefix(ids, "city")) == 28
+
+
+def test_position_far_outside_the_frame_is_pulled_in_and_noted(tmp_path):
+    board = small_board(frame=(1000, 800))
+    cities = (
+        replace(board.cities[0], position=(1e9, -5.0)),
+        replace(board.cities[1], position=(0.5, 0.5)),
+        replace(board.cities[2], position=(1.1, 0.5)),  # a little outside: drawn where it is
+    )
+    board = replace(board, cities=cities)
+    positions, note = render._city_positions(board, 1.0, 0.8)
+    assert positions["Alpha"] == pytest.approx((1.0, 0.0))
+    assert positions["Gamma"] == pytest.approx((1.1, 0.4))
+    assert "Alpha at (1e+09, -5)" in note and "Gamma" not in note
+    target = render.render_board(board, tmp_path / "map.png", dpi=40)
+    width, height = png_size(target.read_bytes())
+    assert width < 4000 and height < 4000
+
+
+def test_empty_board_still_draws(tmp_path):
+    target = render.render_board(Board(id="empty", title="Empty"), tmp_path / "empty.svg")
+    ids = svg_elements(target)
+    assert not with_prefix(ids, "city") and "title" in ids
+
+
+def test_png_too_large_is_refused_before_writing(tmp_path):
+    huge = City("Long", (PostSpace("square", "white"),) * 800, position=(0.5, 0.5))
+    board = Board(id="huge", title="Huge", cities=(huge,), frame=(100, 100))
+    with pytest.raises(HansaError, match="pixels"):
+        render.render_board(board, tmp_path / "huge.png", dpi=120)
+    assert list(tmp_path.iterdir()) == []
