@@ -257,3 +257,13 @@ def test_docs_example_is_real_output(capsys):
     for line in block.splitlines():
         if line.strip() != "…":
             assert line in out.splitlines(), line
+
+
+def test_report_order_does_not_follow_declaration_order(capsys, tmp_path):
+    copy = tmp_path / "hanseatic_3p_reordered.hansa"
+    source = (ROOT / "spec/boards/hanseatic_3p.hansa").read_text(encoding="utf-8")
+    copy.write_text(reformat_board(source), encoding="utf-8")
+    _, original, _ = run_diff(capsys, "hanseatic_3p", "hanseatic_45p", "--format", "json")
+    _, reordered, _ = run_diff(capsys, str(copy), "hanseatic_45p", "--format", "json")
+    messages = [e["message"] for e in json.loads(original)["edits"]]
+    assert messages and messages == [e["message"] for e in json.loads(reordered)["edits"]]
