@@ -1,0 +1,183 @@
+"""`hansa score`: the final scoring of saved and hand-written states, and clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hansa.runtime.simulate import make_agents, play_game
+from play_support import GAME, assert_clean_error, run_cli, use_load_game, write_json
+
+# A position written by hand in the state format. Player 0 holds posts in Hamburg, Lübeck and
+# Bremen (linked by routes), Keys developed twice (value 2), 5 PP on the track and two markers;
+# player 3 holds the rightmost post in Hamburg, so wins the 1–1 tie there; player 1 holds Coellen.
+HAND_WRITTEN = {
+    "format": "hansa-state",
+    "version": 1,
+    "game": GAME,
+    "players": 4,
+    "turn": {"player": 0, "actions_left": 2},
+    "player_state": [
+        {
+            "supply": {"traders": 6, "merchants": 1},
+            "stock": {"traders": 4, "merchants": 0},
+            "abilities": {"keys": 2, "actions": 0, "privilege": 0, "book": 0, "bank": 0},
+            "track": 5,
+            "markers": {"unused": ["extra_actions_3"], "used": ["develop_ability"]},
+        },
+        {
+            "supply": {"traders": 5, "merchants": 1},
+            "stock": {"traders": 5, "merchants": 0},
+            "abilities": {"keys": 0, "actions": 0, "privilege": 0, "book": 0, "bank": 0},
+            "track": 0,
+        },
+        {
+            "supply": {"traders": 6, "merchants": 1},
+            "stock": {"traders": 5, "merchants": 0},
+            "abilities": {"keys": 0, "actions": 0, "privilege": 0, "book": 0, "bank": 0},
+            "track": 0,
+        },
+        {
+            "supply": {"traders": 7, "merchants": 1},
+            "stock": {"traders": 3, "merchants": 0},
+            "abilities": {"keys": 0, "actions": 0, "privilege": 0, "book": 0, "bank": 0},
+            "track": 2,
+        },
+    ],
+    "marker_supply": ["additional_trading_post"] * 4
+    + ["exchange_trading_posts"] * 3
+    + ["develop_ability", "extra_actions_3", "extra_actions_4", "extra_actions_4"]
+    + ["move_tradesmen"] * 2,
+    "cities": [
+        {"name": "Hamburg", "posts": ["t0", "t3", None]},
+        {"name": "Lübeck", "posts": ["t0", None]},
+        {"name": "Bremen", "posts": ["t0", None]},
+        {"name": "Coellen", "posts": ["t1", None]},
+    ],
+}
+
+# By the rules digest (§7): A track; C 2 markers → 3; E 2 per controlled city; F posts in the
+# largest connected group × Keys value.
+EXPECTED = [
+    {"A": 5, "B": 0, "C": 3, "D": 0, "E": 4, "F": 6},
+    {"A": 0, "B": 0, "C": 0, "D": 0, "E": 2, "F": 1},
+    {"A": 0, "B": 0, "C": 0, "D": 0, "E": 0, "F": 0},
+    {"A": 2, "B": 0, "C": 0, "D": 0, "E": 2, "F": 1},
+]
+
+
+@pytest.fixture
+def games(monkeypatch):
+    return use_load_game(monkeypatch)
+
+
+def score_json(capsys, path: Path, *extra: str) -> dict:
+    code, out, err = run_cli(capsys, "score", str(path), "--json", *extra)
+    assert (code, err) == (0, ""), err
+    return json.loads(out)
+
+
+def test_hand_written_position(capsys, games, tmp_path) -> None:
+    path = write_json(tmp_path / "position.json", HAND_WRITTEN)
+    data = score_json(capsys, path)
+    assert data["breakdown"] == EXPECTED
+    assert data["totals"] == [18, 3, 0, 5]
+    assert data["winners"] == [0] and data["game_over"] is False
+    state = games(GAME, 4).state_from_json(json.dumps(HAND_WRITTEN))
+    assert data["breakdown"] == state.score_breakdown()
+    code, out, _ = run_cli(capsys, "score", str(path))
+    assert code == 0
+    assert "scoring as if the game ended now" in out.splitlines()[0]
+    assert out.splitlines()[2].split() == ["0", "5", "0", "3", "0", "4", "6", "18", "<-", "leader"]
+    assert "leader: player 0 (18 PP)" in out
+
+
+def test_game_and_players_from_the_options(capsys, games, tmp_path) -> None:
+    bare = {k: v for k, v in HAND_WRITTEN.items() if k not in ("game", "players")}
+    path = write_json(tmp_path / "bare.json", bare)
+    data = score_json(capsys, path, "--game", GAME, "--players", "4")
+    assert data["breakdown"] == EXPECTED
+    code, out, err = run_cli(capsys, "score", str(path))
+    assert_clean_error(code, out, err, "names no game", "--game")
+
+
+def test_saved_states_agree_with_score_breakdown(capsys, games, tmp_path) -> None:
+    game = games(GAME, 5)
+    record, final = play_game(game, make_agents(["greedy"] * 5, 6), 6, record_moves=True)
+    middle = game.new_initial_state(6)
+    for _player, action in record.moves[: len(record.moves) // 2]:
+        middle.apply_action(action)
+    for name, state in (("final.json", final), ("middle.json", middle)):
+        path = tmp_path / name
+        path.write_text(state.to_json(), encoding="utf-8")
+        data = score_json(capsys, path)
+        assert data["breakdown"] == state.score_breakdown()
+        assert data["totals"] == [sum(b.values()) for b in state.score_breakdown()]
+        assert data["winners"] == state.winners()
+        assert data["game_over"] is state.is_terminal()
+        assert data["players"] == 5
+    code, out, _ = run_cli(capsys, "score", str(tmp_path / "final.json"))
+    assert code == 0 and "final scoring" in out and "<- winner" in out
+
+
+def _mutated(change) -> dict:
+    data = json.loads(json.dumps(HAND_WRITTEN))
+    change(data)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("content", "extra", "fragments"),
+    [
+        ("{not json", [], ["not valid JSON"]),
+        ("[1, 2]", [], ["expected a JSON object"]),
+        (
+            _mutated(lambda d: d["player_state"][1].__setitem__("track", "x")),
+            [],
+            ["player_state[1].track", "whole number"],
+        ),
+        (
+            _mutated(lambda d: d["player_state"][0]["supply"].__setitem__("traders", 7)),
+            [],
+            ["player_state[0]", "owns exactly 27"],
+        ),
+        (
+            _mutated(lambda d: d["cities"][0].__setitem__("posts", ["t0", None, "t3"])),
+            [],
+            ["cities[0].posts[2]", "from the left"],
+        ),
+        (_mutated(lambda d: d.pop("turn")), [], ["turn", "missing"]),
+        (_mutated(lambda d: d.__setitem__("game", "bigbox-hanseatic-4p")), [], ["did you mean"]),
+        (_mutated(lambda d: d.__setitem__("players", 3)), [], ["not 3"]),
+        (_mutated(lambda d: d.__setitem__("players", "four")), [], ["players", "whole number"]),
+        (HAND_WRITTEN, ["--players", "5"], ["4 players", "loaded for 5"]),
+        (HAND_WRITTEN, ["--game", "original-hanseatic-45p"], ["game", "bigbox-hanseatic-45p"]),
+    ],
+)
+def test_bad_states(capsys, games, tmp_path, content, extra, fragments) -> None:
+    path = tmp_path / "state.json"
+    if isinstance(content, str):
+        path.write_text(content, encoding="utf-8")
+    else:
+        write_json(path, content)
+    code, out, err = run_cli(capsys, "score", str(path), *extra)
+    assert_clean_error(code, out, err, *fragments)
+    assert "state JSON" not in err  # errors name the file instead
+
+
+def test_unreadable_state_files(capsys, games, tmp_path) -> None:
+    code, out, err = run_cli(capsys, "score", str(tmp_path / "missing.json"))
+    assert_clean_error(code, out, err, "missing.json: no such file")
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00")
+    code, out, err = run_cli(capsys, "score", str(binary))
+    assert_clean_error(code, out, err, "not a text file")
+
+
+def test_score_help(capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        run_cli(capsys, "score", "--help")
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "--game" in out and "--players" in out and "--json" in out
