@@ -9,6 +9,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from hansa.compiler.board_format import format_board
 from hansa.compiler.board_json import (
     board_from_json,
     board_to_json,
@@ -18,6 +19,7 @@ from hansa.compiler.board_json import (
     sorted_cities,
     sorted_routes,
 )
+from hansa.compiler.board_lower import lower_board
 from hansa.compiler.errors import HansaError
 from hansa.compiler.ir import (
     ABILITIES,
@@ -31,6 +33,7 @@ from hansa.compiler.ir import (
     SpecialPrestige,
     SpecialSpace,
 )
+from hansa.compiler.parser import parse_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -493,3 +496,59 @@ def test_from_json_does_not_mutate_input() -> None:
     before = copy.deepcopy(data)
     board_from_json(data, "b.json")
     assert data == before
+
+
+# ------------------------------------------------------------------ property: any JSON, no crash
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 12)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.sampled_from(["", "white", "square", "sea", "any", "merchant", "Bremen", "x\ud800"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=6,
+)
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _paths(item, (*prefix, index))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["hanseatic_3p", "eastern", "britannia_45p"]), st.data())
+def test_mutated_json_gives_a_board_or_a_named_error(board_id: str, data) -> None:
+    document = reference(board_id)
+    paths = list(_paths(document))
+    for _ in range(data.draw(st.integers(1, 3), label="mutations")):
+        path = data.draw(st.sampled_from(paths[1:]), label="path")
+        target = document
+        try:
+            for key in path[:-1]:
+                target = target[key]
+            if data.draw(st.booleans(), label="delete") and isinstance(target, dict):
+                target.pop(path[-1], None)
+            else:
+                target[path[-1]] = data.draw(json_values, label="value")
+        except (KeyError, IndexError, TypeError):
+            continue  # an earlier mutation removed this path
+    try:
+        board = board_from_json(document, "fuzz.json")
+    except HansaError as exc:
+        assert exc.span is not None and exc.span.file == "fuzz.json"
+        assert exc.message
+        return
+    # Whatever is accepted exports and reads back as the same board (in the reference order),
+    # through JSON and through the board language.
+    exported = board_to_json(board)
+    again = board_from_json(json.loads(dumps_board_json(exported)), "again.json")
+    assert board_to_json(again) == exported
+    assert set(again.cities) == set(board.cities)
+    (decl,) = parse_text(format_board(board), "fuzz.hansa").children
+    assert board_to_json(lower_board(decl, "fuzz.hansa")) == exported
