@@ -26,6 +26,8 @@ FREE_POINT_COST = 1.0  # each point still to fill costs about one action
 DISPLACE_COST = 0.5  # on top of the point it takes: the piece paid, the compensation given
 MARKER_ON_ROUTE = 2.0  # a bonus marker scores at the end and usually helps at once
 NETWORK_BONUS = 1.0  # a post next to one's own posts grows the network (category F)
+# The action kinds of a turn decision (the others belong to decisions inside an action).
+TURN_KINDS = ("END_TURN", "INCOME", "PLACE", "DISPLACE", "MOVE", "CREATE", "USE_MARKER")
 KEYS_PER_POST = 0.8  # developing Keys adds about this much per post held
 
 
@@ -36,6 +38,7 @@ class GameTables:
         self.num_actions: int = ns["NUM_ACTIONS"]
         self.base: dict[str, int] = {}
         self.ranges: tuple[tuple[str, int, int], ...] = tuple(ns["ACTION_RANGES"])
+        self.turn_ranges = tuple(r for r in self.ranges if r[0] in TURN_KINDS)
         self.kind_of: list[str] = [""] * self.num_actions
         for kind, base, size in self.ranges:
             self.base[kind] = base
@@ -118,6 +121,7 @@ class GreedyAgent:
     def __init__(self, seed: int | None = 0) -> None:
         self.rng = random.Random(seed)
         self._city_cache: tuple[tuple, tuple[list[float], list[float]]] | None = None
+        self._post_cache: dict[tuple, float] = {}
 
     # ---- entry point
     def step(self, state, legal_actions: list[int]) -> int:
@@ -266,14 +270,19 @@ class GreedyAgent:
     def _city_values(self, state, t: GameTables, me: int) -> tuple[list[float], list[float]]:
         """Per city, the best step-3 value there: (with traders only, with a merchant too).
 
-        Only posts, abilities and the track change these, so the last answer is kept until they do.
+        Only new posts, my abilities and the game's progress change these, so the last answer is
+        kept until one of them does (posts are only ever added, so their count tells).
         """
-        key = (me, tuple(state.post), tuple(state.extra), tuple(state.level), max(state.track))
+        n = t.n_abilities
+        posts = sum(state.filled) + sum(len(codes) for codes in state.extra)
+        progress = int(10 * self._progress(state, t))
+        key = (me, posts, tuple(state.level[me * n : me * n + n]), progress)
         if self._city_cache is not None and self._city_cache[0] == key:
             return self._city_cache[1]
         my_cities = self._my_cities(state, t, me)
         privilege = self._privilege(state, t, me)
         develop = [self._develop_value(state, t, me, a) for a in range(t.n_abilities)]
+        post_cache = self._post_cache  # a city's posts only grow, so (filled, extra) name them
         by_trader, by_merchant = [], []
         for c in range(t.n_cities):
             best = 0.0
@@ -284,7 +293,11 @@ class GreedyAgent:
             spaces = t.city_spaces[c]
             filled = state.filled[c]
             if filled < len(spaces) and t.space_priv[spaces[filled]] <= privilege:
-                post = self._post_value(state, t, me, c, False, my_cities)
+                near = c in my_cities or any(d in my_cities for d in t.city_neighbors[c])
+                city_key = (me, c, filled, len(state.extra[c]), near)
+                post = post_cache.get(city_key)
+                if post is None:
+                    post = post_cache[city_key] = self._post_value(state, t, me, c, False, near)
                 with_merchant = max(best, post)
                 if not t.space_round[spaces[filled]]:
                     with_trader = with_merchant
@@ -310,7 +323,7 @@ class GreedyAgent:
     # ---- the turn
     def _turn(self, state, t: GameTables, me: int, legal: list[int]) -> int:
         by_kind: dict[str, list[int]] = {}
-        for kind, base, size in t.ranges:  # legal is sorted and each kind is one id range
+        for kind, base, size in t.turn_ranges:  # legal is sorted, each kind is one id range
             i = bisect_left(legal, base)
             j = bisect_left(legal, base + size, i)
             if i < j:
@@ -508,8 +521,14 @@ class GreedyAgent:
         return best
 
     def _post_value(
-        self, state, t: GameTables, me: int, c: int, additional: bool, my_cities: set[int]
+        self, state, t: GameTables, me: int, c: int, additional: bool, near: bool | set[int]
     ) -> float:
+        """A post in city c: base and coin, winning the city's control, growing my network.
+
+        `near` says whether c is in or next to my network (or is my set of cities, to find out).
+        """
+        if isinstance(near, set):
+            near = c in near or any(d in near for d in t.city_neighbors[c])
         posts = self._city_posts(state, t, c)
         players = len(state.track)
         before = self._controller_of(posts, players)
@@ -522,7 +541,7 @@ class GreedyAgent:
             value = 3.0 + 2.0 * t.space_coin[space]
         if after == me and before != me:
             value += 2.5
-        if c in my_cities or any(d in my_cities for d in t.city_neighbors[c]):
+        if near:
             value += NETWORK_BONUS
         return value
 
