@@ -349,3 +349,30 @@ def test_shuffled_spec_files_format_back_to_the_spec(board_id: str, random) -> N
     ]
     messy = "\n".join(header + statements + ["}"]) + "\n\n\n"
     assert format_source(messy, str(path)).text == text
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(BOARD_IDS), st.data())
+def test_mutated_spec_text_formats_stably_or_fails_cleanly(board_id: str, data) -> None:
+    """Random edits: fmt either refuses with a located HansaError or gives a fixed point that
+    means the same board."""
+    text = (ROOT / "spec" / "boards" / f"{board_id}.hansa").read_text(encoding="utf-8")
+    for _ in range(data.draw(st.integers(1, 4), label="edits")):
+        at = data.draw(st.integers(0, len(text)), label="at")
+        piece = data.draw(
+            st.sampled_from(["#", "# c\n", "\n", " ", '"', ";", "}", "{", "city", "ship ", "x"])
+            | st.text(max_size=3),
+            label="insert",
+        )
+        cut = data.draw(st.integers(0, 3), label="delete")
+        text = text[:at] + piece + text[at + cut :]
+    try:
+        once = format_source(text, "m.hansa").text
+    except HansaError as exc:
+        assert all(d.span is not None and d.span.file == "m.hansa" for d in exc.diagnostics)
+        return
+    assert format_source(once, "m.hansa").text == once
+    assert sorted(comments_in(once)) == sorted(comments_in(text))
+    before = [board_to_json(lower_board(d, "m.hansa")) for d in parse_text(text).children]
+    after = [board_to_json(lower_board(d, "m.hansa")) for d in parse_text(once).children]
+    assert after == before
