@@ -29,6 +29,7 @@ NETWORK_BONUS = 1.0  # a post next to one's own posts grows the network (categor
 # The action kinds of a turn decision (the others belong to decisions inside an action).
 TURN_KINDS = ("END_TURN", "INCOME", "PLACE", "DISPLACE", "MOVE", "CREATE", "USE_MARKER")
 KEYS_PER_POST = 0.8  # developing Keys adds about this much per post held
+PRIVILEGE_VALUE = 4.5  # Privilege while some city's next space needs more than mine
 
 
 class GameTables:
@@ -227,7 +228,7 @@ class GreedyAgent:
             posts = sum(1 for code in state.post if code >> 1 == me)
             value = 1.0 + KEYS_PER_POST * gain * posts
         elif ability == role["privilege"]:
-            value = 3.0 if self._privilege_blocks(state, t, me) else 1.0
+            value = PRIVILEGE_VALUE if self._privilege_blocks(state, t, me) else 1.0
         else:
             value = 0.5
         value *= 1.0 - 0.6 * self._progress(state, t)
