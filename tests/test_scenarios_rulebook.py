@@ -955,3 +955,191 @@ def test_move_swaps_a_trader_and_a_merchant(bigbox):
     assert route_points(state, "Hamburg", "Lübeck") == ["m0", "t1", None]
     assert route_points(state, "Bremen", "Hamburg") == ["t0", "t0", None, None]
     assert state.current_player() == 0 and turn(state)["actions_left"] == 1
+
+
+# ---------------------------------------------------------------- more of the same rules
+def test_setup_supplies_stock_and_tavern_markers(bigbox, original):
+    """p. 4: seat i (clockwise from the start player) has 4 + i traders and the merchant in its
+    supply, 7 - i traders in the stock; the 3 gold start markers lie on the 3 taverns, the other 12
+    face down. Seed 001 (setup): the taverns get one Remove 3, one Swap Kontor, one Additional."""
+    state = bigbox.new_initial_state(3)
+    assert [supply(state, p) for p in range(4)] == [(5, 1), (6, 1), (7, 1), (8, 1)]
+    assert [stock(state, p) for p in range(4)] == [(6, 0), (5, 0), (4, 0), (3, 0)]
+    taverns = [("Bremen", "Osnabrück"), ("Goslar", "Hildesheim"), ("Lüneburg", "Perleberg")]
+    on_taverns = sorted(route_marker(state, a, b) for a, b in taverns)
+    assert on_taverns == ["additional_trading_post", "exchange_trading_posts", "move_tradesmen"]
+    assert len(doc(state)["marker_supply"]) == 12
+    assert state.current_player() == 0 and turn(state)["actions_left"] == 2
+
+    state = original.new_initial_state(3)
+    on_taverns = sorted(route_marker(state, a, b) for a, b in taverns)
+    assert on_taverns == ["additional_trading_post", "exchange_trading_posts", "remove_tradesmen"]
+    assert len(doc(state)["marker_supply"]) == 13
+
+
+def test_a_tavern_route_played_from_the_start(bigbox):
+    """pp. 4-6 played out: player 0 fills the Bremen-Osnabrück tavern route over two turns, creates
+    it, takes the start marker, establishes in Osnabrück; the marker drawn at creation is placed at
+    the end of the turn, so 3 markers lie on the board when the next turn begins."""
+    state = bigbox.new_initial_state(11)
+    tavern_marker = route_marker(state, "Bremen", "Osnabrück")
+    drawn = doc(state)["marker_supply"][0]
+    act(state, "place trader on Bremen–Osnabrück #1", "place trader on Bremen–Osnabrück #2")
+    assert state.current_player() == 1 and turn(state)["actions_left"] == 2
+    for _ in range(3):
+        act(state, "end the turn")
+    assert state.current_player() == 0
+    act(state, "place trader on Bremen–Osnabrück #3", "create route Bremen–Osnabrück")
+    assert track(state) == [0, 0, 0, 0]
+    assert turn(state)["markers_to_place"] == [drawn]
+    stock_before = stock(state, 0)
+    act(state, "establish a trading post in Osnabrück with a trader")
+    assert city_posts(state, "Osnabrück") == (["t0", None, None], [])
+    assert stock(state, 0) == (stock_before[0] + 2, stock_before[1])
+    assert markers(state, 0) == ([tavern_marker], [])
+    # No actions left and no usable marker: the turn ends with placing the drawn marker.
+    assert state.current_player() == 0
+    assert all(t.startswith("place the drawn marker") for t in legal(state))
+    act(state, "place the drawn marker on Bremen–Osnabrück")
+    assert state.current_player() == 1
+    assert sum(1 for r in doc(state)["routes"] if r["marker"]) == 3
+
+
+def test_create_route_needs_every_point_held_by_the_player(bigbox):
+    """p. 5, E: only if all the route's connection points hold your pieces; p. 5, C: you displace
+    opponents only."""
+    pos = Position(bigbox).route("Dortmund", "Paderborn", "t0", "t1", "t0")
+    pos.route("Hamburg", "Lübeck", "t0", "t0", None)
+    state = pos.state()
+    refuse(bigbox, state, "create route Dortmund–Paderborn")
+    refuse(bigbox, state, "create route Hamburg–Lübeck")
+    refuse(bigbox, state, "displace trader on Dortmund–Paderborn #1")
+    assert "displace trader on Dortmund–Paderborn #2" in legal(state)
+
+
+def test_develop_offers_only_the_abilities_of_the_end_cities(bigbox):
+    """p. 7, 3b: the ability pictured on one of the two end cities (Lübeck: Bank; Hamburg: none)."""
+    pos = Position(bigbox).route("Hamburg", "Lübeck", "t0", "t0", "t0")
+    state = pos.state()
+    act(state, "create route Hamburg–Lübeck")
+    developing = [t for t in legal(state) if t.startswith("develop")]
+    assert developing == ["develop bank"]
+    act(state, "develop bank")
+    assert doc(state)["player_state"][0]["abilities"]["bank"] == 1
+    assert "income: 5 traders, 0 merchants" in legal(state)
+
+
+def test_coins_of_the_three_player_side(bigbox):
+    """p. 7: on the 3-player side six cities carry a coin, among them Stade and Warburg."""
+    game = load("bigbox-hanseatic-3p", 3)
+    pos = Position(game).route("Hamburg", "Stade", "m0", "t0", "t0")
+    state = pos.state()
+    act(state, "create route Hamburg–Stade", "establish a trading post in Stade with a merchant")
+    assert track(state) == [1, 0, 0]
+    pos = Position(game).route("Coellen", "Warburg", "t0", "t0", "t0", "t0").player(0, privilege=1)
+    state = pos.state()
+    act(state, "create route Coellen–Warburg", "establish a trading post in Warburg with a trader")
+    assert track(state) == [1, 0, 0]
+
+
+def test_an_empty_marker_supply_matters_only_when_a_marker_is_taken(bigbox):
+    """p. 8: the game ends when a replacement must be drawn from an empty supply - creating a route
+    without a marker draws nothing."""
+    pos = Position(bigbox).route("Dortmund", "Paderborn", "t0", "t0", "t0")
+    pos.marker_supply = []
+    state = pos.state()
+    act(state, "create route Dortmund–Paderborn")
+    act(state, "neither post nor ability: all route pieces to the stock")
+    assert not state.is_terminal() and state.current_player() == 0
+
+
+def test_two_markers_taken_in_a_turn_are_both_placed_at_its_end(bigbox):
+    """p. 9: at the end of the turn, one new marker for each marker taken this turn, placed after
+    any +3/+4 markers were played; each on a route without a marker."""
+    pos = Position(bigbox).route("Dortmund", "Paderborn", "t0", "t0", "t0", marker="plus_3_actions")
+    pos.route("Hamburg", "Lübeck", "t0", "t0", "t0", marker="develop_ability")
+    pos.marker_supply = ["move_tradesmen", "plus_4_actions"]
+    state = pos.state()
+    act(
+        state,
+        "create route Dortmund–Paderborn",
+        "neither post nor ability: all route pieces to the stock",
+    )
+    act(
+        state,
+        "create route Hamburg–Lübeck",
+        "neither post nor ability: all route pieces to the stock",
+    )
+    assert turn(state)["markers_to_place"] == ["move_tradesmen", "plus_4_actions"]
+    assert state.current_player() == 0 and turn(state)["actions_left"] == 0
+    act(state, "use bonus marker plus_3_actions")
+    assert turn(state)["actions_left"] == 3
+    act(state, "end the turn", "place the drawn marker on Dortmund–Paderborn")
+    assert state.current_player() == 0
+    refuse(bigbox, state, "place the drawn marker on Dortmund–Paderborn")
+    act(state, "place the drawn marker on Hamburg–Lübeck")
+    assert route_marker(state, "Dortmund", "Paderborn") == "move_tradesmen"
+    assert route_marker(state, "Hamburg", "Lübeck") == "plus_4_actions"
+    assert state.current_player() == 1
+    assert doc(state)["marker_supply"] == []
+
+
+def test_a_marker_without_a_legal_route_is_set_aside(bigbox):
+    """RULES.md §4 Decision (unplaceable_marker = out_of_game): when no route may take a drawn
+    marker, it leaves the game."""
+    pos = Position(bigbox).to_move(0, actions_left=2, plate=("develop_ability",))
+    initial = doc(bigbox.new_initial_state(0))
+    for i, entry in enumerate(initial["routes"]):
+        a, b = entry["cities"]
+        pos.route(a, b, f"t{i % 4}")
+    state = pos.state()
+    act(state, "end the turn")
+    assert doc(state)["markers_out_of_game"] == ["develop_ability"]
+    assert state.current_player() == 1
+
+
+def test_additional_post_completes_the_east_west_connection(bigbox):
+    """p. 9: an additional post counts as any other post, so it can close the East-West chain
+    (Stendal full, player 0 lacks only Stendal)."""
+    pos = east_west_position(bigbox).player(0, unused=["additional_trading_post"])
+    pos.city("Stendal", "t3", "m1", "t2", "t1")
+    state = pos.state()
+    act(state, "create route Perleberg–Stendal")
+    act(state, "establish a additional trading post in Stendal with a trader")
+    assert city_posts(state, "Stendal") == (["t3", "m1", "t2", "t1"], ["t0"])
+    # Step 1: Perleberg tie -> player 0's rightmost post; Stendal: player 1 holds two posts.
+    assert track(state) == [1 + 7, 1, 0, 0]
+    assert doc(state)["east_west"] == [0]
+
+
+def test_east_west_award_reaching_twenty_ends_the_game(bigbox):
+    """p. 7: if the East-West award brings someone to 20+ PP the game ends after this action."""
+    pos = east_west_position(bigbox).player(0, track=12)
+    state = pos.state()
+    act(
+        state, "create route Perleberg–Stendal", "establish a trading post in Stendal with a trader"
+    )
+    assert track(state)[0] == 20
+    assert state.is_terminal()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine bug: the stock -> supply -> board fallback for displacement extras is applied "
+    "per piece kind; the books fall back to the supply only when the general stock holds none of "
+    "the owner's pieces",
+)
+def test_extras_come_from_the_stock_while_it_holds_any_piece(bigbox):
+    """p. 5, C details: 'If your opponent has no more tradesmen (comerciantes: traders or merchants)
+    in the general stock, he may use those of his personal supply'; seed 001 likewise ('if he does
+    not have enough in the general stock, he may take from his personal supply'); RULES.md §4: 'If
+    the general stock is empty, take from the personal supply'. With a merchant in the stock, the
+    extra piece comes from the stock (a merchant) or is declined; a trader from the supply is not an
+    option while the stock still holds a piece."""
+    pos = Position(bigbox).route("Dortmund", "Paderborn", None, "t1", None)
+    pos.player(0, supply=(5, 0)).player(1, stock=(0, 1))
+    state = pos.state()
+    assert supply(state, 1) == (10, 0)
+    act(state, "displace trader on Dortmund–Paderborn #2")
+    act(state, "place the displaced piece on Dortmund–Duisburg #1")
+    assert set(legal(state)) == {"take an extra merchant", "decline further extra pieces"}
