@@ -9,53 +9,65 @@ import pytest
 from hansa.runtime.simulate import make_agents, play_game
 from play_support import GAME, assert_clean_error, run_cli, use_load_game, write_json
 
+
 # A position written by hand in the state format. Player 0 holds posts in Hamburg, Lübeck and
-# Bremen (linked by routes), Keys developed twice (value 2), 5 PP on the track and two markers;
-# player 3 holds the rightmost post in Hamburg, so wins the 1–1 tie there; player 1 holds Coellen.
-HAND_WRITTEN = {
-    "format": "hansa-state",
-    "version": 1,
-    "game": GAME,
-    "players": 4,
-    "turn": {"player": 0, "actions_left": 2},
-    "player_state": [
-        {
-            "supply": {"traders": 6, "merchants": 1},
-            "stock": {"traders": 4, "merchants": 0},
-            "abilities": {"keys": 2, "actions": 0, "privilege": 0, "book": 0, "bank": 0},
-            "track": 5,
-            "markers": {"unused": ["extra_actions_3"], "used": ["develop_ability"]},
-        },
-        {
-            "supply": {"traders": 5, "merchants": 1},
-            "stock": {"traders": 5, "merchants": 0},
-            "abilities": {"keys": 0, "actions": 0, "privilege": 0, "book": 0, "bank": 0},
-            "track": 0,
-        },
-        {
-            "supply": {"traders": 6, "merchants": 1},
-            "stock": {"traders": 5, "merchants": 0},
-            "abilities": {"keys": 0, "actions": 0, "privilege": 0, "book": 0, "bank": 0},
-            "track": 0,
-        },
-        {
-            "supply": {"traders": 7, "merchants": 1},
-            "stock": {"traders": 3, "merchants": 0},
-            "abilities": {"keys": 0, "actions": 0, "privilege": 0, "book": 0, "bank": 0},
-            "track": 2,
-        },
-    ],
-    "marker_supply": ["additional_trading_post"] * 4
-    + ["exchange_trading_posts"] * 3
-    + ["develop_ability", "extra_actions_3", "extra_actions_4", "extra_actions_4"]
-    + ["move_tradesmen"] * 2,
-    "cities": [
-        {"name": "Hamburg", "posts": ["t0", "t3", None]},
-        {"name": "Lübeck", "posts": ["t0", None]},
-        {"name": "Bremen", "posts": ["t0", None]},
-        {"name": "Coellen", "posts": ["t1", None]},
-    ],
-}
+# Bremen (linked by routes), Keys developed twice (value 2), 5 PP on the track and two bonus markers
+# (a +3 actions and a develop marker); player 3 holds the rightmost post in Hamburg, so wins the
+# 1–1 tie there; player 1 holds Coellen. The other markers are in the supply. Marker names are the
+# spec's, read from the module so the position follows the edition's naming.
+def hand_written(game) -> dict:
+    ns = vars(game.module)
+    keys = ns["MARKER_KEYS"]
+    plus_3 = keys[next(m for m, count in ns["EXTRA_ACTION_MARKERS"] if count == 3)]
+    develop = keys[ns["DEVELOP_MARKERS"][0][0]]
+    supply = [
+        key for key, count in zip(keys, ns["MARKER_COUNT"], strict=True) for _ in range(count)
+    ]
+    supply.remove(plus_3)
+    supply.remove(develop)
+    levels = {"keys": 0, "actions": 0, "privilege": 0, "book": 0, "bank": 0}
+    return {
+        "format": "hansa-state",
+        "version": 1,
+        "game": GAME,
+        "players": 4,
+        "turn": {"player": 0, "actions_left": 2},
+        "player_state": [
+            {
+                "supply": {"traders": 6, "merchants": 1},
+                "stock": {"traders": 4, "merchants": 0},
+                "abilities": dict(levels, keys=2),
+                "track": 5,
+                "markers": {"unused": [plus_3], "used": [develop]},
+            },
+            {
+                "supply": {"traders": 5, "merchants": 1},
+                "stock": {"traders": 5, "merchants": 0},
+                "abilities": dict(levels),
+                "track": 0,
+            },
+            {
+                "supply": {"traders": 6, "merchants": 1},
+                "stock": {"traders": 5, "merchants": 0},
+                "abilities": dict(levels),
+                "track": 0,
+            },
+            {
+                "supply": {"traders": 7, "merchants": 1},
+                "stock": {"traders": 3, "merchants": 0},
+                "abilities": dict(levels),
+                "track": 2,
+            },
+        ],
+        "marker_supply": supply,
+        "cities": [
+            {"name": "Hamburg", "posts": ["t0", "t3", None]},
+            {"name": "Lübeck", "posts": ["t0", None]},
+            {"name": "Bremen", "posts": ["t0", None]},
+            {"name": "Coellen", "posts": ["t1", None]},
+        ],
+    }
+
 
 # By the rules digest (§7): A track; C 2 markers → 3; E 2 per controlled city; F posts in the
 # largest connected group × Keys value.
@@ -79,12 +91,13 @@ def score_json(capsys, path: Path, *extra: str) -> dict:
 
 
 def test_hand_written_position(capsys, games, tmp_path) -> None:
-    path = write_json(tmp_path / "position.json", HAND_WRITTEN)
+    position = hand_written(games(GAME, 4))
+    path = write_json(tmp_path / "position.json", position)
     data = score_json(capsys, path)
     assert data["breakdown"] == EXPECTED
     assert data["totals"] == [18, 3, 0, 5]
     assert data["winners"] == [0] and data["game_over"] is False
-    state = games(GAME, 4).state_from_json(json.dumps(HAND_WRITTEN))
+    state = games(GAME, 4).state_from_json(json.dumps(position))
     assert data["breakdown"] == state.score_breakdown()
     code, out, _ = run_cli(capsys, "score", str(path))
     assert code == 0
@@ -94,7 +107,8 @@ def test_hand_written_position(capsys, games, tmp_path) -> None:
 
 
 def test_game_and_players_from_the_options(capsys, games, tmp_path) -> None:
-    bare = {k: v for k, v in HAND_WRITTEN.items() if k not in ("game", "players")}
+    position = hand_written(games(GAME, 4))
+    bare = {k: v for k, v in position.items() if k not in ("game", "players")}
     path = write_json(tmp_path / "bare.json", bare)
     data = score_json(capsys, path, "--game", GAME, "--players", "4")
     assert data["breakdown"] == EXPECTED
@@ -121,10 +135,20 @@ def test_saved_states_agree_with_score_breakdown(capsys, games, tmp_path) -> Non
     assert code == 0 and "final scoring" in out and "<- winner" in out
 
 
-def _mutated(change) -> dict:
-    data = json.loads(json.dumps(HAND_WRITTEN))
-    change(data)
-    return data
+def _set(path: tuple, value):
+    """A change of the hand-written position: set the value at a path of keys and indexes."""
+
+    def change(data: dict) -> None:
+        target = data
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return change
+
+
+def _drop(key: str):
+    return lambda data: data.pop(key)
 
 
 @pytest.mark.parametrize(
@@ -133,26 +157,26 @@ def _mutated(change) -> dict:
         ("{not json", [], ["not valid JSON"]),
         ("[1, 2]", [], ["expected a JSON object"]),
         (
-            _mutated(lambda d: d["player_state"][1].__setitem__("track", "x")),
+            _set(("player_state", 1, "track"), "x"),
             [],
             ["player_state[1].track", "whole number"],
         ),
         (
-            _mutated(lambda d: d["player_state"][0]["supply"].__setitem__("traders", 7)),
+            _set(("player_state", 0, "supply", "traders"), 7),
             [],
             ["player_state[0]", "owns exactly 27"],
         ),
         (
-            _mutated(lambda d: d["cities"][0].__setitem__("posts", ["t0", None, "t3"])),
+            _set(("cities", 0, "posts"), ["t0", None, "t3"]),
             [],
             ["cities[0].posts[2]", "from the left"],
         ),
-        (_mutated(lambda d: d.pop("turn")), [], ["turn", "missing"]),
-        (_mutated(lambda d: d.__setitem__("game", "bigbox-hanseatic-4p")), [], ["did you mean"]),
-        (_mutated(lambda d: d.__setitem__("players", 3)), [], ["not 3"]),
-        (_mutated(lambda d: d.__setitem__("players", "four")), [], ["players", "whole number"]),
-        (HAND_WRITTEN, ["--players", "5"], ["4 players", "loaded for 5"]),
-        (HAND_WRITTEN, ["--game", "original-hanseatic-45p"], ["game", "bigbox-hanseatic-45p"]),
+        (_drop("turn"), [], ["turn", "missing"]),
+        (_set(("game",), "bigbox-hanseatic-4p"), [], ["did you mean"]),
+        (_set(("players",), 3), [], ["not 3"]),
+        (_set(("players",), "four"), [], ["players", "whole number"]),
+        (None, ["--players", "5"], ["4 players", "loaded for 5"]),
+        (None, ["--game", "original-hanseatic-45p"], ["game", "bigbox-hanseatic-45p"]),
     ],
 )
 def test_bad_states(capsys, games, tmp_path, content, extra, fragments) -> None:
@@ -160,7 +184,10 @@ def test_bad_states(capsys, games, tmp_path, content, extra, fragments) -> None:
     if isinstance(content, str):
         path.write_text(content, encoding="utf-8")
     else:
-        write_json(path, content)
+        position = hand_written(games(GAME, 4))
+        if content is not None:
+            content(position)
+        write_json(path, position)
     code, out, err = run_cli(capsys, "score", str(path), *extra)
     assert_clean_error(code, out, err, *fragments)
     assert "state JSON" not in err  # errors name the file instead
