@@ -172,7 +172,7 @@ def test_spec_board_files_are_canonical(board_id: str) -> None:
 # --------------------------------------------------------------------------- properties
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(boards())
 def test_random_boards_parse_back_equal(board: Board) -> None:
     text = format_board(board)
@@ -181,7 +181,7 @@ def test_random_boards_parse_back_equal(board: Board) -> None:
     assert format_board(again) == text
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(boards())
 def test_formatting_a_file_is_idempotent(board: Board) -> None:
     messy = format_board(board).replace("\n    ", "\n\t  ").replace(" -- ", "--")
@@ -308,7 +308,7 @@ def comments_in(text: str) -> list[str]:
     return [m.group() for m in STRING_OR_COMMENT.finditer(text) if m.group().startswith("#")]
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(boards(), st.data())
 def test_comments_are_never_dropped(board: Board, data: st.DataObject) -> None:
     lines = format_board(board).splitlines()
@@ -329,7 +329,7 @@ def test_comments_are_never_dropped(board: Board, data: st.DataObject) -> None:
     assert format_source(once, "c.hansa").text == once
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(BOARD_IDS), st.randoms(use_true_random=False))
 def test_shuffled_spec_files_format_back_to_the_spec(board_id: str, random) -> None:
     """Statements in any order, with odd spacing, format to exactly the committed spec file."""
@@ -351,7 +351,7 @@ def test_shuffled_spec_files_format_back_to_the_spec(board_id: str, random) -> N
     assert format_source(messy, str(path)).text == text
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(BOARD_IDS), st.data())
 def test_mutated_spec_text_formats_stably_or_fails_cleanly(board_id: str, data) -> None:
     """Random edits: fmt either refuses with a located HansaError or gives a fixed point that

@@ -481,7 +481,7 @@ def boards(draw, countries_pool=("england", "wales", "scotland")) -> Board:
     return board
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(boards())
 def test_random_boards_round_trip_through_json(board: Board) -> None:
     data = board_to_json(board)
@@ -521,7 +521,7 @@ def _paths(value, prefix=()):
             yield from _paths(item, (*prefix, index))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.sampled_from(["hanseatic_3p", "eastern", "britannia_45p"]), st.data())
 def test_mutated_json_gives_a_board_or_a_named_error(board_id: str, data) -> None:
     document = reference(board_id)
