@@ -17,7 +17,7 @@ import jinja2
 
 from .errors import HansaError
 from .ir import Board
-from .model import GameModel, build_model
+from .model import GameModel, build_model, mangle_module_name
 from .rules_ir import Game, RuleSet
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -86,8 +86,10 @@ def _relative(path: str, root: Path | None) -> str:
     return path if rel.startswith("..") else rel.replace(os.sep, "/")
 
 
-def _comment_safe(text: str) -> str:
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
+def _comment_safe(text: str, width: int = 80) -> str:
+    """Text for a comment line: printable characters only (so it cannot end the comment), short."""
+    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def build_game_module(
@@ -119,9 +121,9 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
     comp = model.components
     context = dict(comp)
     context.update(
-        game_literal=repr(model.game),
-        rules_literal=repr(model.rules),
-        board_literal=repr(model.board),
+        game_literal=_comment_safe(repr(model.game)),
+        rules_literal=_comment_safe(repr(model.rules)),
+        board_literal=_comment_safe(repr(model.board)),
         header_hash="spec-sha256=" + digest.hexdigest(),
         sources=[_comment_safe(repr(s)) for s in shown],
         constants=constants,
@@ -189,3 +191,98 @@ def _tidy(text: str) -> str:
     while out and not out[-1]:
         out.pop()
     return "\n".join(out) + "\n"
+
+
+# ---- whole projects: every game of a spec folder (hansa build), or one game in memory
+
+
+def _spec_root(spec_dir: Path) -> Path:
+    return spec_dir.resolve().parent
+
+
+def generate_modules(spec_dir: str | Path = "spec", paths=None) -> dict[str, tuple[str, str]]:
+    """Every game declared under `spec_dir` (or `paths`): game name → (module name, source text).
+
+    Raises one HansaError listing every spec error; nothing is generated unless all games compile.
+    """
+    from .project import load_project
+    from .rules_lower import resolve
+
+    spec_dir = Path(spec_dir)
+    project = load_project(list(paths) if paths else [spec_dir])
+    project.raise_for_errors()
+    root = _spec_root(spec_dir)
+    out: dict[str, tuple[str, str]] = {}
+    modules: dict[str, str] = {}
+    for name in sorted(project.games):
+        game = project.games[name]
+        rules = resolve(game.rules, project.rulesets)
+        board = project.boards[game.board]
+        source = build_game_module(game, rules, board, project.sources, root)
+        module_name = mangle_module_name(name)
+        if module_name in modules:
+            raise HansaError(
+                f"games {modules[module_name]!r} and {name!r} would share module {module_name}",
+                game.span if game.span.line > 0 else None,
+            )
+        modules[module_name] = name
+        out[name] = (module_name, source)
+    return out
+
+
+def index_source(modules: dict[str, tuple[str, str]]) -> str:
+    """`generated/_index.py`: game name → module name (for `hansa.load_game`)."""
+    lines = [
+        '"""Index of the generated game modules (written by `hansa build`; do not edit)."""',
+        "",
+        render_constant("GAMES", {name: module for name, (module, _src) in modules.items()}),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def compile_module(source: str, game: str | None = None, spec_dir: str | Path = "spec"):
+    """Compile one game in memory and return the executed module (nothing is written)."""
+    import types
+
+    from .project import load_project
+    from .rules_lower import resolve
+
+    spec_dir = Path(spec_dir)
+    path = Path(source)
+    paths: list[Path] = []
+    wanted = game
+    if source.endswith(".hansa") or path.is_dir():
+        if not path.exists():
+            raise HansaError(f"{source}: no such file or folder")
+        paths.append(path)
+        inside = spec_dir.exists() and path.resolve().is_relative_to(spec_dir.resolve())
+        if spec_dir.exists() and not inside:
+            paths.append(spec_dir)
+    else:
+        wanted = wanted or source
+        paths.append(spec_dir)
+    project = load_project(paths)
+    project.raise_for_errors()
+    if wanted is None:
+        own = [  # the games declared in the given file itself
+            name
+            for name, g in project.games.items()
+            if g.span.file and Path(g.span.file).resolve() == path.resolve()
+        ]
+        if len(own) != 1:
+            found = ", ".join(sorted(own)) or "none"
+            raise HansaError(f"{source}: declares {len(own)} games ({found}); pass game=NAME")
+        wanted = own[0]
+    if wanted not in project.games:
+        from .errors import did_you_mean
+
+        raise HansaError(f"unknown game {wanted!r}{did_you_mean(wanted, project.games)}")
+    decl = project.games[wanted]
+    rules = resolve(decl.rules, project.rulesets)
+    text = build_game_module(
+        decl, rules, project.boards[decl.board], project.sources, _spec_root(spec_dir)
+    )
+    module = types.ModuleType(f"hansa.generated.{mangle_module_name(decl.name)}")
+    exec(compile(text, f"<generated {wanted}>", "exec"), module.__dict__)
+    return module

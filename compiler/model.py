@@ -163,7 +163,11 @@ def _route_rings(n_routes: int, route_cities, city_routes) -> tuple[tuple[tuple[
     return tuple(rings_all)
 
 
-def _marker_key(kind: str, params: tuple, unique: bool) -> str:
+def _marker_key(kind: str, params: tuple, unique: bool, name: str = "") -> str:
+    """The marker type's name in state JSON: the author's name when it is a plain lowercase word,
+    else the kind (plus its parameter values when several types share the kind)."""
+    if name and re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        return name
     if unique:
         return kind
     parts = [kind] + [str(v).lower() for _, v in params]
@@ -423,7 +427,7 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     marker_keys, marker_labels, marker_kind, marker_count, marker_start = [], [], [], [], []
     marker_params: list[dict] = []
     for bm in rules.bonus_markers:
-        key = _marker_key(bm.kind, bm.params, kinds_seen[bm.kind] == 1)
+        key = _marker_key(bm.kind, bm.params, kinds_seen[bm.kind] == 1, bm.name)
         if key in marker_keys:
             raise _error(f"two bonus marker types are both called {key!r}", bm.span)
         if not re.fullmatch(r"[a-z0-9_]+", key):

@@ -1,0 +1,108 @@
+"""Compile every game declared in spec/ into generated/<game>.py (and generated/_index.py).
+
+The output is deterministic; each module is written atomically (a temporary file renamed into
+place), and nothing is written unless every game compiles. `--check` writes nothing and exits 1 when
+generated/ is stale (the spec changed), hand-edited, missing a module or holding one for no game.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from hansa.compiler.codegen import generate_modules, index_source
+from hansa.compiler.errors import HansaError
+
+NAME = "build"
+HELP = "compile every game in spec/ into generated/ (--check: fail if generated/ is stale)"
+MARKER = "# hansa-generated:"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if stale")
+    parser.add_argument("--spec", default="spec", help="spec folder (default: spec)")
+    parser.add_argument(
+        "--out", default=None, help="output folder (default: generated/ next to the spec folder)"
+    )
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _generated_files(out: Path) -> set[str]:
+    """Files in `out` that a previous build wrote (they carry the generated marker)."""
+    found = set()
+    for path in out.glob("*.py"):
+        if path.name in ("__init__.py", "_index.py"):
+            continue
+        try:
+            head = path.read_text(encoding="utf-8")[:2000]
+        except (OSError, UnicodeDecodeError):
+            continue
+        if MARKER in head:
+            found.add(path.name)
+    return found
+
+
+def expected_files(spec: Path) -> dict[str, str]:
+    modules = generate_modules(spec)
+    files = {f"{module}.py": text for module, text in modules.values()}
+    files["_index.py"] = index_source(modules)
+    return files
+
+
+def run(args) -> int:
+    spec = Path(args.spec)
+    if not spec.is_dir():
+        raise HansaError(f"{spec}: no spec folder")
+    out = Path(args.out) if args.out else spec.resolve().parent / "generated"
+    if not out.is_dir():
+        raise HansaError(f"{out}: the output folder does not exist")
+    started = time.perf_counter()
+    files = expected_files(spec)
+    elapsed = time.perf_counter() - started
+    stale_extra = sorted(_generated_files(out) - set(files))
+    if args.check:
+        problems = []
+        for name, text in sorted(files.items()):
+            path = out / name
+            if not path.exists():
+                problems.append(f"{path}: missing")
+            elif path.read_text(encoding="utf-8") != text:
+                problems.append(f"{path}: stale or edited by hand")
+        problems += [f"{out / name}: no game declares it any more" for name in stale_extra]
+        for line in problems:
+            print(line, file=sys.stderr)
+        if problems:
+            print(
+                "hansa build --check: generated/ is out of date; run `hansa build`", file=sys.stderr
+            )
+            return 1
+        print(f"generated/ is up to date ({len(files) - 1} games)")
+        return 0
+    written = 0
+    for name, text in sorted(files.items()):
+        path = out / name
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            continue
+        _write_atomic(path, text)
+        written += 1
+    for name in stale_extra:
+        (out / name).unlink()
+    print(
+        f"built {len(files) - 1} games in {elapsed:.2f} s: {written} files written, "
+        f"{len(stale_extra)} removed"
+    )
+    return 0
