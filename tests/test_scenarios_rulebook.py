@@ -1123,12 +1123,6 @@ def test_east_west_award_reaching_twenty_ends_the_game(bigbox):
     assert state.is_terminal()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: the stock -> supply -> board fallback for displacement extras is applied "
-    "per piece kind; the books fall back to the supply only when the general stock holds none of "
-    "the owner's pieces",
-)
 def test_extras_come_from_the_stock_while_it_holds_any_piece(bigbox):
     """p. 5, C details: 'If your opponent has no more tradesmen (comerciantes: traders or merchants)
     in the general stock, he may use those of his personal supply'; seed 001 likewise ('if he does
@@ -1143,3 +1137,47 @@ def test_extras_come_from_the_stock_while_it_holds_any_piece(bigbox):
     act(state, "displace trader on Dortmund–Paderborn #2")
     act(state, "place the displaced piece on Dortmund–Duisburg #1")
     assert set(legal(state)) == {"take an extra merchant", "decline further extra pieces"}
+
+
+def test_the_displacer_chooses_which_pieces_pay_the_cost(bigbox):
+    """p. 5, C: the cost is paid with pieces (traders or merchants) from the personal supply to the
+    general stock; with both kinds at hand the displacer chooses."""
+    pos = Position(bigbox).route("Dortmund", "Paderborn", None, "m1", None)
+    pos.player(0, supply=(3, 1), book=1)
+    state = pos.state()
+    stock_before = stock(state, 0)
+    act(state, "displace trader on Dortmund–Paderborn #2")
+    assert state.current_player() == 0
+    assert legal(state) == [
+        "pay the displacement cost with 0 merchants",
+        "pay the displacement cost with 1 merchants",
+    ]
+    act(state, "pay the displacement cost with 1 merchants")
+    assert supply(state, 0) == (1, 0)
+    assert stock(state, 0) == (stock_before[0] + 1, stock_before[1] + 1)
+    assert state.current_player() == 1
+
+
+def test_a_displaced_piece_with_no_free_point_anywhere_goes_to_the_supply(bigbox):
+    """RULES.md §4 Decision (displaced_piece_without_point = personal_supply): every connection
+    point of the board is taken, so the displaced trader goes to its owner's personal supply and no
+    extra piece can be placed."""
+    initial = doc(bigbox.new_initial_state(0))
+    pos = Position(bigbox)
+    for p in range(4):
+        pos.player(p, keys=4, actions=5, privilege=3, book=3, bank=3)
+    i = 0
+    for entry in initial["routes"]:
+        pieces = []
+        for _ in entry["points"]:
+            pieces.append(("m" if i < 8 else "t") + str(i % 4))
+            i += 1
+        pos.route(*entry["cities"], *pieces)
+    state = pos.to_move(0, actions_left=2).state()
+    assert route_points(state, "Dortmund", "Paderborn")[1] == "t1"
+    before = supply(state, 1)
+    act(state, "displace trader on Dortmund–Paderborn #2")  # paid with p0's only merchant
+    assert supply(state, 0) == (0, 0)
+    assert supply(state, 1) == (before[0] + 1, before[1])
+    assert state.current_player() == 0 and turn(state)["actions_left"] == 1
+    assert route_points(state, "Dortmund", "Paderborn")[1] == "t0"
