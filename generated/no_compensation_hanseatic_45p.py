@@ -927,14 +927,16 @@ def _ring_points(s: State, route: int, kind: int) -> list[int]:
     return []
 
 
-def _extra_source(s: State, q: int, kind: int) -> int:
-    """Where the displaced owner's next extra piece of `kind` comes from (FALLBACK order), or -1."""
+def _extra_source(s: State, q: int) -> int:
+    """The zone the displaced owner's next extra piece comes from: the first zone in FALLBACK order
+    (0 general stock, 1 personal supply, 2 own pieces on routes) holding any of q's pieces, or -1.
+    The owner then chooses the kind among the pieces of that zone."""
     for source in FALLBACK:
-        if source == 0 and s.stock[2 * q + kind]:
+        if source == 0 and (s.stock[2 * q] or s.stock[2 * q + 1]):
             return 0
-        if source == 1 and s.supply[2 * q + kind]:
+        if source == 1 and (s.supply[2 * q] or s.supply[2 * q + 1]):
             return 1
-        if source == 2 and s.onboard[2 * q + kind]:
+        if source == 2 and (s.onboard[2 * q] or s.onboard[2 * q + 1]):
             return 2
     return -1
 
@@ -945,9 +947,10 @@ def _legal_displaced(s: State, top: tuple) -> list[int]:
         return _ring_points(s, route, holding)
     acts = []
     lifts = []
+    source = _extra_source(s, q)
+    zone = s.stock if source == 0 else s.supply if source == 1 else s.onboard
     for kind in (0, 1):
-        source = _extra_source(s, q, kind)
-        if source < 0:
+        if source < 0 or not zone[2 * q + kind]:
             continue
         room = bool(_ring_points(s, route, kind))
         if source < 2:
@@ -981,7 +984,7 @@ def _apply_displaced(s: State, top: tuple, action: int) -> None:
         s.stack[-1] = (F_DISPLACED, q, route, -1, left)
     elif action < A_EXTRA + 2:
         kind = action - A_EXTRA
-        if _extra_source(s, q, kind) == 0:
+        if _extra_source(s, q) == 0:
             s.stock[2 * q + kind] -= 1
         else:
             s.supply[2 * q + kind] -= 1
