@@ -11,12 +11,11 @@ their `action_to_string` text, so a test reads like the rule book's example.
 from __future__ import annotations
 
 import json
-import types
 from collections import Counter
-from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hansa.compiler.errors import HansaError
 
 import hansa
@@ -32,43 +31,13 @@ TRACK_KIND = {"keys": 0, "actions": 0, "privilege": 0, "book": 1, "bank": 0}
 SCORE_MARKER_TRADERS = 1
 
 
-@cache
-def _spec_module(name: str) -> types.ModuleType:
-    """The rule module of game `name`, compiled in memory from spec/ (when hansa.load_game is
-    not available in this checkout)."""
-    from hansa.compiler.codegen import build_game_module
-    from hansa.compiler.rules_lower import resolve
-
-    project = _spec_project()
-    game = project.games[name]
-    rules = resolve(game.rules, project.rulesets)
-    source = build_game_module(game, rules, project.boards[game.board])
-    module = types.ModuleType("scenario_" + name.replace("-", "_"))
-    exec(compile(source, f"<{name}>", "exec"), module.__dict__)
-    return module
-
-
-@cache
-def _spec_project() -> Any:
-    from hansa.compiler.project import load_project
-
-    project = load_project([SPEC])
-    project.raise_for_errors()
-    return project
-
-
 def load(name: str, players: int):
-    """The game through the public API: the built module (`hansa.load_game`), else compiled from
-    spec/ in memory (`hansa.compile_game`, or the compiler directly in an older checkout)."""
-    if hasattr(hansa, "load_game"):
-        try:
-            return hansa.load_game(name, players=players)
-        except HansaError:
-            if hasattr(hansa, "compile_game"):
-                return hansa.compile_game(name, players, spec_dir=str(SPEC))
-    from hansa.runtime.game import Game
-
-    return Game(_spec_module(name), players)
+    """The game through the public API: the built module (`hansa.load_game`), or compiled in memory
+    from spec/ (`hansa.compile_game`) when generated/ does not have it."""
+    try:
+        return hansa.load_game(name, players=players)
+    except HansaError:
+        return hansa.compile_game(name, players, spec_dir=str(SPEC))
 
 
 # ---- actions by name
@@ -102,8 +71,6 @@ def act(state, *texts: str) -> None:
 
 def refuse(game, state, text: str) -> HansaError:
     """Applying the named action fails with a HansaError naming it, and the state is unchanged."""
-    import pytest
-
     action = action_names(game)[text]
     assert action not in state.legal_actions(), f"{text!r} is legal but should not be"
     before = state.to_json()
