@@ -1,0 +1,144 @@
+"""Measure the engine: uniformly random decisions per second through the public API
+(legal_actions + apply_action), state clone and JSON round-trip times, and compile time.
+
+Times are CPU times of this process (`time.process_time`), i.e. the speed of one core even when the
+machine is busy; wall-clock decisions per second are shown too.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import hansa
+from hansa.compiler.errors import HansaError
+
+NAME = "bench"
+HELP = "benchmark random play, clone, JSON round trip and compile time per game"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument(
+        "games", nargs="*", metavar="GAME", help="games (default: every built game)"
+    )
+    parser.add_argument("--players", type=int, default=None, help="player count (default: fewest)")
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="CPU seconds of random play per game (default 3)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="first game seed (default 0)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+
+def random_play(game, seconds: float, seed: int) -> dict:
+    """Uniform random legal actions through the public API for `seconds` of CPU time."""
+    rng = random.Random(seed)
+    decisions = games = 0
+    state = game.new_initial_state(seed)
+    start_cpu, start_wall = time.process_time(), time.perf_counter()
+    deadline = start_cpu + seconds
+    while True:
+        for _ in range(1000):
+            if state.is_terminal():
+                games += 1
+                state = game.new_initial_state(seed + games)
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.random() * len(legal))])
+        decisions += 1000
+        if time.process_time() >= deadline:
+            break
+    cpu = time.process_time() - start_cpu
+    wall = time.perf_counter() - start_wall
+    return {
+        "decisions": decisions,
+        "games_finished": games,
+        "decisions_per_second_cpu": round(decisions / cpu),
+        "decisions_per_second_wall": round(decisions / wall),
+    }
+
+
+def sample_states(game, seed: int, count: int = 20) -> list:
+    """States from the middle of a random game (a few hundred decisions apart)."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    states = []
+    while len(states) < count:
+        for _ in range(rng.randrange(50, 400)):
+            if state.is_terminal():
+                state = game.new_initial_state(seed + len(states) + 1)
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.random() * len(legal))])
+        states.append(state.clone())
+    return states
+
+
+def per_call(fn, items: list, repeat: int) -> float:
+    """Mean CPU microseconds of fn(item)."""
+    start = time.process_time()
+    for _ in range(repeat):
+        for item in items:
+            fn(item)
+    return (time.process_time() - start) / (repeat * len(items)) * 1e6
+
+
+def compile_seconds(name: str) -> float:
+    """CPU seconds to compile the game in memory from the loaded spec (model, templates, exec)."""
+    from hansa.compiler.codegen import build_game_module
+    from hansa.compiler.project import load_project
+    from hansa.compiler.rules_lower import resolve
+
+    project = load_project(["spec"])
+    project.raise_for_errors()
+    decl = project.games[name]
+    rules = resolve(decl.rules, project.rulesets)
+    start = time.process_time()
+    source = build_game_module(decl, rules, project.boards[decl.board], project.sources)
+    exec(compile(source, name, "exec"), {})
+    return time.process_time() - start
+
+
+def bench_game(name: str, players: int | None, seconds: float, seed: int) -> dict:
+    game = hansa.load_game(name, players)
+    figures: dict = {"game": name, "players": game.num_players()}
+    figures.update(random_play(game, seconds, seed))
+    states = sample_states(game, seed)
+    figures["clone_us"] = round(per_call(lambda s: s.clone(), states, 50), 1)
+    texts = [s.to_json() for s in states]
+    figures["to_json_us"] = round(per_call(lambda s: s.to_json(), states, 5), 1)
+    figures["from_json_us"] = round(per_call(game.state_from_json, texts, 5), 1)
+    for text in texts:
+        if game.state_from_json(text).to_json() != text:
+            raise HansaError(f"{name}: JSON round trip is not exact")
+    try:
+        figures["compile_s"] = round(compile_seconds(name), 3)
+    except (HansaError, OSError, KeyError):
+        figures["compile_s"] = None  # no spec/ here: only the committed module is measured
+    return figures
+
+
+def run(args) -> int:
+    games = args.games or sorted(hansa.available_games())
+    if not games:
+        raise HansaError("no games built; run `hansa build`")
+    results = []
+    for name in games:
+        players = args.players
+        if players is not None:
+            counts = hansa.load_game(name).info.player_counts
+            if players not in counts:
+                if args.games:
+                    raise HansaError(f"game {name!r} is for {counts} players, not {players}")
+                continue
+        results.append(bench_game(name, players, args.seconds, args.seed))
+        if not args.json:
+            r = results[-1]
+            compile_text = "-" if r["compile_s"] is None else f"{r['compile_s'] * 1000:.0f} ms"
+            print(
+                f"{r['game']:<32} {r['players']}p  {r['decisions_per_second_cpu']:>8,} decisions/s "
+                f"(wall {r['decisions_per_second_wall']:,})  clone {r['clone_us']:.1f} µs  "
+                f"JSON {r['to_json_us']:.0f}+{r['from_json_us']:.0f} µs  compile {compile_text}",
+                flush=True,
+            )
+    if args.json:
+        print(json.dumps(results, indent=1))
+    return 0
