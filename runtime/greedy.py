@@ -123,6 +123,7 @@ class GreedyAgent:
         self.rng = random.Random(seed)
         self._city_cache: tuple[tuple, tuple[list[float], list[float]]] | None = None
         self._post_cache: dict[tuple, float] = {}
+        self._target: int | None = None  # the route it is building
 
     # ---- entry point
     def step(self, state, legal_actions: list[int]) -> int:
@@ -400,12 +401,28 @@ class GreedyAgent:
     def _best_placement(
         self, state, t: GameTables, me: int, places: list[int], displaces: list[int]
     ) -> int | None:
-        """Place towards the most promising route; displace when that route is blocked."""
+        """Place towards the most promising route; displace when that route is blocked.
+
+        Like a beginner it sticks to the route it chose until that route is full or blocked, and
+        only then looks over the whole board again (which is also what keeps a decision cheap).
+        """
+        pt = state.pt
+        my_merchant = 2 * me + 1
+        target = self._target
+        if target is not None:
+            codes = [pt[x] for x in t.route_points[target]]
+            mine_there = sum(1 for code in codes if code >> 1 == me)
+            if -1 in codes and mine_there and all(code < 0 or code >> 1 == me for code in codes):
+                action = self._place_on(
+                    state, t, me, target, my_merchant in codes, set(places), t.base["PLACE"]
+                )
+                if action is not None:
+                    return action
+            self._target = None
         mine, opp, free = self._route_counts(state, t, me)
         by_trader, by_merchant = self._city_values(state, t, me)
-        pt, rmark = state.pt, state.rmark
+        rmark = state.rmark
         has_merchant_supply = state.supply[2 * me + 1] > 0
-        my_merchant = 2 * me + 1
         special_value = 0.5 * max(t.special_points) if t.special_points else 0.0
         offset = self.rng.random()
         candidates = []
@@ -443,6 +460,8 @@ class GreedyAgent:
                     legal_places = set(places)
                 merchant_on = any(pt[x] == my_merchant for x in t.route_points[r])
                 action = self._place_on(state, t, me, r, merchant_on, legal_places, place_base)
+                if action is not None:
+                    self._target = r
             if action is not None:
                 return action
         return None
