@@ -267,6 +267,8 @@ def test_coellen_special_prestige_allows_skipping_and_needs_a_merchant(bigbox):
     act(state, "take special prestige space 4 (11 PP)")
     assert doc(state)["special_prestige"] == [None, "m1", None, "m0"]
     assert [b["D"] for b in state.score_breakdown()] == [11, 8, 0, 0]
+    # A special-prestige space is not a post in Coellen: no control, no network.
+    assert [(b["E"], b["F"]) for b in state.score_breakdown()] == [(0, 0)] * 4
 
     only_traders = Position(bigbox).route("Coellen", "Warburg", "t0", "t0", "t0", "t0")
     state = only_traders.player(0, privilege=3).state()
@@ -506,6 +508,22 @@ def test_an_additional_post_marker_taken_on_this_route_is_not_usable_on_it(bigbo
     refuse(bigbox, state, "establish a additional trading post in Hannover with a trader")
     act(state, "neither post nor ability: all route pieces to the stock")
     assert markers(state, 0) == (["additional_trading_post"], [])
+
+
+def test_an_additional_post_marker_taken_earlier_this_turn_is_usable(bigbox):
+    """p. 9 and seed 004: a marker may be used later in the same turn, once the action that took
+    it is complete - here the Additional Trading Post in the turn's second Create Route."""
+    pos = Position(bigbox).route(
+        "Dortmund", "Paderborn", "t0", "t0", "t0", marker="additional_trading_post"
+    )
+    pos.route("Bremen", "Hannover", "t0", "t0", "t0").city("Hannover", "t1", "t2")
+    state = pos.state()
+    act(state, "create route Dortmund–Paderborn")
+    act(state, "neither post nor ability: all route pieces to the stock")
+    act(state, "create route Bremen–Hannover")
+    act(state, "establish a additional trading post in Hannover with a trader")
+    assert city_posts(state, "Hannover") == (["t1", "t2"], ["t0"])
+    assert markers(state, 0) == ([], ["additional_trading_post"])
 
 
 def test_plus_markers_give_actions_and_using_one_costs_none(bigbox):
@@ -955,6 +973,10 @@ def test_setup_supplies_stock_and_tavern_markers(bigbox, original):
     assert on_taverns == ["additional_trading_post", "exchange_trading_posts", "move_tradesmen"]
     assert len(doc(state)["marker_supply"]) == 12
     assert state.current_player() == 0 and turn(state)["actions_left"] == 2
+
+    three = load("original-hanseatic-23p", 3).new_initial_state(5)
+    assert [supply(three, p) for p in range(3)] == [(5, 1), (6, 1), (7, 1)]
+    assert [stock(three, p) for p in range(3)] == [(6, 0), (5, 0), (4, 0)]
 
     state = original.new_initial_state(3)
     on_taverns = sorted(route_marker(state, a, b) for a, b in taverns)
