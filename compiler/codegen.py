@@ -130,6 +130,9 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         origins=origins,
         marker_kinds_used=[k for k in _marker_kind_order() if comp.get("marker_" + k)],
         marker_type_kinds=_marker_type_kinds(model),
+        marker_types=list(
+            zip(model.constants["MARKER_KEYS"], _marker_type_kinds(model), strict=True)
+        ),
         scoring=comp["scoring"],
         uses_income=True,
         coin_pp=bool(model.constants["COIN_PP"]),
@@ -255,10 +258,11 @@ def compile_module(source: str, game: str | None = None, spec_dir: str | Path = 
     if source.endswith(".hansa") or path.is_dir():
         if not path.exists():
             raise HansaError(f"{source}: no such file or folder")
-        paths.append(path)
         inside = spec_dir.exists() and path.resolve().is_relative_to(spec_dir.resolve())
-        if spec_dir.exists() and not inside:
-            paths.append(spec_dir)
+        if not inside:
+            paths.append(path)
+        if spec_dir.exists():
+            paths.append(spec_dir)  # the boards and rule sets the file builds on
     else:
         wanted = wanted or source
         paths.append(spec_dir)

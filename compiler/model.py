@@ -580,6 +580,8 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         else:
             raise _error(f"tie-break step compares unknown {st.what!r}", st.span)
     k["TIEBREAK"] = tuple(steps)
+    if rules.tiebreak:
+        origins["tiebreak"] = where(rules.tiebreak[0].span)
 
     # ---- action-id layout: contiguous ranges, in an order that keeps each decision's list sorted
     n_points = len(point_route)

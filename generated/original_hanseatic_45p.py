@@ -1319,6 +1319,12 @@ def _apply_remove(s: State, top: tuple, action: int) -> None:
 # ---- using bonus markers
 # A taken marker may be used once on its owner's turn between actions (never in the action that took
 # it: those wait in `fresh` until the action ends). Each type's kind gives its usability and effect.
+# bonus marker additional_trading_post (additional_trading_post): spec/original_2009.hansa:5
+# bonus marker exchange_trading_posts (exchange_trading_posts): spec/original_2009.hansa:6
+# bonus marker develop_ability (develop_ability): spec/original_2009.hansa:7
+# bonus marker plus_3_actions (extra_actions): spec/bigbox_2021.hansa:31
+# bonus marker plus_4_actions (extra_actions): spec/bigbox_2021.hansa:32
+# bonus marker remove_tradesmen (remove_tradesmen): spec/original_2009.hansa:8
 MARKER_USABLE = (
     _usable_additional_trading_post,
     _usable_exchange_trading_posts,
@@ -1485,6 +1491,7 @@ def score_breakdown(s: State) -> list[dict[str, int]]:
     ]
 
 # ---- winners and the tie-break chain
+# spec/original_2009.hansa:9
 def winners(s: State) -> list[int]:
     """Players with the most points; ties go down the TIEBREAK chain (ability or score)."""
     breakdown = score_breakdown(s)

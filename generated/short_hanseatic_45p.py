@@ -1287,6 +1287,12 @@ def _effect_move_tradesmen(s: State, p: int, m: int) -> None:
 # ---- using bonus markers
 # A taken marker may be used once on its owner's turn between actions (never in the action that took
 # it: those wait in `fresh` until the action ends). Each type's kind gives its usability and effect.
+# bonus marker additional_trading_post (additional_trading_post): spec/bigbox_2021.hansa:28
+# bonus marker exchange_trading_posts (exchange_trading_posts): spec/bigbox_2021.hansa:29
+# bonus marker develop_ability (develop_ability): spec/bigbox_2021.hansa:30
+# bonus marker plus_3_actions (extra_actions): spec/bigbox_2021.hansa:31
+# bonus marker plus_4_actions (extra_actions): spec/bigbox_2021.hansa:32
+# bonus marker move_tradesmen (move_tradesmen): spec/bigbox_2021.hansa:33
 MARKER_USABLE = (
     _usable_additional_trading_post,
     _usable_exchange_trading_posts,
@@ -1453,6 +1459,7 @@ def score_breakdown(s: State) -> list[dict[str, int]]:
     ]
 
 # ---- winners and the tie-break chain
+# spec/bigbox_2021.hansa:46
 def winners(s: State) -> list[int]:
     """Players with the most points; ties go down the TIEBREAK chain (ability or score)."""
     breakdown = score_breakdown(s)

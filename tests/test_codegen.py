@@ -1,0 +1,218 @@
+"""Code generation: deterministic, ruff-clean modules; safe with hostile names; unsupported boards
+and options refused; `hansa build --check` catches stale and hand-edited modules."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import shutil
+import subprocess
+import sys
+import tokenize
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from engine_support import bigbox_rules, compile_source, fixture_board
+from hansa.compiler.codegen import build_game_module, generate_modules
+from hansa.compiler.errors import HansaError
+from hansa.compiler.model import mangle_module_name
+from hansa.compiler.rules_ir import Game, Option
+
+from hansa.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATED = ROOT / "generated"
+HOSTILE = 'Bre"men\\ {{ x }} """ \n class Ωμέγα'
+
+
+def test_generation_is_deterministic_and_matches_the_committed_modules():
+    first = generate_modules(ROOT / "spec")
+    second = generate_modules(ROOT / "spec")
+    assert first == second
+    for module, text in first.values():
+        assert (GENERATED / f"{module}.py").read_text(encoding="utf-8") == text
+
+
+def test_header_names_the_spec_files_and_a_hash_and_code_maps_to_spec_lines():
+    module, text = generate_modules(ROOT / "spec")["original-hanseatic-45p"]
+    assert module == "original_hanseatic_45p"
+    head = text[:1200]
+    assert "# source: 'spec/bigbox_2021.hansa'" in head
+    assert "# source: 'spec/original_2009.hansa'" in head
+    assert "# source: 'spec/boards/hanseatic_45p.hansa'" in head
+    assert re.search(r"# hansa-generated: spec-sha256=[0-9a-f]{64}", head)
+    # components carry the file:line of the spec text that produced them
+    lines = (ROOT / "spec/original_2009.hansa").read_text(encoding="utf-8").splitlines()
+    refs = re.findall(r"# (?:.*: )?(spec/original_2009\.hansa):(\d+)", text)
+    assert refs
+    for _file, line in refs:
+        assert lines[int(line) - 1].strip()
+    assert re.search(r"# ---- action: displace\n# spec/bigbox_2021\.hansa:\d+", text)
+
+
+def test_generated_modules_parse_and_pass_ruff():
+    for path in sorted(GENERATED.glob("*.py")):
+        ast.parse(path.read_text(encoding="utf-8"))
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    if not Path(ruff).exists():
+        pytest.skip("ruff not installed")
+    result = subprocess.run([ruff, "check", str(GENERATED)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_module_leaves_out_components_the_game_does_not_use():
+    bigbox = generate_modules(ROOT / "spec")["bigbox-hanseatic-45p"][1]
+    original = generate_modules(ROOT / "spec")["original-hanseatic-45p"][1]
+    assert "_effect_move_tradesmen" in bigbox and "_effect_remove_tradesmen" not in bigbox
+    assert "_effect_remove_tradesmen" in original and "_effect_move_tradesmen" not in original
+    assert "A_REMOVE = " in original and "A_REMOVE = " in bigbox  # the layout names every range
+    assert "'REMOVE'" not in bigbox.split("ACTION_RANGES")[1].split("\n\n")[0]
+
+
+def _module_tokens(text: str):
+    return list(tokenize.generate_tokens(io.StringIO(text).readline))
+
+
+def test_hostile_city_and_game_names_compile_to_a_safe_module():
+    board = fixture_board("hanseatic_45p")
+    cities = tuple(replace(c, name=HOSTILE) if c.name == "Bremen" else c for c in board.cities)
+    routes = tuple(
+        replace(r, cities=tuple(HOSTILE if n == "Bremen" else n for n in r.cities))
+        for r in board.routes
+    )
+    board = replace(board, cities=cities, routes=routes, id='b"\\oard\n{{ }}')
+    rules = replace(bigbox_rules(), name="r\"'''\\")
+    name = 'evil"""\n{{ game }}\\ class import ñ'
+    game = Game(name, rules.name, board.id, (4,))
+    text = build_game_module(game, rules, board)
+    ast.parse(text)
+    for token in _module_tokens(text):
+        if token.type == tokenize.NAME:
+            assert token.string.isascii(), token
+        if token.type == tokenize.COMMENT:
+            assert "\n" not in token.string
+    module = compile_source(text, "hostile")
+    assert HOSTILE in module.CITY_NAMES
+    assert module.GAME_NAME == name
+    from hansa.runtime.game import Game as RuntimeGame
+
+    state = RuntimeGame(module, 4).new_initial_state(0)
+    assert any(HOSTILE in state.action_to_string(a) for a in state.legal_actions())
+    text2 = state.to_json()
+    assert RuntimeGame(module, 4).state_from_json(text2).to_json() == text2
+    assert mangle_module_name(name).isidentifier()
+
+
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("bigbox-hanseatic-45p", "bigbox_hanseatic_45p"),
+        ("class", "game_class"),
+        ("3p", "game_3p"),
+    ],
+)
+def test_mangled_module_names(name, expected):
+    assert mangle_module_name(name) == expected
+
+
+def test_lossy_mangled_names_get_a_hash_and_stay_distinct():
+    a, b = mangle_module_name("ö-x"), mangle_module_name("ü-x")
+    assert a != b and a.isidentifier() and b.isidentifier()
+
+
+@pytest.mark.parametrize(
+    "board_id,message",
+    [
+        ("eastern", "green"),
+        ("britannia_3p", "countr|permanent"),
+        ("britannia_45p", "countr|permanent"),
+    ],
+)
+def test_boards_with_unsupported_features_are_refused(board_id, message):
+    board = fixture_board(board_id)
+    rules = bigbox_rules()
+    with pytest.raises(HansaError, match=message):
+        build_game_module(Game("x", rules.name, board_id, (4,)), rules, board)
+
+
+def test_an_option_value_the_templates_do_not_implement_is_refused():
+    rules = bigbox_rules()
+    options = tuple(
+        Option("unplaceable_marker", "back_to_supply") if o.name == "unplaceable_marker" else o
+        for o in rules.options
+    )
+    rules = replace(rules, options=options)
+    with pytest.raises(
+        HansaError, match="unplaceable_marker = 'back_to_supply' is not implemented"
+    ):
+        build_game_module(
+            Game("x", rules.name, "hanseatic_45p", (4,)), rules, fixture_board("hanseatic_45p")
+        )
+
+
+def test_the_hostile_spec_through_the_dsl(tmp_path, monkeypatch):
+    import hansa
+
+    spec = tmp_path / "spec"
+    (spec / "boards").mkdir(parents=True)
+    shutil.copy(ROOT / "spec/bigbox_2021.hansa", spec)
+    quoted = '"' + HOSTILE.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    text = (ROOT / "spec/boards/hanseatic_45p.hansa").read_text(encoding="utf-8")
+    (spec / "boards/hanseatic_45p.hansa").write_text(
+        re.sub(r"\bBremen\b", lambda _m: quoted, text), encoding="utf-8"
+    )
+    (spec / "evil.hansa").write_text(
+        "rules evil extends bigbox_2021 { }\ngame evil-game = evil on hanseatic_45p players 4\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    game = hansa.compile_game("spec/evil.hansa", players=4)
+    assert HOSTILE in game.module.CITY_NAMES
+
+
+def _copy_project(tmp_path: Path) -> tuple[Path, Path]:
+    spec = tmp_path / "spec"
+    shutil.copytree(ROOT / "spec", spec)
+    out = tmp_path / "generated"
+    out.mkdir()
+    return spec, out
+
+
+def test_build_check_catches_missing_stale_and_edited_modules(tmp_path, capsys):
+    spec, out = _copy_project(tmp_path)
+    args = ["build", "--spec", str(spec), "--out", str(out)]
+    assert main(args + ["--check"]) == 1  # nothing built yet
+    assert main(args) == 0
+    assert main(args + ["--check"]) == 0
+    first = {p.name: p.read_text(encoding="utf-8") for p in out.glob("*.py")}
+    assert main(args) == 0  # a rebuild is byte-identical
+    assert {p.name: p.read_text(encoding="utf-8") for p in out.glob("*.py")} == first
+    # hand edit
+    target = out / "bigbox_hanseatic_45p.py"
+    target.write_text(target.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(args + ["--check"]) == 1
+    assert "bigbox_hanseatic_45p.py: stale or edited by hand" in capsys.readouterr().err
+    assert main(args) == 0 and main(args + ["--check"]) == 0
+    # stale: the spec changed
+    short = spec / "house/short_game.hansa"
+    short.write_text(short.read_text(encoding="utf-8").replace("15", "16"), encoding="utf-8")
+    assert main(args + ["--check"]) == 1
+    assert main(args) == 0 and main(args + ["--check"]) == 0
+
+
+def test_a_failing_build_writes_nothing(tmp_path, capsys):
+    spec, out = _copy_project(tmp_path)
+    args = ["build", "--spec", str(spec), "--out", str(out)]
+    assert main(args) == 0
+    before = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()}
+    games = spec / "games.hansa"
+    games.write_text(
+        games.read_text(encoding="utf-8") + "\ngame broken = nowhere on hanseatic_45p players 4\n"
+    )
+    capsys.readouterr()
+    assert main(args) == 1
+    assert "nowhere" in capsys.readouterr().err
+    assert {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()} == before
