@@ -87,6 +87,17 @@ def test_city_control_tie_goes_to_the_rightmost_post(bigbox):
     assert state.current_player() == 0  # step 3 is still red's choice
 
 
+def test_control_tie_ignores_a_rightmost_post_of_a_player_not_tied(bigbox):
+    """p. 6, step 1: among the players tied for most posts, the one with the rightmost post wins;
+    player 3's single post on Minden's rightmost space does not decide (players 1 and 2 hold 2
+    each, one of player 1's an additional post on the left)."""
+    pos = Position(bigbox).route("Minden", "Münster", "t0", "t0", "t0")
+    pos.city("Minden", "t1", "t2", "t2", "t3", additional=("t1",))
+    state = pos.state()
+    act(state, "create route Minden–Münster")
+    assert track(state) == [0, 0, 1, 0]
+
+
 def test_both_end_cities_controlled_by_the_creator_score_2(bigbox):
     """p. 6, step 1: a player controlling both cities scores 2 PP (1 per city)."""
     pos = Position(bigbox).route("Dortmund", "Paderborn", "t0", "t0", "t0")
@@ -762,6 +773,27 @@ def test_east_west_awards_7_4_2_in_order(bigbox, before, award):
     assert city_posts(state, "Stendal") == (["t3", "m1", "t2", "t0"], [])
     assert track(state) == [1 + award, 0, 1, 0]
     assert doc(state)["east_west"] == (before + [0] if award else before)
+
+
+def test_east_west_awards_follow_the_order_of_play(bigbox):
+    """p. 7: the 2nd and 3rd players to complete the connection score 4 and 2, in play order.
+    Player 3 was first; player 0 then closes its chain in Stendal, player 2 a turn later in
+    Magdeburg (player 1 lacks Perleberg here)."""
+    pos = east_west_position(bigbox)
+    pos.east_west = [3]
+    pos.city("Perleberg", "t0").city("Magdeburg")
+    pos.route("Magdeburg", "Stendal", "m2", "t2", "t2")
+    state = pos.state()
+    act(
+        state, "create route Perleberg–Stendal", "establish a trading post in Stendal with a trader"
+    )
+    assert track(state) == [1 + 4, 0, 1, 0]
+    act(state, "end the turn", "end the turn")
+    assert state.current_player() == 2
+    act(state, "create route Magdeburg–Stendal")
+    act(state, "establish a trading post in Magdeburg with a merchant")
+    assert track(state) == [5 + 1, 0, 1 + 2, 0]  # Stendal's 4-way tie: player 0's rightmost post
+    assert doc(state)["east_west"] == [3, 0, 2]
 
 
 def test_east_west_scores_each_player_once(bigbox):
