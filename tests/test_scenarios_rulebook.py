@@ -617,6 +617,7 @@ def test_move_three_opponents_tradesmen_with_a_swap(bigbox):
 
 
 def test_move_three_opponents_tradesmen_stops_at_three(bigbox):
+    """p. 10, Move 3 Tradesmen: 'a total of up to 3' pieces; after the third only drops remain."""
     pos = Position(bigbox).route("Bremen", "Hamburg", "t1", "t2", "t3", "t1")
     pos.player(0, unused=["move_tradesmen"])
     state = pos.state()
@@ -684,6 +685,7 @@ def test_twenty_prestige_of_another_player_also_ends_the_game(bigbox):
 
 
 def test_nineteen_prestige_does_not_end_the_game(bigbox):
+    """p. 8: the trigger is 20 or more; 18 + 1 leaves the turn going."""
     pos = Position(bigbox).route("Dortmund", "Paderborn", "t0", "t0", "t0")
     pos.player(0, track=18).city("Dortmund", "m0")
     state = pos.state()
@@ -797,6 +799,8 @@ def test_east_west_awards_follow_the_order_of_play(bigbox):
 
 
 def test_east_west_scores_each_player_once(bigbox):
+    """p. 7 (RULES.md §4 3a): each player scores the East-West connection at most once; a later
+    post on the chain (Lübeck, with its coin) gives no second award."""
     pos = east_west_position(bigbox)
     pos.city("Stendal", "t3", "m1", "t2", "t0").route("Perleberg", "Stendal", "t0", "t0", "t0")
     pos.route("Hamburg", "Lübeck", "t0", "t0", "t0").east_west = [0]
@@ -870,6 +874,7 @@ def test_final_scoring_c_bonus_marker_table(bigbox, held, pp):
 
 
 def test_final_scoring_b_counts_keys_as_nothing(bigbox):
+    """p. 8, B: 4 PP per fully developed ability, except the Keys (Chaves da Cidade)."""
     state = Position(bigbox).player(0, keys=4).player(1, bank=3, book=2).state()
     assert [s["B"] for s in state.score_breakdown()] == [0, 4, 0, 0]
 
