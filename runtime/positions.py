@@ -123,9 +123,16 @@ def make_position(
             )
             marker = 1 if module.SCORE_MARKER == kind else 0
             zones = {z: int(ps[z][KINDS[kind]]) for z in ("supply", "stock")}
+            at_start = sum(
+                module.ABILITY_MAX[a]
+                for a in range(len(module.ABILITY_NAMES))
+                if module.ABILITY_KIND[a] == kind
+            )
+            if "supply" not in fixed:
+                zones["supply"] += at_start - on_tracks  # developing puts pieces in the supply
             surplus = sum(zones.values()) + on_board[p][kind] + on_tracks + marker - owned
             if surplus < 0 and "supply" not in fixed:
-                zones["supply"] -= surplus  # freed by developing: the personal supply
+                zones["supply"] -= surplus
                 surplus = 0
             for zone in take_from:
                 if surplus <= 0:
