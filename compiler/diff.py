@@ -891,15 +891,21 @@ def format_text(edits: list[Edit], a: Side, b: Side, color: bool = False) -> str
     return "\n".join(lines) + "\n"
 
 
-def format_json(edits: list[Edit], a: Side, b: Side) -> str:
-    """The stable machine form (schema in docs/diff.md)."""
-    doc = {
+def json_document(edits: list[Edit], a: Side, b: Side) -> dict:
+    """The stable machine form as a dict (schema in docs/diff.md); tools may add keys to it."""
+    return {
         "schema_version": JSON_SCHEMA_VERSION,
         "a": {"kind": a.kind, "name": a.name, "file": a.file},
         "b": {"kind": b.kind, "name": b.name, "file": b.file},
         "equal": not edits,
         "edits": [e.to_json() for e in edits],
     }
+
+
+def format_json(edits: list[Edit], a: Side, b: Side, extra: dict | None = None) -> str:
+    """The stable machine form (schema in docs/diff.md); `extra` keys are appended (simulation)."""
+    doc = json_document(edits, a, b)
+    doc.update(extra or {})
     return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
 
 

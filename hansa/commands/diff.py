@@ -3,7 +3,17 @@
 A and B are spec files (`.hansa`; `FILE:NAME` picks one declaration from a file holding several),
 reference board files (`.json`), or names declared under the spec folder (board, rule set, game).
 Rule sets are compared after `extends` is resolved. Formatting, comments, order of declarations and
-file names are never differences. Exit status: 0 equal, 1 different, 2 on error (like diff(1)).
+file names are never differences.
+
+With --simulate N both sides are also compiled in memory and played N times each, with the same
+agents and per-game seeds; game length, end-trigger shares, PP per scoring category and win rate by
+seat are reported side by side with 95% intervals, and differences that are statistically clear
+(Welch's t / two-proportion z, Holm-corrected at family-wise 0.05) are flagged. Two rule sets are
+played on the board their games in the spec share (or --board); two boards with the rule set their
+games share (or --rules). --plot FILE.png|svg draws the comparison.
+
+Exit status: 0 equal (and, with --simulate, no clear behavioural difference), 1 different, 2 on
+error (like diff(1)). See docs/diff.md.
 """
 
 from __future__ import annotations
@@ -59,6 +69,61 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="spec",
         help="folder of spec files that names are looked up in (default: ./spec)",
     )
+    sim = parser.add_argument_group("behavioural diff (--simulate)")
+    sim.add_argument(
+        "--simulate",
+        type=int,
+        metavar="N",
+        default=None,
+        help="also play N seeded games under each side and compare how they play",
+    )
+    sim.add_argument(
+        "--players",
+        type=int,
+        metavar="P",
+        default=None,
+        help="player count on both sides (default: the smallest both allow)",
+    )
+    sim.add_argument(
+        "--agents",
+        default=None,
+        metavar="A[,B…]",
+        help="agent for every seat, or one per seat: greedy, random or module:Class "
+        "(default greedy)",
+    )
+    sim.add_argument(
+        "--seed", type=int, default=None, help="seed of the run; game i gets its own (default 0)"
+    )
+    sim.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="J",
+        help="processes to spread the games over (default: all cores)",
+    )
+    sim.add_argument(
+        "--max-decisions",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop a game after N decisions (default 200000); stopped games end 'unfinished'",
+    )
+    sim.add_argument(
+        "--plot", metavar="FILE", default=None, help="draw the comparison to FILE.png or FILE.svg"
+    )
+    sim.add_argument(
+        "--board",
+        metavar="BOARD",
+        default=None,
+        help="for two rule sets: the board to play both on (name, .hansa FILE[:NAME] or .json)",
+    )
+    sim.add_argument(
+        "--rules",
+        metavar="RULES",
+        default=None,
+        help="for two boards: the rule set to play on both (a name declared in the spec)",
+    )
 
 
 @dataclass
@@ -69,6 +134,7 @@ class Loaded:
     node: Board | RuleSet | Game
     rules: RuleSet | None = None
     board: Board | None = None
+    catalogue: Any = None  # the project its names resolve in; None for a reference JSON board
 
 
 class _Loader:
@@ -247,9 +313,9 @@ def load(candidate: Candidate) -> Loaded:
     cls, name, node, catalogue = candidate.cls, candidate.name, candidate.node, candidate.catalogue
     side = Side(KIND_WORDS[cls], name, candidate.file)
     if cls is Board:
-        return Loaded(side, node)
+        return Loaded(side, node, catalogue=catalogue)
     if cls is RuleSet:
-        return Loaded(side, _resolve(name, catalogue, node.span))
+        return Loaded(side, _resolve(name, catalogue, node.span), catalogue=catalogue)
     boards = catalogue.boards
     if node.board not in boards:
         raise HansaError(
@@ -257,12 +323,15 @@ def load(candidate: Candidate) -> Loaded:
             f"{did_you_mean(node.board, boards)}",
             node.span,
         )
-    return Loaded(side, node, _resolve(node.rules, catalogue, node.span), boards[node.board])
+    rules = _resolve(node.rules, catalogue, node.span)
+    return Loaded(side, node, rules, boards[node.board], catalogue)
 
 
-def load_pair(arg_a: str, arg_b: str, spec_dir: str = "spec") -> tuple[Loaded, Loaded]:
+def load_pair(
+    arg_a: str, arg_b: str, spec_dir: str = "spec", loader: _Loader | None = None
+) -> tuple[Loaded, Loaded]:
     """Both sides of a diff, each argument read in the light of the other."""
-    loader = _Loader(spec_dir)
+    loader = loader or _Loader(spec_dir)
     options_a = candidates(arg_a, loader)
     options_b = candidates(arg_b, loader)
     a = choose(arg_a, options_a, options_b)
@@ -292,16 +361,272 @@ def _use_color(choice: str) -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
+# --------------------------------------------------------------------------------------------------
+# --simulate: what is played on each side
+
+
+SIMULATION_OPTIONS = (
+    "players",
+    "agents",
+    "seed",
+    "jobs",
+    "max_decisions",
+    "plot",
+    "board",
+    "rules",
+)
+PLOT_SUFFIXES = (".png", ".svg")
+
+
+def _played_on(catalogue: Any, rules_name: str) -> dict[str, tuple[int, ...]]:
+    """Board → player counts of the games that play a rule set; a rule set without games of its
+    own (a house rule that only `extends`) is played where the nearest rule set it extends is."""
+    name: str | None = rules_name
+    seen: set[str] = set()
+    while name and name not in seen:
+        seen.add(name)
+        found: dict[str, set[int]] = {}
+        for game in catalogue.games.values():
+            if game.rules == name:
+                found.setdefault(game.board, set()).update(game.players)
+        if found:
+            return {board: tuple(sorted(counts)) for board, counts in found.items()}
+        ruleset = catalogue.rulesets.get(name)
+        name = ruleset.extends if ruleset is not None else None
+    return {}
+
+
+def _rules_on(catalogue: Any, board_name: str) -> dict[str, tuple[int, ...]]:
+    """Rule set → player counts of the games played on a board."""
+    found: dict[str, set[int]] = {}
+    for game in catalogue.games.values():
+        if game.board == board_name:
+            found.setdefault(game.rules, set()).update(game.players)
+    return {rules: tuple(sorted(counts)) for rules, counts in found.items()}
+
+
+def _shared(
+    what: str,
+    on_a: dict[str, tuple[int, ...]],
+    on_b: dict[str, tuple[int, ...]],
+    a: Loaded,
+    b: Loaded,
+    players: int | None,
+    option: str,
+) -> str:
+    """The one board (or rule set) both sides are played with in the spec, else a clear error."""
+    common = sorted(set(on_a) & set(on_b))
+    if players is not None:
+        common = [x for x in common if players in on_a[x] and players in on_b[x]]
+    if len(common) == 1:
+        return common[0]
+    sides = f"{a.side.kind} '{a.side.name}' and '{b.side.name}'"
+    if not common:
+        known = ", ".join(sorted(set(on_a) | set(on_b))) or "none"
+        for_players = f" for {players} players" if players is not None else ""
+        raise HansaError(
+            f"--simulate: {sides} share no {what} in the spec's games{for_players} "
+            f"(played with: {known}); choose one with {option}"
+        )
+    raise HansaError(
+        f"--simulate: {sides} are both played with {what}s {', '.join(common)}; "
+        f"choose one with {option}" + ("" if players is not None else " (or --players)")
+    )
+
+
+def _game_decl(catalogue: Any, rules: str, board: Board, fallback: tuple[int, ...]) -> Game:
+    """The spec's game that plays `rules` on `board`, else one made up for the simulation."""
+    games = sorted(
+        (g for g in catalogue.games.values() if g.rules == rules and g.board == board.id),
+        key=lambda g: g.name,
+    )
+    if games:
+        return games[0]
+    players = fallback or tuple(board.players)
+    if not players:
+        raise HansaError(f"--simulate: board '{board.id}' names no player counts; give --players")
+    return Game(name=f"{rules}-on-{board.id}", rules=rules, board=board.id, players=players)
+
+
+def _board_option(arg: str, loader: _Loader) -> Board:
+    found = [c for c in candidates(arg, loader) if c.cls is Board]
+    if not found:
+        raise HansaError(f"--board: '{arg}' is not a board")
+    if len(found) > 1:
+        raise HansaError(f"--board: '{arg}' declares several boards; write FILE:NAME")
+    return found[0].node
+
+
+def playables(a: Loaded, b: Loaded, args: argparse.Namespace, loader: _Loader) -> tuple:
+    """Both sides as games to play: games as they are; two rule sets on one board; two boards
+    with one rule set. Each side's names resolve in its own catalogue (its file, then spec/)."""
+    from hansa.compiler.diff_behaviour import Playable
+
+    kind = a.side.kind
+    if kind != "rules" and args.board is not None:
+        raise HansaError("--board pairs two rule sets with a board; A and B are not rule sets")
+    if kind != "board" and args.rules is not None:
+        raise HansaError("--rules pairs two boards with a rule set; A and B are not boards")
+    catalogues = [x.catalogue if x.catalogue is not None else loader.spec() for x in (a, b)]
+    sources = [getattr(c, "sources", {}) for c in catalogues]
+    if kind == "game":
+        return tuple(
+            Playable(x.side.label().split(" (")[0], x.node, x.rules, x.board, src)
+            for x, src in zip((a, b), sources, strict=True)
+        )
+    if kind == "rules":
+        on = [_played_on(c, x.node.name) for c, x in zip(catalogues, (a, b), strict=True)]
+        if args.board is not None:
+            chosen = _board_option(args.board, loader)
+            boards = [chosen, chosen]
+        else:
+            name = _shared("board", on[0], on[1], a, b, args.players, "--board")
+            boards = [c.boards[name] for c in catalogues]
+        out = []
+        for x, cat, board, counts, src in zip((a, b), catalogues, boards, on, sources, strict=True):
+            decl = _game_decl(cat, x.node.name, board, counts.get(board.id, ()))
+            label = f"rules '{x.node.name}' on board '{board.id}'"
+            out.append(Playable(label, decl, x.node, board, src))
+        return tuple(out)
+    on = [_rules_on(c, x.node.id) for c, x in zip(catalogues, (a, b), strict=True)]
+    if args.rules is not None:
+        names = [args.rules, args.rules]
+    else:
+        shared = _shared("rule set", on[0], on[1], a, b, args.players, "--rules")
+        names = [shared, shared]
+    out = []
+    for x, cat, name, counts, src in zip((a, b), catalogues, names, on, sources, strict=True):
+        rules = _resolve(name, cat)
+        decl = _game_decl(cat, name, x.node, counts.get(name, ()))
+        label = f"board '{x.node.id}' with rules '{name}'"
+        out.append(Playable(label, decl, rules, x.node, src))
+    return tuple(out)
+
+
+class _Progress:
+    """One tqdm bar on standard error over both sides' games, only when that is a terminal."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar = None
+        self.offset = 0
+        self.done = 0
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="game", file=sys.stderr, leave=False)
+
+    def side(self, letter: str, offset: int) -> None:
+        self.offset = offset
+        if self.bar is not None:
+            self.bar.set_description(f"side {letter}")
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.offset + done - self.done)
+        self.done = self.offset + done
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _check_simulation_args(args: argparse.Namespace) -> None:
+    """Every option checked before anything is compiled or played."""
+    if args.simulate is None:
+        given = [o for o in SIMULATION_OPTIONS if getattr(args, o) is not None]
+        if given:
+            names = ", ".join("--" + o.replace("_", "-") for o in given)
+            raise HansaError(f"{names} only apply with --simulate N")
+        return
+    if args.simulate < 1:
+        raise HansaError(f"--simulate: the number of games must be at least 1, got {args.simulate}")
+    for option in ("jobs", "max_decisions"):
+        value = getattr(args, option)
+        if value is not None and value < 1:
+            raise HansaError(f"--{option.replace('_', '-')} must be at least 1, got {value}")
+    if args.players is not None and args.players < 1:
+        raise HansaError(f"--players must be at least 1, got {args.players}")
+    if args.plot is not None:
+        plot = Path(args.plot)
+        if plot.suffix.lower() not in PLOT_SUFFIXES:
+            raise HansaError(f"--plot: give a .png or .svg file name, not '{args.plot}'")
+        if not plot.parent.is_dir():
+            raise HansaError(f"--plot: no folder '{plot.parent}' to write into")
+
+
 def run(args: argparse.Namespace) -> int:
     args._error_exit = 2
-    a, b = load_pair(args.a, args.b, args.spec)
+    _check_simulation_args(args)
+    loader = _Loader(args.spec)
+    a, b = load_pair(args.a, args.b, args.spec, loader)
     edits = compare(a, b)
+    if args.simulate is None:
+        _print(_semantic_report(args, edits, a, b))
+        return 1 if edits else 0
+    return _run_simulation(args, edits, a, b, loader)
+
+
+def _semantic_report(args: argparse.Namespace, edits: list[Edit], a: Loaded, b: Loaded) -> str:
     if args.format == "json":
-        out = format_json(edits, a.side, b.side)
-    elif args.format == "markdown":
-        out = format_markdown(edits, a.side, b.side)
-    else:
-        out = format_text(edits, a.side, b.side, color=_use_color(args.color))
-    sys.stdout.write(out)
+        return format_json(edits, a.side, b.side)
+    if args.format == "markdown":
+        return format_markdown(edits, a.side, b.side)
+    return format_text(edits, a.side, b.side, color=_use_color(args.color))
+
+
+def _print(text: str) -> None:
+    sys.stdout.write(text)
     sys.stdout.flush()
-    return 1 if edits else 0
+
+
+def _run_simulation(
+    args: argparse.Namespace, edits: list[Edit], a: Loaded, b: Loaded, loader: _Loader
+) -> int:
+    """Prepare both sides (every check before the first game), print the semantic diff, play,
+    then print the behavioural comparison and draw the plot."""
+    from hansa.compiler import diff_behaviour as behaviour
+    from hansa.runtime.game import Game as LoadedGame
+
+    from .play import max_decisions
+
+    play_a, play_b = playables(a, b, args, loader)
+    counts = behaviour.choose_players(
+        play_a.decl.players, play_b.decl.players, args.players, (play_a.label, play_b.label)
+    )
+    agents = args.agents if args.agents is not None else "greedy"
+    behaviour.check_agents(agents, counts)
+    root = Path(args.spec).resolve().parent
+    games = [
+        LoadedGame(behaviour.compile_playable(p, side, root), players)
+        for p, side, players in zip((play_a, play_b), "ab", counts, strict=True)
+    ]
+    seed = args.seed if args.seed is not None else 0
+    limit = max_decisions(args)
+    if args.format != "json":
+        _print(_semantic_report(args, edits, a, b))
+    n = args.simulate
+    progress = _Progress(2 * n, enabled=sys.stderr.isatty())
+    runs = []
+    try:
+        for offset, letter, playable, game in (
+            (0, "A", play_a, games[0]),
+            (n, "B", play_b, games[1]),
+        ):
+            progress.side(letter, offset)
+            runs.append(
+                behaviour.play_side(playable, game, n, agents, seed, args.jobs, limit, progress)
+            )
+    finally:
+        progress.close()
+    result = behaviour.compare_runs(runs[0], runs[1], seed)
+    if args.plot is not None:
+        from hansa.compiler.diff_plot import write_plot
+
+        write_plot(result, args.plot)
+    if args.format == "json":
+        _print(format_json(edits, a.side, b.side, {"simulation": result.to_json()}))
+    elif args.format == "markdown":
+        _print(behaviour.format_behaviour_markdown(result))
+    else:
+        _print(behaviour.format_behaviour_text(result, color=_use_color(args.color)))
+    return 1 if edits or result.clear else 0
