@@ -350,7 +350,26 @@ class GreedyAgent:
                 return choice
         if incomes and supply_t + supply_m < 4:
             return self._best_income(state, t, me, incomes)
+        if "MOVE" in by_kind and not supply_t + supply_m and not incomes:
+            # Out of pieces: gather those left on half-built routes onto the most advanced one.
+            target = self._gathering_target(state, t, me)
+            if target is not None:
+                self._target = target
+                return by_kind["MOVE"][0]
         return by_kind["END_TURN"][0]
+
+    def _gathering_target(self, state, t: GameTables, me: int) -> int | None:
+        """The route to complete with pieces moved from other routes, if there are enough."""
+        mine, opp, free = self._route_counts(state, t, me)
+        total = sum(mine)
+        best, best_key = None, None
+        for r in range(t.n_routes):
+            if opp[r] or not free[r] or total - mine[r] < free[r]:
+                continue
+            key = (mine[r] - free[r], mine[r])
+            if best_key is None or key > best_key:
+                best, best_key = r, key
+        return best
 
     def _best_create(self, state, t: GameTables, me: int, creates: list[int]) -> int:
         values = self._city_values(state, t, me)
@@ -587,8 +606,11 @@ class GreedyAgent:
 
     # ---- moving and removing pieces
     def _pick(self, state, t: GameTables, me: int, legal: list[int], pick: str, done: str) -> int:
-        mine, opp, _free = self._route_counts(state, t, me)
+        mine, opp, free = self._route_counts(state, t, me)
         base = t.base[pick]
+        target = self._target
+        held = self._held(state)
+        gathering = target is not None and not opp[target] and len(held) < free[target]
         best, best_value = None, 0.0
         for a in legal:
             if t.kind_of[a] != pick:
@@ -598,6 +620,8 @@ class GreedyAgent:
             code = state.pt[x]
             if code >> 1 == me:
                 value = 0.5 * opp[r]  # own piece stuck on a blocked route
+                if gathering and r != target:
+                    value += 10.0 - mine[r]  # from the least advanced route first
             else:
                 value = float(mine[r])  # an opponent blocking my route
             if value > best_value:
@@ -619,6 +643,8 @@ class GreedyAgent:
             r = t.point_route[a - base]
             if own:
                 value = MY_PIECE_WEIGHT * mine[r] - 2 * opp[r] - 0.3 * free[r]
+                if r == self._target:
+                    value += 20.0  # the route it gathers its pieces on
             else:
                 value = -3.0 * mine[r] + opp[r]
             value += self._noise()
@@ -627,13 +653,16 @@ class GreedyAgent:
         return best
 
     @staticmethod
-    def _held_piece(state) -> int | None:
-        """The piece a move frame is about to put down (the first held one), if readable."""
+    def _held(state) -> tuple:
+        """The pieces a move frame holds (it puts down the first one next), if readable."""
         try:
-            held = state.stack[-1][4]
-            return held[0] if held else None
+            return tuple(state.stack[-1][4])
         except (AttributeError, IndexError, TypeError):
-            return None
+            return ()
+
+    def _held_piece(self, state) -> int | None:
+        held = self._held(state)
+        return held[0] if held else None
 
     # ---- markers
     def _best_develop(self, state, t: GameTables, me: int, legal: list[int]) -> int:

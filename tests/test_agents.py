@@ -15,6 +15,7 @@ from hansa.runtime.simulate import (
     TRACK_PP,
     GameTracker,
     agent_seed,
+    game_seed,
     make_agent,
     make_agents,
     parse_agents,
@@ -185,3 +186,19 @@ def test_bad_agent_names() -> None:
         parse_agents("greedy,random", 4)
     with pytest.raises(HansaError, match="empty agent name"):
         parse_agents("greedy,,random", 3)
+
+
+def test_greedy_gathers_its_pieces_when_it_runs_out(games) -> None:
+    """On the small board players run out of pieces; the beginner then moves its pieces together
+    onto one route instead of ending its turns forever (game 11 of seed 0 used to stall)."""
+    game = games("bigbox-hanseatic-3p", 3)
+    tables = tables_for(game.new_initial_state(0))
+    moves = 0
+    for i in range(9, 13):
+        seed = game_seed(0, i)
+        record, state = play_game(
+            game, make_agents(["greedy"] * 3, seed), seed, max_decisions=2000, record_moves=True
+        )
+        assert state.is_terminal(), (i, record.decisions)
+        moves += sum(1 for _p, a in record.moves if tables.kind_of[a] == "MOVE")
+    assert moves > 0
