@@ -95,6 +95,20 @@ class GameTables:
 _TABLES: dict[type, GameTables] = {}
 
 
+class SortedIds:
+    """Membership in a sorted list of action ids by bisection (cheaper than building a set)."""
+
+    __slots__ = ("ids",)
+
+    def __init__(self, ids: list[int]) -> None:
+        self.ids = ids
+
+    def __contains__(self, action: int) -> bool:
+        ids = self.ids
+        i = bisect_left(ids, action)
+        return i < len(ids) and ids[i] == action
+
+
 def module_namespace(state) -> dict:
     """The global namespace of the generated module a state comes from (imported or in memory)."""
     cls = type(state)
@@ -124,6 +138,7 @@ class GreedyAgent:
         self._city_cache: tuple[tuple, tuple[list[float], list[float]]] | None = None
         self._post_cache: dict[tuple, float] = {}
         self._target: int | None = None  # the route it is building
+        self._no_swap_at: tuple[int, int] | None = None  # post count when no swap helped
 
     # ---- entry point
     def step(self, state, legal_actions: list[int]) -> int:
@@ -276,32 +291,39 @@ class GreedyAgent:
         kept until one of them does (posts are only ever added, so their count tells).
         """
         n = t.n_abilities
-        posts = sum(state.filled) + sum(len(codes) for codes in state.extra)
+        extra = state.extra
+        posts = sum(state.filled) + sum(map(len, extra))
         progress = int(10 * self._progress(state, t))
         key = (me, posts, tuple(state.level[me * n : me * n + n]), progress)
         if self._city_cache is not None and self._city_cache[0] == key:
             return self._city_cache[1]
         my_cities = self._my_cities(state, t, me)
+        near_cities = set(my_cities)
+        for c in my_cities:
+            near_cities.update(t.city_neighbors[c])
         privilege = self._privilege(state, t, me)
-        develop = [self._develop_value(state, t, me, a) for a in range(t.n_abilities)]
+        develop = [self._develop_value(state, t, me, a) for a in range(n)]
         post_cache = self._post_cache  # a city's posts only grow, so (filled, extra) name them
+        city_abilities, city_spaces = t.city_abilities, t.city_spaces
+        space_priv, space_round, all_filled = t.space_priv, t.space_round, state.filled
         by_trader, by_merchant = [], []
         for c in range(t.n_cities):
             best = 0.0
-            for a in t.city_abilities[c]:
+            for a in city_abilities[c]:
                 if develop[a] > best:
                     best = develop[a]
             with_trader = with_merchant = best
-            spaces = t.city_spaces[c]
-            filled = state.filled[c]
-            if filled < len(spaces) and t.space_priv[spaces[filled]] <= privilege:
-                near = c in my_cities or any(d in my_cities for d in t.city_neighbors[c])
-                city_key = (me, c, filled, len(state.extra[c]), near)
+            spaces = city_spaces[c]
+            filled = all_filled[c]
+            if filled < len(spaces) and space_priv[spaces[filled]] <= privilege:
+                near = c in near_cities
+                city_key = (me, c, filled, len(extra[c]), near)
                 post = post_cache.get(city_key)
                 if post is None:
                     post = post_cache[city_key] = self._post_value(state, t, me, c, False, near)
-                with_merchant = max(best, post)
-                if not t.space_round[spaces[filled]]:
+                if post > best:
+                    with_merchant = post
+                if not space_round[spaces[filled]]:
                     with_trader = with_merchant
             by_trader.append(with_trader)
             by_merchant.append(with_merchant)
@@ -433,7 +455,7 @@ class GreedyAgent:
             mine_there = sum(1 for code in codes if code >> 1 == me)
             if -1 in codes and mine_there and all(code < 0 or code >> 1 == me for code in codes):
                 action = self._place_on(
-                    state, t, me, target, my_merchant in codes, set(places), t.base["PLACE"]
+                    state, t, me, target, my_merchant in codes, SortedIds(places), t.base["PLACE"]
                 )
                 if action is not None:
                     return action
@@ -472,11 +494,11 @@ class GreedyAgent:
         for _value, r in candidates:
             if opp[r]:
                 if legal_displaces is None:
-                    legal_displaces = set(displaces)
+                    legal_displaces = SortedIds(displaces)
                 action = self._displace_on(state, t, me, r, legal_displaces, displace_base)
             else:
                 if legal_places is None:
-                    legal_places = set(places)
+                    legal_places = SortedIds(places)
                 merchant_on = any(pt[x] == my_merchant for x in t.route_points[r])
                 action = self._place_on(state, t, me, r, merchant_on, legal_places, place_base)
                 if action is not None:
@@ -492,7 +514,7 @@ class GreedyAgent:
         me: int,
         r: int,
         merchant_on: bool,
-        legal: set[int],
+        legal: SortedIds,
         base: int,
     ) -> int | None:
         """A legal placement on route r: a trader on a house point, a merchant where needed."""
@@ -523,7 +545,7 @@ class GreedyAgent:
         return r == t.special_route
 
     def _displace_on(
-        self, state, t: GameTables, me: int, r: int, legal: set[int], base: int
+        self, state, t: GameTables, me: int, r: int, legal: SortedIds, base: int
     ) -> int | None:
         """Displace the cheapest opponent piece on route r if I can pay for it and keep a spare."""
         supply = state.supply[2 * me] + state.supply[2 * me + 1]
@@ -670,8 +692,15 @@ class GreedyAgent:
         return max(legal, key=lambda a: self._develop_value(state, t, me, a - base))
 
     def _exchange_gain(self, state, t: GameTables, me: int) -> bool:
-        """Whether some swap of adjacent posts would win me a city."""
-        return self._best_swap(state, t, me)[0] > 0
+        """Whether some swap of adjacent posts would win me a city (looked at again only when
+        posts were added since the last look found nothing)."""
+        posts = (me, sum(state.filled) + sum(map(len, state.extra)))
+        if posts == self._no_swap_at:
+            return False
+        if self._best_swap(state, t, me)[0] > 0:
+            return True
+        self._no_swap_at = posts
+        return False
 
     def _best_swap(self, state, t: GameTables, me: int) -> tuple[float, int]:
         """(gain, space) of the best swap of two adjacent posts for me; gain 0 when none helps."""
