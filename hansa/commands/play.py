@@ -25,7 +25,7 @@ HELP = "play one game with agents (greedy, random, module:Class) and print the f
 
 END_TRIGGER_TEXT = {
     "track_pp": "a player reached the PP limit on the track",
-    "completed_cities": "the last of the required cities was completed",
+    "completed_cities": "the required number of cities was completed",
     "marker_supply_empty": "a bonus marker had to be drawn from the empty supply",
     "unfinished": "stopped at --max-decisions before the game ended",
 }

@@ -123,13 +123,17 @@ def print_report(report: dict, names: dict[str, str], elapsed: float) -> None:
     for key, stat in report["points_by_category"].items():
         print(f"  {key} {names.get(key, '?'):<18} {_fmt(stat, 2)}", file=out)
     print(f"winners' PP: {_fmt(report['winner_points'])}", file=out)
-    print("end triggers:", file=out)
-    for trigger, stat in report["end_triggers"].items():
+    print("end triggers (share, Wilson 95% interval, games):", file=out)
+    seen: list[str] = []
+    for trigger, stat in sorted(report["end_triggers"].items(), key=lambda kv: -kv[1]["count"]):
         print(
-            f"  {100 * stat['share']:5.1f}%  [{100 * stat['low']:.1f}–{100 * stat['high']:.1f}]"
-            f"  {stat['count']:>6}  {end_text(trigger)}",
+            f"  {100 * stat['share']:5.1f}%  [{100 * stat['low']:4.1f}–{100 * stat['high']:5.1f}]"
+            f"  {stat['count']:>6}  {trigger.replace('+', ' + ')}",
             file=out,
         )
+        seen += [part for part in trigger.split("+") if part not in seen]
+    for part in seen:
+        print(f"    {end_text(part)}", file=out)
     print(f"turns: {_fmt(report['turns'])}", file=out)
     print(f"rounds: {_fmt(report['rounds'])}", file=out)
     print(f"decisions: {_fmt(report['decisions'])}", file=out)
