@@ -78,7 +78,7 @@ def test_text_report(capsys, games) -> None:
     assert "win rate by seat (shared wins split):" in lines
     assert any(line.startswith("  seat 3:") for line in lines)
     assert any(line.strip().startswith("F network") for line in lines)
-    for heading in ("winners' PP:", "end triggers:", "turns:", "rounds:", "decisions:"):
+    for heading in ("winners' PP:", "end triggers (", "turns:", "rounds:", "decisions:"):
         assert any(line.startswith(heading) for line in lines), heading
     assert "95% CI" in out
 
