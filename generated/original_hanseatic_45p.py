@@ -1004,7 +1004,9 @@ def _apply_displaced(s: State, top: tuple, action: int) -> None:
 # ---- action: move (also Move-N-tradesmen)
 # spec/bigbox_2021.hansa:22
 # Frame: (F_MOVE, mover, whose 0 own / 1 opponents / 2 any, picks left, held codes,
-#         phase 0 pick / 1 drop)
+#         phase 0 pick / 1 drop, picked (point, code) pairs, unchanged so far)
+# Decision no_op_actions = illegal: the last drop may not restore the board as it was (unless
+# nothing else is possible).
 def _legal_move(s: State, p: int, acts: list[int]) -> None:
     if s.onboard[2 * p] or s.onboard[2 * p + 1]:
         acts.append(A_MOVE)
@@ -1012,7 +1014,7 @@ def _legal_move(s: State, p: int, acts: list[int]) -> None:
 
 def _apply_move(s: State, p: int, action: int) -> None:
     count = _ability_value(s, p, AB_MOVE_COUNT)
-    s.stack.append((F_MOVE, p, 0, count, (), 0))
+    s.stack.append((F_MOVE, p, 0, count, (), 0, (), True))
 
 
 def _pickable(s: State, p: int, whose: int) -> list[int]:
@@ -1041,22 +1043,28 @@ def _drop_points(s: State, held: tuple) -> list[int]:
 
 
 def _legal_move_frame(s: State, top: tuple) -> list[int]:
-    _, p, whose, left, held, phase = top
+    _, p, whose, left, held, phase, picked, unchanged = top
     if phase == 0:
         acts = [A_PICK + x for x in _pickable(s, p, whose)] if left > 0 else []
         if held:
             acts.append(A_DONE_PICKING)
         return acts
-    return _drop_points(s, held)
+    acts = _drop_points(s, held)
+    if unchanged and len(held) == 1:
+        restoring = {A_DROP + x for x, code in picked if code == held[0]}
+        changing = [a for a in acts if a not in restoring]
+        if changing:
+            return changing
+    return acts
 
 
 def _settle_move(s: State, top: tuple) -> bool:
-    _, p, whose, left, held, phase = top
+    _, p, whose, left, held, phase, picked, unchanged = top
     if phase == 0:
         if left > 0 and _pickable(s, p, whose):
             return False
         if held:
-            s.stack[-1] = (F_MOVE, p, whose, left, held, 1)
+            s.stack[-1] = (F_MOVE, p, whose, left, held, 1, picked, unchanged)
         else:
             s.stack.pop()
         return True
@@ -1067,15 +1075,18 @@ def _settle_move(s: State, top: tuple) -> bool:
 
 
 def _apply_move_frame(s: State, top: tuple, action: int) -> None:
-    _, p, whose, left, held, phase = top
+    _, p, whose, left, held, phase, picked, unchanged = top
     if action == A_DONE_PICKING:
-        s.stack[-1] = (F_MOVE, p, whose, left, held, 1)
+        s.stack[-1] = (F_MOVE, p, whose, left, held, 1, picked, unchanged)
     elif action < A_DONE_PICKING:
-        code = _take(s, action - A_PICK)
-        s.stack[-1] = (F_MOVE, p, whose, left - 1, held + (code,), 0)
+        x = action - A_PICK
+        code = _take(s, x)
+        s.stack[-1] = (F_MOVE, p, whose, left - 1, held + (code,), 0, picked + ((x, code),), True)
     else:
-        _put(s, action - A_DROP, held[0])
-        s.stack[-1] = (F_MOVE, p, whose, left, held[1:], 1)
+        x = action - A_DROP
+        _put(s, x, held[0])
+        unchanged = unchanged and (x, held[0]) in picked
+        s.stack[-1] = (F_MOVE, p, whose, left, held[1:], 1, picked, unchanged)
 
 # ---- action: create a trade route
 # spec/bigbox_2021.hansa:23
@@ -1589,6 +1600,26 @@ def _marker_names(markers: tuple[int, ...]) -> list[str]:
     return [MARKER_KEYS[m] for m in markers]
 
 
+def _point_ref(x: int, code: int) -> dict:
+    r = POINT_ROUTE[x]
+    return {
+        "route": [CITY_NAMES[c] for c in ROUTE_CITIES[r]],
+        "point": ROUTE_POINTS[r].index(x),
+        "piece": _piece_name(code),
+    }
+
+
+def _read_point_ref(rd: StateReader, value, path: str, n: int) -> tuple[int, int]:
+    ref = rd.object(value, path, ("route", "point", "piece"))
+    r, flipped = _read_route_direction(rd, ref["route"], path + ".route")
+    points = ROUTE_POINTS[r][::-1] if flipped else ROUTE_POINTS[r]
+    j = rd.integer(ref["point"], path + ".point", 0, len(points) - 1)
+    code = _read_piece(rd, ref["piece"], path + ".piece", n)
+    if code < 0:
+        raise rd.fail(path + ".piece", "a picked piece cannot be null")
+    return points[j], code
+
+
 def _frame_to_dict(top: tuple) -> dict:
     kind = top[0]
     out = {"frame": FRAME_NAMES[kind], "player": top[1]}
@@ -1603,6 +1634,8 @@ def _frame_to_dict(top: tuple) -> dict:
         out["left"] = top[3]
         out["holding"] = [_piece_name(c) for c in top[4]]
         out["phase"] = ("pick", "drop")[top[5]]
+        out["picked"] = [_point_ref(x, code) for x, code in top[6]]
+        out["unchanged"] = top[7]
     elif kind == F_REMOVE:
         out["whose"] = WHOSE_NAMES[top[2]]
         out["to"] = ("personal_supply", "stock")[top[3]]
@@ -1727,6 +1760,8 @@ def _read_frame(rd: StateReader, value, path: str, n: int) -> tuple:
             "removed",
             "must_own_one",
             "ability",
+            "picked",
+            "unchanged",
         ),
     )
     kind = rd.choice(head["frame"], path + ".frame", FRAME_NAMES[1:]) + 1
@@ -1741,7 +1776,8 @@ def _read_frame(rd: StateReader, value, path: str, n: int) -> tuple:
         F_DEVELOP: ("ability",),
         F_MARKERS: (),
     }[kind]
-    rd.object(value, path, ("frame", "player") + need)
+    optional = ("picked", "unchanged") if kind == F_MOVE else ()
+    rd.object(value, path, ("frame", "player") + need, optional)
     if kind == F_PAY:
         return (kind, player, rd.integer(head["cost"], path + ".cost", 1, max(DISPLACE_COST)))
     if kind == F_DISPLACED:
@@ -1758,7 +1794,12 @@ def _read_frame(rd: StateReader, value, path: str, n: int) -> tuple:
         if -1 in held:
             raise rd.fail(path + ".holding", "a held piece cannot be null")
         phase = rd.choice(head["phase"], path + ".phase", ("pick", "drop"))
-        return (kind, player, whose, left, held, phase)
+        items = rd.array(head.get("picked", []), path + ".picked")
+        picked = tuple(
+            _read_point_ref(rd, v, f"{path}.picked[{i}]", n) for i, v in enumerate(items)
+        )
+        unchanged = rd.boolean(head.get("unchanged", False), path + ".unchanged")
+        return (kind, player, whose, left, held, phase, picked, unchanged)
     if kind == F_REMOVE:
         whose = rd.choice(head["whose"], path + ".whose", WHOSE_NAMES[1:]) + 1
         to = rd.choice(head["to"], path + ".to", ("personal_supply", "stock"))

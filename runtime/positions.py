@@ -97,8 +97,9 @@ def make_position(
     """A state: the setup position with `edits` merged, pieces balanced, then fully checked.
 
     Pieces on the board are taken out of their owner's zones in `take_from` order; developed ability
-    pieces go to the personal supply (where developing puts them). Raises HansaError if a player
-    lacks pieces.
+    pieces go to the personal supply (where developing puts them); pieces left over go to the stock.
+    A zone given explicitly in `player_state` is kept as given. Raises HansaError if the pieces do
+    not add up.
     """
     module = game.module
     players = game.num_players()
@@ -131,9 +132,15 @@ def make_position(
             if "supply" not in fixed:
                 zones["supply"] += at_start - on_tracks  # developing puts pieces in the supply
             surplus = sum(zones.values()) + on_board[p][kind] + on_tracks + marker - owned
-            if surplus < 0 and "supply" not in fixed:
-                zones["supply"] -= surplus
-                surplus = 0
+            for zone in ("stock", "supply"):  # pieces left over: the stock keeps the rest
+                if surplus < 0 and zone not in fixed:
+                    zones[zone] -= surplus
+                    surplus = 0
+            if surplus < 0:
+                raise HansaError(
+                    f"position: player {p} has {-surplus} {KINDS[kind]} in no zone (supply and "
+                    "stock are both given)"
+                )
             for zone in take_from:
                 if surplus <= 0:
                     break
