@@ -55,21 +55,21 @@ def draw(result: BehaviourDiff):
         f"seed {result.seed}",
         fontsize=12,
     )
-    grid = figure.add_gridspec(2, 2)
+    grid = figure.add_gridspec(3, 2, height_ratios=(0.05, 1, 1))
     by_group = {
         group: [c for c in result.comparisons if c.group == group]
         for group in ("length", "end", "points", "wins")
     }
     categories = [c for c in by_group["points"] if c.measure.count(":") == 2]
     _bars(
-        figure.add_subplot(grid[0, 0]),
+        figure.add_subplot(grid[1, 0]),
         categories,
         "mean PP per player by scoring category",
         "PP per player",
         result,
     )
     _bars(
-        figure.add_subplot(grid[0, 1]),
+        figure.add_subplot(grid[1, 1]),
         by_group["end"],
         "share of games each end trigger ended",
         "% of games",
@@ -77,8 +77,8 @@ def draw(result: BehaviourDiff):
         percent=True,
     )
     turns = next(c for c in by_group["length"] if c.measure == "turns")
-    _lengths(figure.add_subplot(grid[1, 0]), a, b, turns)
-    wins = figure.add_subplot(grid[1, 1])
+    _lengths(figure.add_subplot(grid[2, 0]), a, b, turns)
+    wins = figure.add_subplot(grid[2, 1])
     _bars(
         wins,
         by_group["wins"],
@@ -88,13 +88,11 @@ def draw(result: BehaviourDiff):
         percent=True,
     )
     if a.players == b.players:
-        wins.axhline(
-            100 / a.players, color="#666666", linestyle="--", linewidth=1, label="even: 1/P"
-        )
+        wins.axhline(100 / a.players, color="#666666", linestyle="--", linewidth=1)
     else:
         for run, colour in ((a, COLOURS[0]), (b, COLOURS[1])):
             wins.axhline(100 / run.players, color=colour, linestyle="--", linewidth=1)
-    wins.legend(fontsize=8, loc="upper right")
+    _legend(figure.add_subplot(grid[0, :]), a, b)
     figure.supxlabel(
         "whiskers: 95% intervals (t for means, Wilson for shares).  "
         f"{STAR} clear difference: Holm-adjusted p < {ALPHA} over {result.tested} comparisons "
@@ -103,6 +101,20 @@ def draw(result: BehaviourDiff):
         color="#444444",
     )
     return figure
+
+
+def _legend(axes, a: SideRun, b: SideRun) -> None:
+    """One legend for every panel, in a strip under the title, so none hides a bar or a star."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [
+        Patch(color=COLOURS[0], label=f"A: {a.playable.label}"),
+        Patch(color=COLOURS[1], label=f"B: {b.playable.label}"),
+        Line2D([], [], color="#666666", linestyle="--", label="even win rate 1/P"),
+    ]
+    axes.axis("off")
+    axes.legend(handles=handles, loc="center", ncols=3, fontsize=10, frameon=False)
 
 
 def _players(a: SideRun, b: SideRun) -> str:
@@ -127,7 +139,7 @@ def _bars(
     scale = 100.0 if percent else 1.0
     width = 0.38
     top = 0.0
-    for side, (letter, colour) in enumerate(zip("AB", COLOURS, strict=True)):
+    for side, colour in enumerate(COLOURS):
         xs, heights, below, above = [], [], [], []
         for i, c in enumerate(comparisons):
             stat = c.a if side == 0 else c.b
@@ -139,7 +151,6 @@ def _bars(
             below.append(max(0.0, centre - stat["low"] * scale))
             above.append(max(0.0, stat["high"] * scale - centre))
             top = max(top, stat["high"] * scale)
-        run = result.a if side == 0 else result.b
         axes.bar(
             xs,
             heights,
@@ -147,7 +158,6 @@ def _bars(
             yerr=[below, above],
             capsize=3,
             color=colour,
-            label=f"{letter}: {_short(run)}",
             error_kw={"elinewidth": 1, "ecolor": "#333333"},
         )
     for i, c in enumerate(comparisons):
@@ -165,21 +175,16 @@ def _bars(
             )
     axes.set_xticks(range(len(comparisons)))
     axes.set_xticklabels([_tick(c.label) for c in comparisons], fontsize=9)
-    axes.set_ylim(0, (top or 1.0) * 1.15)
+    axes.set_ylim(0, (top or 1.0) * 1.18)
     axes.set_title(title, fontsize=11)
     axes.set_ylabel(ylabel)
     axes.grid(axis="y", alpha=0.3)
     axes.set_axisbelow(True)
-    axes.legend(fontsize=8, loc="upper right")
 
 
 def _tick(label: str) -> str:
     """Category and trigger names wrapped so neighbouring ticks do not collide."""
     return textwrap.fill(label.replace("_", " "), 12)
-
-
-def _short(run: SideRun) -> str:
-    return run.playable.decl.name if run.playable.label.startswith("game") else run.playable.label
 
 
 def _lengths(axes, a: SideRun, b: SideRun, turns: Comparison) -> None:
@@ -188,13 +193,12 @@ def _lengths(axes, a: SideRun, b: SideRun, turns: Comparison) -> None:
     low = min(min(v) for v in values)
     high = max(max(v) for v in values)
     bins = _bins(low, high, max(len(v) for v in values))
-    for run, data, colour, letter in zip((a, b), values, COLOURS, "AB", strict=True):
+    for data, colour in zip(values, COLOURS, strict=True):
         axes.hist(
             data,
             bins=bins,
             color=colour,
             alpha=0.45,
-            label=f"{letter}: {_short(run)}",
             edgecolor=colour,
         )
     for stat, colour in ((turns.a, COLOURS[0]), (turns.b, COLOURS[1])):
@@ -213,12 +217,19 @@ def _lengths(axes, a: SideRun, b: SideRun, turns: Comparison) -> None:
         lines.append(f"B − A {diff['value']:+.1f} [{diff['low']:+.1f}, {diff['high']:+.1f}]")
     shift = "\n".join(lines)
     axes.set_title(f"game length: turns per game (lines: means, bands: 95% CI){mark}", fontsize=11)
-    axes.text(0.01, 0.97, shift, transform=axes.transAxes, va="top", fontsize=9)
+    axes.text(
+        0.01,
+        0.97,
+        shift,
+        transform=axes.transAxes,
+        va="top",
+        fontsize=9,
+        bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none"},
+    )
     axes.set_xlabel("turns")
     axes.set_ylabel("games")
     axes.grid(axis="y", alpha=0.3)
     axes.set_axisbelow(True)
-    axes.legend(fontsize=8, loc="upper right")
 
 
 def _bins(low: float, high: float, n: int) -> list[float]:
