@@ -17,7 +17,7 @@ import jinja2
 
 from .errors import HansaError
 from .ir import Board
-from .model import GameModel, build_model, mangle_module_name
+from .model import END_KINDS, GameModel, build_model, mangle_module_name
 from .rules_ir import Game, RuleSet
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -129,6 +129,7 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         constants=constants,
         origins=origins,
         marker_kinds_used=[k for k in _marker_kind_order() if comp.get("marker_" + k)],
+        end_kinds_used=[k for k in END_KINDS if comp.get("end_" + k)],
         marker_type_kinds=_marker_type_kinds(model),
         marker_types=list(
             zip(model.constants["MARKER_KEYS"], _marker_type_kinds(model), strict=True)

@@ -798,9 +798,8 @@ def _settle(s: State) -> None:
             p = s.player
             s.unused[p] = tuple(sorted(s.unused[p] + s.fresh))
             s.fresh = ()
-        # end trigger track_pp: spec/bigbox_2021.hansa:37
-        if not s.ending and max(s.track) >= END_TRACK_PP:
-            s.ending = True
+        if not s.ending:
+            _end_track_pp(s)
         if s.ending:
             s.terminal = True
             return
@@ -812,6 +811,25 @@ def _settle(s: State) -> None:
 
 def _settle_never(s: State, top: tuple) -> bool:
     return False
+
+# ---- end trigger: a player reaches END_TRACK_PP on the track
+# spec/bigbox_2021.hansa:37
+def _end_track_pp(s: State) -> None:
+    """Checked when an action finishes (track PP only rises while creating a route)."""
+    if max(s.track) >= END_TRACK_PP:
+        s.ending = True
+
+# ---- end trigger: a replacement marker must be drawn from the empty supply
+# spec/bigbox_2021.hansa:37
+def _end_marker_supply_empty(s: State) -> None:
+    """The game ends after this action; the marker just taken is never usable."""
+    s.ending = True
+
+# ---- end trigger: the END_COMPLETED_CITIES-th city is completed
+# spec/bigbox_2021.hansa:37
+def _end_completed_cities(s: State) -> None:
+    if s.completed >= END_COMPLETED_CITIES:
+        s.ending = True
 
 # ---- action: income
 # spec/bigbox_2021.hansa:18
@@ -1104,8 +1122,7 @@ def _apply_create_route(s: State, p: int, action: int) -> None:
             s.plate += s.msupply[:1]
             s.msupply = s.msupply[1:]
         else:
-            # end trigger marker_supply_empty: spec/bigbox_2021.hansa:37
-            s.ending = True
+            _end_marker_supply_empty(s)
     s.stack.append((F_ROUTE, p, r))
 
 
@@ -1173,9 +1190,7 @@ def _apply_route(s: State, top: tuple, action: int) -> None:
         s.track[p] += SPACE_COIN[space]
         if s.filled[c] == CITY_SIZE[c]:
             s.completed += 1
-            # end trigger completed_cities: spec/bigbox_2021.hansa:37
-            if s.completed >= END_COMPLETED_CITIES:
-                s.ending = True
+            _end_completed_cities(s)
         _check_east_west(s, p)
     if A_ADDITIONAL <= action < A_ADDITIONAL + 2 * N_CITIES:
         c, kind = divmod(action - A_ADDITIONAL, 2)
