@@ -344,3 +344,30 @@ def test_non_number_of_games_is_a_usage_error(capsys) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["diff", SHORT, BIGBOX, "--simulate", "many"])
     assert exc.value.code == 2
+
+
+class _Terminal:
+    """A standard error that says it is a terminal (tqdm only needs write/flush)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch, capsys) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    code = main(["diff", SHORT, BIGBOX, "--simulate", "2", "-j", "1", "--format", "json"])
+    assert code == 1
+    shown = "".join(terminal.parts)
+    assert "side A" in shown and "side B" in shown and "4/4" in shown
+    assert json.loads(capsys.readouterr().out)["simulation"]["games"] == 2  # stdout stays clean
