@@ -1,18 +1,9 @@
-"""Shared helpers for the play/simulate/replay/score tests: games, CLI runs, finished games.
-
-`hansa.load_game` is the engine's API (engine issue); where a checkout does not have it yet, the
-`games` fixture stands in with the same contract, built from the in-memory test games of
-engine_support, so these tests exercise the commands either way.
-"""
+"""Shared helpers for the play/simulate/replay/score tests: games, CLI runs, clean errors."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-
-import pytest
-from engine_support import GAMES, load_test_game
-from hansa.compiler.errors import HansaError, did_you_mean
 
 import hansa
 from hansa.cli import main
@@ -20,17 +11,9 @@ from hansa.cli import main
 GAME = "bigbox-hanseatic-45p"
 
 
-def _stand_in_load_game(name: str, players: int | None = None):
-    if name not in GAMES:
-        raise HansaError(f"unknown game {name!r}" + did_you_mean(name, GAMES))
-    return load_test_game(name, players)
-
-
-def use_load_game(monkeypatch: pytest.MonkeyPatch):
-    """`hansa.load_game`, the real one when the checkout has it (for a `games` fixture)."""
-    if not hasattr(hansa, "load_game"):
-        monkeypatch.setattr(hansa, "load_game", _stand_in_load_game, raising=False)
-    return hansa.load_game
+def load_game(name: str, players: int | None = None):
+    """The committed generated module of a game (`hansa.load_game`)."""
+    return hansa.load_game(name, players)
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:

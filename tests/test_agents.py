@@ -21,12 +21,12 @@ from hansa.runtime.simulate import (
     parse_agents,
     play_game,
 )
-from play_support import GAME, use_load_game
+from play_support import GAME, load_game
 
 
 @pytest.fixture
-def games(monkeypatch):
-    return use_load_game(monkeypatch)
+def games():
+    return load_game
 
 
 @pytest.mark.parametrize(

@@ -10,14 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from play_support import GAME, assert_clean_error, run_cli, use_load_game
-
-import hansa
+from play_support import GAME, assert_clean_error, load_game, run_cli
 
 
 @pytest.fixture
-def games(monkeypatch):
-    return use_load_game(monkeypatch)
+def games():
+    return load_game
 
 
 def test_play_prints_the_final_table(capsys, games) -> None:
@@ -135,9 +133,6 @@ def _console_script() -> str | None:
     return str(near) if near.exists() else shutil.which("hansa")
 
 
-@pytest.mark.skipif(
-    not hasattr(hansa, "load_game"), reason="the console script needs hansa.load_game"
-)
 def test_console_script_plays_and_replays(tmp_path) -> None:
     script = _console_script()
     assert script, "the hansa console script is installed with the project"

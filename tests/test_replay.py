@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 from hansa.runtime.logs import read_log, replay
-from play_support import GAME, assert_clean_error, run_cli, use_load_game
+from play_support import GAME, assert_clean_error, load_game, run_cli
 
 
 @pytest.fixture
-def games(monkeypatch):
-    return use_load_game(monkeypatch)
+def games():
+    return load_game
 
 
 _PLAYED: list[str] = []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from hansa.runtime.simulate import make_agents, play_game
-from play_support import GAME, assert_clean_error, run_cli, use_load_game, write_json
+from play_support import GAME, assert_clean_error, load_game, run_cli, write_json
 
 
 # A position written by hand in the state format. Player 0 holds posts in Hamburg, Lübeck and
@@ -80,8 +80,8 @@ EXPECTED = [
 
 
 @pytest.fixture
-def games(monkeypatch):
-    return use_load_game(monkeypatch)
+def games():
+    return load_game
 
 
 def score_json(capsys, path: Path, *extra: str) -> dict:

@@ -16,12 +16,12 @@ from hansa.runtime.simulate import (
     simulate,
     spread,
 )
-from play_support import GAME, assert_clean_error, run_cli, use_load_game
+from play_support import GAME, assert_clean_error, load_game, run_cli
 
 
 @pytest.fixture
-def games(monkeypatch):
-    return use_load_game(monkeypatch)
+def games():
+    return load_game
 
 
 def test_one_and_two_jobs_give_identical_json(capsys, games) -> None:
