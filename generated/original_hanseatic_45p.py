@@ -2076,16 +2076,43 @@ def _check_invariants(rd: StateReader, s: State) -> None:
             raise rd.fail("east_west", f"player {p} has no East-West connection")
     if s.terminal and s.stack:
         raise rd.fail("stack", "a finished game has no pending decisions")
-    if s.fresh and not any(top[0] == F_ROUTE for top in s.stack) and not s.terminal:
-        raise rd.fail(
-            "turn.markers_taken_this_action", "markers are only taken while creating a route"
-        )
+    _check_stack_shape(rd, s)
     if not s.terminal:
         # A hand-written position may leave a forced step pending (an empty frame, a turn with no
         # actions left): resolve it the way play would, then it must offer a decision.
         _settle(s)
         if not s.terminal and not s._legal():
             raise rd.fail("stack", "the position has no legal decision")
+
+
+def _check_stack_shape(rd: StateReader, s: State) -> None:
+    """Only stacks play builds: one frame, or a displacement payment above its displaced frame."""
+    kinds = [top[0] for top in s.stack]
+    if len(kinds) > 2 or (len(kinds) == 2 and kinds != [F_DISPLACED, F_PAY]):
+        shown = ", ".join(FRAME_NAMES[k] for k in kinds)
+        raise rd.fail("stack", f"no play leaves the decisions [{shown}] pending")
+    if kinds == [F_PAY]:
+        raise rd.fail("stack[0]", "a displacement cost is paid while the displaced piece is held")
+    for i, top in enumerate(s.stack):
+        path = f"stack[{i}]"
+        if top[0] == F_DISPLACED and top[1] == s.player:
+            raise rd.fail(path + ".player", "the turn player cannot be the displaced player")
+        if top[0] == F_ROUTE:
+            owner = s.full_owner[top[2]]
+            if owner != top[1]:
+                raise rd.fail(path + ".route", "the route must be full of the creator's pieces")
+        if top[0] == F_MOVE and top[5] == 1 and not top[4]:
+            raise rd.fail(path + ".holding", "the drop phase of a move holds pieces")
+        if top[0] == F_MOVE:
+            for _x, code in top[6]:
+                if top[2] == 0 and code >> 1 != top[1]:
+                    raise rd.fail(path + ".picked", "a move picks the mover's own pieces")
+        if top[0] == F_MARKERS and not s.plate:
+            raise rd.fail(path, "no drawn markers to place (turn.markers_to_place is empty)")
+    if s.fresh and kinds != [F_ROUTE]:
+        raise rd.fail(
+            "turn.markers_taken_this_action", "markers are only taken while creating a route"
+        )
 
 # ---- dispatch by frame kind
 def _legal_none(s: State, top: tuple) -> list[int]:

@@ -8,6 +8,8 @@ import json
 import pytest
 from hansa.runtime.agents import RandomAgent, play
 from hansa.runtime.positions import make_position
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import hansa
 
@@ -165,3 +167,53 @@ def test_make_position_refuses_too_many_pieces(game):
                 "cities": [{"name": "Hamburg", "posts": ["m0", "m0", None]}],
             },
         )
+
+
+def _leaves(data):
+    """Every (container, key) leaf of a state dict, for random edits."""
+    out = []
+
+    def walk(node):
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in items:
+            if isinstance(value, (dict, list)) and value:
+                walk(value)
+            else:
+                out.append((node, key))
+
+    walk(data)
+    return out
+
+
+REPLACEMENTS = [None, 0, 1, -1, 3, 99, True, "t0", "m1", "t9", "", "x", [], {}, "pick", "drop"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    steps=st.integers(0, 300),
+    edits=st.lists(
+        st.tuples(st.integers(0, 10**6), st.sampled_from(REPLACEMENTS)), min_size=1, max_size=3
+    ),
+)
+def test_edited_state_json_loads_into_a_playable_state_or_fails_cleanly(seed, steps, edits):
+    game = hansa.load_game("original-hanseatic-23p", players=3)
+    state = game.new_initial_state(seed)
+    play(state, RandomAgent(seed), max_decisions=steps)
+    data = json.loads(state.to_json())
+    for where, value in edits:
+        leaves = _leaves(data)
+        container, key = leaves[where % len(leaves)]
+        container[key] = value
+    try:
+        loaded = game.state_from_json(json.dumps(data))
+    except hansa.HansaError:
+        return
+    # A state that loads is one play can continue from: every legal action applies.
+    text = loaded.to_json()
+    assert game.state_from_json(text).to_json() == text
+    for action in loaded.legal_actions()[:25]:
+        branch = loaded.clone()
+        branch.apply_action(action)
+        branch.to_json()
+    play(loaded, RandomAgent(seed), max_decisions=200)
