@@ -3,7 +3,7 @@
 The grammar is the concatenation of `grammar/common.lark` and every other `grammar/*.lark` file;
 each of those names its top-level rules with a `//! top: RULE …` line, and may give a regex terminal
 its words for error messages with `//! word: TERMINAL description`. The parser is LALR, built once
-per process (and cached on disk by lark between processes, so the command line starts fast).
+per process (its tables cached on disk between processes, so the command line starts fast).
 
 Error recovery drives lark's interactive LALR parser token by token. After a syntax error it skips
 ahead in panic mode: a keyword or `}` that some enclosing construct accepts pops the parser back to
@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -74,17 +76,34 @@ def terminal_words() -> dict[str, str]:
     return words
 
 
+def _table_cache(grammar: str) -> str | bool:
+    """A per-user file for lark's parse-table cache (lark re-checks the grammar's hash on load).
+
+    Kept out of the shared temporary folder, since the cache is a pickle; without a writable cache
+    folder the tables are simply built each run (a few tenths of a second).
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = Path(base) / "hansa"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
+    return str(folder / f"grammar-{digest}.lark-cache")
+
+
 @functools.cache
 def get_parser() -> lark.Lark:
-    """The one LALR parser of this process (lark's `cache=True` keeps the tables between runs)."""
+    """The one LALR parser of this process (its tables cached on disk between runs)."""
+    grammar = grammar_text()
     return lark.Lark(
-        grammar_text(),
+        grammar,
         parser="lalr",
         lexer="contextual",
         propagate_positions=True,
         maybe_placeholders=False,
         start="start",
-        cache=True,
+        cache=_table_cache(grammar),
     )
 
 
