@@ -127,7 +127,8 @@ def run(args) -> int:
             counts = hansa.load_game(name).info.player_counts
             if players not in counts:
                 if args.games:
-                    raise HansaError(f"game {name!r} is for {counts} players, not {players}")
+                    shown = ", ".join(str(c) for c in counts)
+                    raise HansaError(f"game {name!r} is for {shown} players, not {players}")
                 continue
         results.append(bench_game(name, players, args.seconds, args.seed))
         if not args.json:
