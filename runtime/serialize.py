@@ -99,5 +99,21 @@ def decode(text: str | bytes | dict, source: str = "state JSON") -> dict:
 
 
 def encode(data: dict) -> str:
-    """Canonical state JSON text: key order as built, non-ASCII kept, one level of indentation."""
-    return json.dumps(data, ensure_ascii=False, indent=1)
+    """Canonical state JSON text: one top-level field per line, and one entry per line for lists of
+    objects (players, routes, cities, frames); key order as built, non-ASCII kept.
+
+    Each part goes through the C-accelerated compact encoder, which is several times faster than
+    `indent=` (a pure-Python encoder) while the text stays easy to read and to diff.
+    """
+    dumps = _ENCODER.encode
+    lines = []
+    for key, value in data.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            items = ",\n  ".join([dumps(v) for v in value])
+            lines.append(f" {dumps(key)}: [\n  {items}\n ]")
+        else:
+            lines.append(f" {dumps(key)}: {dumps(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
