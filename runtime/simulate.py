@@ -197,7 +197,21 @@ def play_game(
             break
         player = state.current_player()
         legal = state.legal_actions()
-        action = agents[player].step(state, legal)
+        agent = agents[player]
+        try:
+            action = agent.step(state, legal)
+        except HansaError:
+            raise
+        except Exception as exc:  # a plug-in agent's bug: say whose, without a traceback
+            raise HansaError(
+                f"agent {type(agent).__name__} (player {player}) failed at decision "
+                f"{decisions + 1}: {type(exc).__name__}: {exc}"
+            ) from exc
+        if action.__class__ is not int or action not in legal:
+            raise HansaError(
+                f"agent {type(agent).__name__} (player {player}) chose {action!r} at decision "
+                f"{decisions + 1}, which is not one of the legal actions"
+            )
         tracker.before(state, legal, player, action)
         state.apply_action(action)
         decisions += 1

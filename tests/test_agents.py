@@ -202,3 +202,29 @@ def test_greedy_gathers_its_pieces_when_it_runs_out(games) -> None:
         assert state.is_terminal(), (i, record.decisions)
         moves += sum(1 for _p, a in record.moves if tables.kind_of[a] == "MOVE")
     assert moves > 0
+
+
+def test_misbehaving_plug_in_agents_give_clear_errors(tmp_path, monkeypatch, games) -> None:
+    (tmp_path / "bad_agents.py").write_text(
+        textwrap.dedent(
+            """
+            class Crashes:
+                def step(self, state, legal_actions):
+                    raise KeyError("oops")
+
+            class Cheats:
+                def step(self, state, legal_actions):
+                    return -1
+            """
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    game = games(GAME, 4)
+    crash = make_agents(["bad_agents:Crashes", "greedy", "greedy", "greedy"], 1)
+    crashed = r"agent Crashes \(player 0\) failed at decision 1: KeyError"
+    with pytest.raises(HansaError, match=crashed):
+        play_game(game, crash, 1)
+    cheat = make_agents(["greedy", "bad_agents:Cheats", "greedy", "greedy"], 1)
+    with pytest.raises(HansaError, match=r"agent Cheats \(player 1\) chose -1 at decision \d+"):
+        play_game(game, cheat, 1)

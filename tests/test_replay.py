@@ -236,3 +236,12 @@ def test_read_log_structure(log_lines, tmp_path) -> None:
     log = read_log(str(path))
     assert log.header.number == 1 and log.footer.number == len(log_lines)
     assert [d.number for d in log.decisions] == list(range(2, len(log_lines)))
+
+
+def test_other_module_version_is_a_warning(capsys, games, log_lines, tmp_path) -> None:
+    assert log_lines[0]["module_hash"].startswith("spec-sha256=")
+    changed = [dict(log_lines[0], module_hash="spec-sha256=0000")] + log_lines[1:]
+    path = write_log(tmp_path, changed)
+    code, out, err = run_cli(capsys, "replay", str(path))
+    assert code == 0 and "ok," in out
+    assert err.startswith(f"warning: {path}:1: the log was written by another version")

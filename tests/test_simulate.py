@@ -142,3 +142,32 @@ def test_simulate_api_errors(games) -> None:
         simulate(game, 0)
     with pytest.raises(HansaError, match="--jobs"):
         simulate(game, 1, jobs=0)
+
+
+def test_a_failing_agent_in_a_worker_is_a_clean_error(capsys, games, tmp_path, monkeypatch) -> None:
+    (tmp_path / "crashing_agent.py").write_text(
+        "class Crash:\n    def step(self, state, legal_actions):\n        return 1 / 0\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = run_cli(
+        capsys, "simulate", GAME, "-n", "2", "--jobs", "2", "--agents", "crashing_agent:Crash"
+    )
+    assert_clean_error(code, out, err, "agent Crash (player 0) failed", "ZeroDivisionError")
+
+
+def test_progress_bar_only_on_a_terminal(capsys, games, monkeypatch) -> None:
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    code, _, err = run_cli(capsys, "simulate", GAME, "-n", "2", "--jobs", "1")
+    assert code == 0 and "2/2" in err and "game" in err  # tqdm's bar
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    code, out, err = run_cli(capsys, "simulate", GAME, "-n", "2", "--jobs", "1", "--json")
+    assert code == 0 and err == "" and json.loads(out)["games"] == 2
+
+
+@pytest.mark.parametrize("command", ["simulate", "replay"])
+def test_help(capsys, command) -> None:
+    with pytest.raises(SystemExit) as exc:
+        run_cli(capsys, command, "--help")
+    assert exc.value.code == 0
+    assert "--json" in capsys.readouterr().out
