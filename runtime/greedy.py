@@ -8,7 +8,8 @@ obviously help, and ends its turn when nothing useful is left.
 It stays generic: everything it knows about a game comes from the tables every generated module
 carries (`ACTION_RANGES`, `ROUTE_POINTS`, `CITY_SPACES`, the ability roles `AB_*`, the marker-kind
 tables) and from the state's flat fields (`pt`, `post`, `filled`, `extra`, `level`, `supply`,
-`stock`, `track`, `rmark`, documented in the generated `State` class). Reading those fields instead
+`stock`, `track`, `rmark`, `completed`, and the held pieces of a move frame on `stack`; see the
+generated `State` class). Reading those fields instead
 of building `to_dict()` keeps a decision fast (`to_dict` alone costs several hundred microseconds).
 """
 
@@ -68,7 +69,8 @@ class GameTables:
         self.special_route: int = ns.get("SPECIAL_ROUTE", -1)
         self.special_points: tuple = ns.get("SPECIAL_POINTS", ())
         self.displace_cost: tuple = ns["DISPLACE_COST"]
-        self.end_track_pp: int = ns.get("END_TRACK_PP", 0) or 20
+        self.end_track_pp: int = ns.get("END_TRACK_PP", 0)  # 0: no such end trigger
+        self.end_completed: int = ns.get("END_COMPLETED_CITIES", 0)
         self.role = {
             "network": ns["AB_NETWORK_FACTOR"],
             "actions": ns["AB_ACTIONS_PER_TURN"],
@@ -224,8 +226,14 @@ class GreedyAgent:
         return -1
 
     def _progress(self, state, t: GameTables) -> float:
-        """How far the game is (0 at the start, 1 when someone nears the PP end trigger)."""
-        return min(1.0, max(state.track) / t.end_track_pp)
+        """How near the game is to its end (0 at the start, 1 at a trigger): the nearest of the
+        spec's PP and completed-cities triggers."""
+        progress = 0.0
+        if t.end_track_pp:
+            progress = max(state.track) / t.end_track_pp
+        if t.end_completed:
+            progress = max(progress, state.completed / t.end_completed)
+        return min(1.0, progress)
 
     # ---- values
     def _develop_value(self, state, t: GameTables, me: int, ability: int) -> float:
