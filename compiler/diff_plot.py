@@ -233,8 +233,9 @@ def _lengths(axes, a: SideRun, b: SideRun, turns: Comparison) -> None:
 
 
 def _bins(low: float, high: float, n: int) -> list[float]:
-    """Whole-turn bins, about √n of them (at least 5, at most 40)."""
-    count = max(5, min(40, round(n**0.5)))
+    """Whole-turn bins, about √n of them (at least 5, at most 25: turn counts have a parity
+    pattern that narrower bins turn into a saw-tooth)."""
+    count = max(5, min(25, round(n**0.5)))
     span = max(1.0, high - low)
     step = max(1.0, round(span / count))
     edges = [low - 0.5]

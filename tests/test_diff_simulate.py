@@ -371,3 +371,20 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys) -> None:
     shown = "".join(terminal.parts)
     assert "side A" in shown and "side B" in shown and "4/4" in shown
     assert json.loads(capsys.readouterr().out)["simulation"]["games"] == 2  # stdout stays clean
+
+
+def test_modified_copy_of_an_edition_keeps_its_own_rules(capsys, tmp_path) -> None:
+    """A copy of bigbox_2021 with a later end: both sides are named bigbox_2021 and play the
+    spec's game bigbox-hanseatic-45p, yet each side must play its own rules."""
+    text = (ROOT / "spec" / "bigbox_2021.hansa").read_text(encoding="utf-8")
+    assert "track_pp >= 20" in text
+    copy = tmp_path / "bigbox_2021.hansa"
+    copy.write_text(text.replace("track_pp >= 20", "track_pp >= 26"), encoding="utf-8")
+    code, doc = json_diff(
+        capsys, str(copy), "bigbox_2021", "--simulate", "4", "--players", "4", "-j", "1"
+    )
+    assert code == 1 and len(doc["edits"]) == 1
+    sim = doc["simulation"]
+    assert sim["a"]["game"] == sim["b"]["game"] == BIGBOX
+    turns = next(c for c in sim["comparisons"] if c["measure"] == "turns")
+    assert turns["a"]["mean"] > turns["b"]["mean"]  # the copy's games run longer

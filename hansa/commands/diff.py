@@ -448,6 +448,33 @@ def _game_decl(catalogue: Any, rules: str, board: Board, fallback: tuple[int, ..
     return Game(name=f"{rules}-on-{board.id}", rules=rules, board=board.id, players=players)
 
 
+@dataclass
+class _View:
+    """What one side's names mean for --simulate: its own declarations over the spec folder's
+    (a file that stands alone, such as a modified copy of an edition, is still played on the
+    spec's games and boards that name it)."""
+
+    games: dict[str, Game]
+    boards: dict[str, Board]
+    rulesets: dict[str, RuleSet]
+    sources: dict[str, str]
+
+
+def _view(catalogue: Any, loader: _Loader) -> _View:
+    layers = []
+    if Path(loader.spec_dir).is_dir():
+        layers.append(loader.spec())
+    if catalogue is not None:
+        layers.append(catalogue)
+    merged = _View({}, {}, {}, {})
+    for layer in layers:
+        merged.games.update(layer.games)
+        merged.boards.update(layer.boards)
+        merged.rulesets.update(layer.rulesets)
+        merged.sources.update(layer.sources)
+    return merged
+
+
 def _board_option(arg: str, loader: _Loader) -> Board:
     found = [c for c in candidates(arg, loader) if c.cls is Board]
     if not found:
@@ -467,11 +494,11 @@ def playables(a: Loaded, b: Loaded, args: argparse.Namespace, loader: _Loader) -
         raise HansaError("--board pairs two rule sets with a board; A and B are not rule sets")
     if kind != "board" and args.rules is not None:
         raise HansaError("--rules pairs two boards with a rule set; A and B are not boards")
-    catalogues = [x.catalogue if x.catalogue is not None else loader.spec() for x in (a, b)]
-    sources = [getattr(c, "sources", {}) for c in catalogues]
+    catalogues = [_view(x.catalogue, loader) for x in (a, b)]
+    sources = [c.sources for c in catalogues]
     if kind == "game":
         return tuple(
-            Playable(x.side.label().split(" (")[0], x.node, x.rules, x.board, src)
+            Playable(f"game '{x.side.name}'", x.node, x.rules, x.board, src)
             for x, src in zip((a, b), sources, strict=True)
         )
     if kind == "rules":
