@@ -226,6 +226,7 @@ def _lengths(axes, a: SideRun, b: SideRun, turns: Comparison) -> None:
         fontsize=9,
         bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none"},
     )
+    axes.set_ylim(0, axes.get_ylim()[1] * 1.3)  # room for the summary box above the peak
     axes.set_xlabel("turns")
     axes.set_ylabel("games")
     axes.grid(axis="y", alpha=0.3)

@@ -540,6 +540,7 @@ class _Progress:
         if enabled:
             from tqdm import tqdm
 
+            tqdm.monitor_interval = 0  # no monitor thread: worker processes are forked
             self.bar = tqdm(total=total, unit="game", file=sys.stderr, leave=False)
 
     def side(self, letter: str, offset: int) -> None:
