@@ -233,3 +233,37 @@ def test_end_triggers_come_from_their_fragments_and_only_the_declared_ones():
     play(state, RandomAgent(3), max_decisions=400_000)
     assert state.is_terminal()
     assert max(b["A"] for b in state.score_breakdown()) >= 12
+
+
+@pytest.mark.parametrize(
+    "markers",
+    [
+        (("extra_actions", (("count", 3),), 6, 3),),
+        (("additional_trading_post", (), 4, 3), ("develop_ability", (("ability", "book"),), 2, 0)),
+        (
+            ("remove_tradesmen", (("count", 2), ("whose", "any"), ("to", "stock")), 3, 2),
+            ("exchange_trading_posts", (("must_own_one", False),), 3, 1),
+            ("move_tradesmen", (("count", 1), ("whose", "any")), 2, 0),
+        ),
+    ],
+)
+def test_any_subset_of_marker_components_compiles_and_plays(markers):
+    from hansa.compiler.rules_ir import BonusMarker
+    from hansa.runtime.agents import RandomAgent, play
+    from hansa.runtime.game import Game as RuntimeGame
+
+    rules = replace(
+        bigbox_rules(),
+        bonus_markers=tuple(BonusMarker(k, p, c, s) for k, p, c, s in markers),
+    )
+    board = fixture_board("hanseatic_3p")
+    text = build_game_module(Game("subset", rules.name, board.id, (3,)), rules, board)
+    for kind in ("exchange_trading_posts", "remove_tradesmen", "move_tradesmen", "develop_ability"):
+        assert (f"def _effect_{kind}" in text) == any(m[0] == kind for m in markers)
+    game = RuntimeGame(compile_source(text, "subset"), 3)
+    for seed in range(2):
+        state = game.new_initial_state(seed)
+        play(state, RandomAgent(seed), max_decisions=300_000)
+        assert state.is_terminal()
+        text_state = state.to_json()
+        assert game.state_from_json(text_state).to_json() == text_state
