@@ -60,7 +60,11 @@ class BaseState:
         cached = self._cached
         if cached is None:
             cached = self._cached = self._legal()
-        if action.__class__ is not int or action not in cached:
+        if action.__class__ is not int:
+            action = _as_action_id(action)  # numpy integers and the like (RL frameworks)
+            if action.__class__ is not int:
+                raise HansaError(self._illegal_message(action))
+        if action not in cached:
             raise HansaError(self._illegal_message(action))
         self._apply(action)
         self._cached = None
@@ -77,8 +81,6 @@ class BaseState:
             return f"illegal action {index}: action ids run from 0 to {total - 1}"
         if self._current_player() == TERMINAL:
             return f"illegal action {index} ({self._action_string(index)}): the game is over"
-        if index in self.legal_actions():
-            return f"action {action!r} must be a plain int"
         return (
             f"illegal action {index} ({self._action_string(index)}): not a legal choice for the "
             f"current decision, the {self._decision_name()}"
@@ -163,6 +165,17 @@ class BaseState:
 
     def _game_info(self) -> GameInfo:
         raise NotImplementedError
+
+
+def _as_action_id(action: object) -> object:
+    """An integer-like action (numpy.int64, …) as an int; anything else is returned unchanged and
+    then reported as illegal (bool is not an action)."""
+    if isinstance(action, bool):
+        return action
+    try:
+        return operator.index(action)  # type: ignore[arg-type]
+    except TypeError:
+        return action
 
 
 def module_info(module: ModuleType) -> GameInfo:
