@@ -388,3 +388,12 @@ def test_modified_copy_of_an_edition_keeps_its_own_rules(capsys, tmp_path) -> No
     assert sim["a"]["game"] == sim["b"]["game"] == BIGBOX
     turns = next(c for c in sim["comparisons"] if c["measure"] == "turns")
     assert turns["a"]["mean"] > turns["b"]["mean"]  # the copy's games run longer
+
+
+def test_json_comparisons_have_exactly_the_documented_keys(short_vs_bigbox) -> None:
+    from test_diff_golden import documented_keys
+
+    documented = documented_keys("### JSON")
+    documented |= {"a", "b", "p", "p_holm"}  # documented two to a row
+    sim = json.loads(short_vs_bigbox["1"][1])["simulation"]
+    assert all(set(c) == documented for c in sim["comparisons"])
