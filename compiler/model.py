@@ -407,7 +407,8 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     comp["extras_declinable"] = bool(disp.extras_declinable)
     comp["lift_from_board"] = "board" in disp.fallback and max(k["COMPENSATION"]) > 0
     mv: Move = actions["Move"]
-    comp["move_swaps"] = bool(mv.swaps)
+    if not mv.swaps:
+        raise _error("move without swaps (vacated points not free) is not implemented", mv.span)
     cr: CreateRoute = actions["CreateRoute"]
     k["CONTROL_PP"] = cr.control_pp
     if cr.control_tie not in ("rightmost_post",):

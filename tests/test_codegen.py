@@ -267,3 +267,41 @@ def test_any_subset_of_marker_components_compiles_and_plays(markers):
         assert state.is_terminal()
         text_state = state.to_json()
         assert game.state_from_json(text_state).to_json() == text_state
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (
+            lambda r: replace(
+                r,
+                actions=tuple(
+                    replace(a, swaps=False) if type(a).__name__ == "Move" else a for a in r.actions
+                ),
+            ),
+            "move without swaps",
+        ),
+        (
+            lambda r: replace(
+                r,
+                actions=tuple(
+                    replace(a, control_tie="leftmost") if type(a).__name__ == "CreateRoute" else a
+                    for a in r.actions
+                ),
+            ),
+            "control tie rule 'leftmost'",
+        ),
+        (
+            lambda r: replace(
+                r, marker_rules=replace(r.marker_rules, usable_in_taking_action=True)
+            ),
+            "usable in the action that took them",
+        ),
+        (lambda r: replace(r, actions=r.actions[:-1]), "lacks the CreateRoute action"),
+    ],
+)
+def test_rule_variants_the_templates_do_not_implement_are_refused(change, message):
+    rules = change(bigbox_rules())
+    board = fixture_board("hanseatic_45p")
+    with pytest.raises(HansaError, match=message):
+        build_game_module(Game("x", rules.name, board.id, (4,)), rules, board)
