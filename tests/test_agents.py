@@ -23,6 +23,8 @@ from hansa.runtime.simulate import (
 )
 from play_support import GAME, load_game
 
+import hansa
+
 
 @pytest.fixture
 def games():
@@ -228,3 +230,13 @@ def test_misbehaving_plug_in_agents_give_clear_errors(tmp_path, monkeypatch, gam
     cheat = make_agents(["greedy", "bad_agents:Cheats", "greedy", "greedy"], 1)
     with pytest.raises(HansaError, match=r"agent Cheats \(player 1\) chose -1 at decision \d+"):
         play_game(game, cheat, 1)
+
+
+@pytest.mark.parametrize("name", sorted(hansa.available_games()))
+def test_greedy_plays_every_generated_game(name) -> None:
+    """Nothing in the agent is tied to one board or edition: every built game ends normally."""
+    game = hansa.load_game(name)
+    players = game.num_players()
+    record, state = play_game(game, make_agents(["greedy"] * players, 21), 21)
+    assert state.is_terminal() and 100 <= record.decisions <= 900
+    assert record.end_trigger != "unfinished"
