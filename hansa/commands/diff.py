@@ -434,15 +434,18 @@ def _shared(
     )
 
 
-def _game_decl(catalogue: Any, rules: str, board: Board, fallback: tuple[int, ...]) -> Game:
-    """The spec's game that plays `rules` on `board`, else one made up for the simulation."""
+def _game_decl(
+    catalogue: Any, rules: str, board: Board, fallback: tuple[int, ...], wanted: int | None
+) -> Game:
+    """The spec's game that plays `rules` on `board`, else one made up for the simulation (for
+    the player counts it was found through, else the board's, else --players)."""
     games = sorted(
         (g for g in catalogue.games.values() if g.rules == rules and g.board == board.id),
         key=lambda g: g.name,
     )
     if games:
         return games[0]
-    players = fallback or tuple(board.players)
+    players = fallback or tuple(board.players) or ((wanted,) if wanted else ())
     if not players:
         raise HansaError(f"--simulate: board '{board.id}' names no player counts; give --players")
     return Game(name=f"{rules}-on-{board.id}", rules=rules, board=board.id, players=players)
@@ -511,7 +514,7 @@ def playables(a: Loaded, b: Loaded, args: argparse.Namespace, loader: _Loader) -
             boards = [c.boards[name] for c in catalogues]
         out = []
         for x, cat, board, counts, src in zip((a, b), catalogues, boards, on, sources, strict=True):
-            decl = _game_decl(cat, x.node.name, board, counts.get(board.id, ()))
+            decl = _game_decl(cat, x.node.name, board, counts.get(board.id, ()), args.players)
             label = f"rules '{x.node.name}' on board '{board.id}'"
             out.append(Playable(label, decl, x.node, board, src))
         return tuple(out)
@@ -524,7 +527,7 @@ def playables(a: Loaded, b: Loaded, args: argparse.Namespace, loader: _Loader) -
     out = []
     for x, cat, name, counts, src in zip((a, b), catalogues, names, on, sources, strict=True):
         rules = _resolve(name, cat)
-        decl = _game_decl(cat, name, x.node, counts.get(name, ()))
+        decl = _game_decl(cat, name, x.node, counts.get(name, ()), args.players)
         label = f"board '{x.node.id}' with rules '{name}'"
         out.append(Playable(label, decl, rules, x.node, src))
     return tuple(out)
