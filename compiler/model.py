@@ -243,6 +243,12 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         kinds.append(0 if ab.covered_by == "trader" else 1)
         full_pp.append(int(ab.full_pp))
         origins[f"ability:{ab.name}"] = where(ab.span)
+    actions_values = values[roles["actions_per_turn"]] if "actions_per_turn" in roles else (1,)
+    if min(actions_values) < 1:
+        raise _error(
+            "the actions ability must give at least one action per turn",
+            rules.abilities[roles["actions_per_turn"]].span,
+        )
     missing = [r for r in ABILITY_ROLES if r not in roles]
     if missing:
         raise _error(f"rule set {rules.name!r}: no ability drives {', '.join(missing)}", rules.span)
