@@ -154,3 +154,55 @@ def test_the_seed_decides_the_marker_draw():
     game = hansa.load_game("bigbox-hanseatic-45p", 4)
     supplies = {tuple(game.new_initial_state(seed).to_dict()["marker_supply"]) for seed in range(8)}
     assert len(supplies) > 1
+
+
+def _independent_scores(data: dict, game) -> list[dict[str, int]]:
+    """Categories E and F recomputed from the state JSON alone, with networkx (RULES.md §7)."""
+    import networkx as nx
+
+    module = _module_of(game.new_initial_state(0))
+    n = data["players"]
+    graph = nx.Graph()
+    for route in data["routes"]:
+        graph.add_edge(*route["cities"])
+    keys = [
+        module.ABILITY_VALUES[module.AB_NETWORK_FACTOR][p["abilities"]["keys"]]
+        for p in data["player_state"]
+    ]
+    out = [{"E": 0, "F": 0} for _ in range(n)]
+    posts = {p: {} for p in range(n)}
+    for city in data["cities"]:
+        ordered = list(city["additional_posts"]) + [x for x in city["posts"] if x]
+        counts = [sum(1 for x in ordered if int(x[1:]) == p) for p in range(n)]
+        for p in range(n):
+            if counts[p]:
+                posts[p][city["name"]] = counts[p]
+        if ordered:
+            best = max(counts)
+            tied = {p for p in range(n) if counts[p] == best}
+            controller = next(int(x[1:]) for x in reversed(ordered) if int(x[1:]) in tied)
+            out[controller]["E"] += module.CITY_CONTROL_PP
+    for p in range(n):
+        sub = graph.subgraph(posts[p])
+        best = max(
+            (sum(posts[p][c] for c in comp) for comp in nx.connected_components(sub)), default=0
+        )
+        out[p]["F"] = best * keys[p]
+    return out
+
+
+@settings(max_examples=8, deadline=None)
+@given(case=st.sampled_from(CASES), seed=st.integers(0, 2**31))
+def test_city_control_and_network_scores_agree_with_networkx(case, seed):
+    """Every 1,500 random decisions until the end, categories E and F match an independent count."""
+    name, players = case
+    game = hansa.load_game(name, players)
+    state = game.new_initial_state(seed)
+    agent = RandomAgent(seed)
+    while True:
+        mine = state.score_breakdown()
+        theirs = _independent_scores(state.to_dict(), game)
+        assert [(b["E"], b["F"]) for b in mine] == [(b["E"], b["F"]) for b in theirs]
+        if state.is_terminal():
+            break
+        play(state, agent, max_decisions=1500)
