@@ -191,10 +191,26 @@ def _independent_scores(data: dict, game) -> list[dict[str, int]]:
     return out
 
 
+def _east_west_linked(data: dict, p: int, ends: list[str]) -> bool:
+    import networkx as nx
+
+    graph = nx.Graph()
+    for route in data["routes"]:
+        graph.add_edge(*route["cities"])
+    mine = [
+        c["name"]
+        for c in data["cities"]
+        if any(x and int(x[1:]) == p for x in c["posts"] + c["additional_posts"])
+    ]
+    sub = graph.subgraph(mine)
+    return all(e in sub for e in ends) and nx.has_path(sub, *ends)
+
+
 @settings(max_examples=8, deadline=None)
 @given(case=st.sampled_from(CASES), seed=st.integers(0, 2**31))
 def test_city_control_and_network_scores_agree_with_networkx(case, seed):
-    """Every 1,500 random decisions until the end, categories E and F match an independent count."""
+    """Every 1,500 random decisions until the end, categories E and F and the East-West awards
+    match an independent count."""
     name, players = case
     game = hansa.load_game(name, players)
     state = game.new_initial_state(seed)
@@ -203,6 +219,15 @@ def test_city_control_and_network_scores_agree_with_networkx(case, seed):
         mine = state.score_breakdown()
         theirs = _independent_scores(state.to_dict(), game)
         assert [(b["E"], b["F"]) for b in mine] == [(b["E"], b["F"]) for b in theirs]
+        data = state.to_dict()
+        module = _module_of(state)
+        ends = [module.CITY_NAMES[c] for c in module.EAST_WEST]
+        for p in range(players):
+            linked = _east_west_linked(data, p, ends)
+            if p in data["east_west"]:
+                assert linked
+            elif len(data["east_west"]) < len(module.EAST_WEST_AWARDS):
+                assert not linked, "a linked player gets the next East-West award at once"
         if state.is_terminal():
             break
         play(state, agent, max_decisions=1500)
