@@ -306,9 +306,18 @@ def play_side(
     max_decisions: int,
     progress: Callable[[int, int], None] | None = None,
 ) -> SideRun:
-    """Play `games` seeded games of one side's compiled `game` (a `hansa.Game`)."""
+    """Play `games` seeded games of one side's compiled `game` (a `hansa.Game`).
+
+    The module exists only in this process: worker processes must be forked to inherit it (a
+    spawned worker would load the committed module of the same name, or none), so without fork
+    the games are played here.
+    """
+    import multiprocessing
+
     from hansa.runtime.simulate import simulate
 
+    if "fork" not in multiprocessing.get_all_start_methods():
+        jobs = 1
     started = time.perf_counter()
     result = simulate(
         game,
