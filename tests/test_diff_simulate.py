@@ -6,6 +6,7 @@ worked out by hand; plots are parsed (SVG) or checked by signature (PNG).
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import xml.etree.ElementTree as ET
@@ -27,6 +28,8 @@ from hansa.compiler.diff_plot import write_plot
 from hansa.compiler.ir import Board
 from hansa.compiler.rules_ir import Game, RuleSet
 from hansa.runtime.simulate import share
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hansa.cli import main
 
@@ -398,3 +401,27 @@ def test_json_comparisons_have_exactly_the_documented_keys(short_vs_bigbox) -> N
     documented |= {"a", "b", "p", "p_holm"}  # documented two to a row
     sim = json.loads(short_vs_bigbox["1"][1])["simulation"]
     assert all(set(c) == documented for c in sim["comparisons"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=1.0), max_size=25))
+def test_holm_is_monotone_and_never_below_the_raw_p(p_values) -> None:
+    adjusted = holm(p_values)
+    for p, q in zip(p_values, adjusted, strict=True):
+        assert p <= q <= 1.0
+    for i, j in itertools.combinations(range(len(p_values)), 2):
+        if p_values[i] <= p_values[j]:
+            assert adjusted[i] <= adjusted[j]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 200), st.integers(1, 200), st.data())
+def test_swapping_sides_negates_the_difference(n_a, n_b, data) -> None:
+    a = wilson(data.draw(st.integers(0, n_a)), n_a)
+    b = wilson(data.draw(st.integers(0, n_b)), n_b)
+    forward, p_forward = two_proportion(a, b)
+    backward, p_backward = two_proportion(b, a)
+    assert forward["value"] == pytest.approx(-backward["value"])
+    assert forward["low"] == pytest.approx(-backward["high"])
+    assert p_forward == p_backward
+    assert forward["low"] <= forward["value"] <= forward["high"]
