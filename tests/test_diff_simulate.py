@@ -425,3 +425,19 @@ def test_swapping_sides_negates_the_difference(n_a, n_b, data) -> None:
     assert forward["low"] == pytest.approx(-backward["high"])
     assert p_forward == p_backward
     assert forward["low"] <= forward["value"] <= forward["high"]
+
+
+def test_in_memory_module_plays_like_the_committed_one(capsys) -> None:
+    """The side compiled in memory plays the very games `hansa simulate` plays with generated/."""
+    from hansa.runtime.simulate import simulate
+
+    import hansa
+
+    committed = simulate(hansa.load_game(BIGBOX, players=4), 4, seed=3, jobs=1).to_json()
+    code, doc = json_diff(capsys, BIGBOX, BIGBOX, "--simulate", "4", "--seed", "3", "-j", "1")
+    assert code == 0
+    by = {c["measure"]: c for c in doc["simulation"]["comparisons"]}
+    assert by["turns"]["a"]["mean"] == pytest.approx(committed["turns"]["mean"], abs=1e-4)
+    assert by["decisions"]["a"]["mean"] == pytest.approx(committed["decisions"]["mean"], abs=1e-4)
+    track = committed["points_by_category"]["A"]["mean"]
+    assert by["points:A:track"]["a"]["mean"] == pytest.approx(track, abs=1e-4)
