@@ -50,7 +50,7 @@ class City:
 
 @dataclass(frozen=True)
 class Route:
-    """A trade route; `points` lists each connection point's type from `cities[0]` to `cities[1]`."""
+    """A trade route; `points` lists each connection point's type from cities[0] to cities[1]."""
 
     cities: tuple[str, str]
     points: tuple[str, ...]  # each "any" (house) or "merchant" (ship)
@@ -107,7 +107,8 @@ class Board:
     frame_note: str = ""
     allow_disconnected: bool = False  # relaxes the connectivity check to a warning
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
-    # Where each board statement was written (("east_west", span), …), so checks point at the statement.
+    # Where each board statement was written (("east_west", span), …), so checks point at the
+    # statement.
     statement_spans: tuple[tuple[str, Span], ...] = field(default=(), compare=False, repr=False)
 
     def statement_span(self, statement: str) -> Span:

@@ -1,13 +1,14 @@
 """The rules IR: a rule set (edition or house rule) and a game declaration, as frozen dataclasses.
 
-A `RuleSet` as written may `extends` another and override parts of it; `resolve` (in the rules lowering
-stage) folds the chain into one complete `RuleSet` whose `extends` is None. Every node keeps the span of
-the spec text that defined it (excluded from equality, so formatting is never a difference), and the
-resolved rule set remembers, per part, which file defined it — `diff` reports both sides' locations.
+A `RuleSet` as written may `extends` another and override parts of it; `resolve` (in the rules
+lowering stage) folds the chain into one complete `RuleSet` whose `extends` is None. Every node
+keeps the span of the spec text that defined it (excluded from equality, so formatting is never a
+difference), and the resolved rule set remembers, per part, which file defined it — `diff` reports
+both sides' locations.
 
 Each component class corresponds to one template fragment in `compiler/templates/`. Parameters are
-plain values (int, str, bool, tuples of those), so the IR is JSON-serialisable. Names are the words of
-RULES.md: `establish_trading_post`, `move_tradesmen`, …
+plain values (int, str, bool, tuples of those), so the IR is JSON-serialisable. Names are the words
+of RULES.md: `establish_trading_post`, `move_tradesmen`, …
 
 This module is the contract between the rules language (parse → lower → resolve → check) and code
 generation; extend it by adding fields with defaults, never by renaming.
@@ -39,7 +40,8 @@ class Pieces:
 class Setup:
     """Seat-dependent split of the pieces left after the tracks: personal supply vs general stock.
 
-    Seat `s` (1-based) takes `personal_traders + per_seat_traders * s` traders and `personal_merchants`
+    Seat `s` (1-based) takes `personal_traders + per_seat_traders * s` traders and
+    `personal_merchants`
     merchants into its personal supply; the rest goes to the general stock.
     """
 
@@ -82,7 +84,8 @@ class Place:
 
 @dataclass(frozen=True)
 class Displace:
-    """Action C. `cost`/`compensation` map piece kind → count; `fallback` is where the displaced owner
+    """Action C. `cost`/`compensation` map piece kind → count; `fallback` is where the displaced
+    owner
     takes replacement pieces from, in order (stock, supply, board)."""
 
     cost: tuple[tuple[str, int], ...] = (("trader", 1), ("merchant", 2))
@@ -94,7 +97,7 @@ class Displace:
 
 @dataclass(frozen=True)
 class Move:
-    """Action D: pick up to the `move_count` ability's value of own pieces and put them on free points."""
+    """Action D: pick up to `move_count` (an ability value) own pieces; put them on free points."""
 
     swaps: bool = True
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
@@ -102,7 +105,7 @@ class Move:
 
 @dataclass(frozen=True)
 class CreateRoute:
-    """Action E: prestige for city control, bonus marker, then establish / develop / special prestige."""
+    """Action E: control prestige, bonus marker, then establish/develop/special prestige."""
 
     control_pp: int = 1
     control_tie: str = "rightmost_post"  # tie for control goes to the holder of the rightmost post
@@ -185,7 +188,7 @@ class ScoreCategory:
 
 @dataclass(frozen=True)
 class TieBreakStep:
-    """One step of the tie-break chain: ('fewest' | 'most', 'ability' | 'score', name), or 'shared'."""
+    """One step of the tie-break chain: ('fewest'|'most', 'ability'|'score', name), or 'shared'."""
 
     rule: str  # fewest | most | shared
     what: str = ""  # ability | score

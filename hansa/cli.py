@@ -1,7 +1,8 @@
 """The `hansa` command line: one subcommand per module in `hansa.commands`.
 
-Each command module defines `NAME`, `HELP`, `add_arguments(parser)` and `run(args) -> int`. Errors are
-`HansaError`s, printed as `file:line:col: error: …` with the source line and a caret; exit code 1.
+Each command module defines `NAME`, `HELP`, `add_arguments(parser)` and `run(args) -> int`. Errors
+are `HansaError`s, printed as `file:line:col: error: …` with the source line and a caret; exit
+code 1 (2 for `diff`, like diff(1)).
 """
 
 from __future__ import annotations

@@ -15,9 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from hansa.compiler.errors import Diagnostic, Span
-
-from .errors import HansaError
+from .errors import Diagnostic, HansaError, Span
 from .game import Game
 from .simulate import GameRecord, GameTracker, describe_game
 
