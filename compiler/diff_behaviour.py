@@ -384,6 +384,7 @@ def compare_runs(a: SideRun, b: SideRun, seed: int = 0) -> BehaviourDiff:
                 a if seat < a.players else None,
                 b if seat < b.players else None,
                 lambda r, s=seat: _win_value(r, s),
+                tested=a.players == b.players,  # else the even shares (1/P) differ already
             )
         )
     tested = [c for c in comparisons if c.p is not None]
@@ -445,11 +446,14 @@ def _shares(
     a: SideRun | None,
     b: SideRun | None,
     value: Callable[[dict], float],
+    tested: bool = True,
 ) -> Comparison:
     sa = wilson(math.fsum(value(r) for r in a.records), a.games) if a else None
     sb = wilson(math.fsum(value(r) for r in b.records), b.games) if b else None
     c = Comparison(group, measure, label, "share", sa, sb)
     if sa and sb:
+        c.difference = two_proportion(sa, sb)[0]
+    if sa and sb and tested:
         c.difference, c.p = two_proportion(sa, sb)
         c.test = TWO_PROPORTION if c.p is not None else None
     return c

@@ -258,6 +258,8 @@ def test_two_boards_with_different_player_counts(capsys) -> None:
     assert (sim["a"]["game"], sim["b"]["game"]) == ("bigbox-hanseatic-3p", BIGBOX)
     seat3 = next(c for c in sim["comparisons"] if c["measure"] == "wins:seat3")
     assert seat3["a"] is None and seat3["b"] is not None and seat3["p"] is None
+    seat0 = next(c for c in sim["comparisons"] if c["measure"] == "wins:seat0")
+    assert seat0["difference"] is not None and seat0["p"] is None  # 1/3 against 1/4
 
 
 def test_plot_svg_is_written(capsys, tmp_path) -> None:
