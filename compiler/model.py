@@ -38,11 +38,19 @@ ALL_PIECES = 999
 
 # The option values (Decisions of RULES.md) the templates implement.
 SUPPORTED_OPTIONS: dict[str, tuple[object, ...]] = {
-    "displaced_extra_kind": ("owner_chooses",),
-    "displaced_piece_without_point": ("personal_supply",),
-    "unplaceable_marker": ("out_of_game",),
-    "no_op_actions": ("illegal",),
-    "move_must_place_all": (True, "yes"),
+    "displaced_extra_kind": ("owner_chooses", "traders_only"),
+    "displaced_piece_without_point": ("personal_supply", "general_stock"),
+    "unplaceable_marker": ("out_of_game", "back_to_supply"),
+    "no_op_actions": ("illegal", "legal"),
+    "move_must_place_all": (True, False, "yes", "no"),
+}
+# Each option's value as the templates read it (yes/no options as booleans).
+OPTION_DEFAULTS: dict[str, object] = {
+    "displaced_extra_kind": "owner_chooses",
+    "displaced_piece_without_point": "personal_supply",
+    "unplaceable_marker": "out_of_game",
+    "no_op_actions": "illegal",
+    "move_must_place_all": True,
 }
 
 MARKER_KINDS = (
@@ -193,6 +201,12 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
                 + ")",
                 opt.span,
             )
+    options = dict(OPTION_DEFAULTS)
+    for opt in rules.options:
+        value = opt.value
+        if value in ("yes", "no"):
+            value = value == "yes"
+        options[opt.name] = value
 
     model = GameModel(
         game=game.name,
@@ -205,6 +219,8 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     k = model.constants
     comp = model.components
     origins = model.origins
+    for name, value in options.items():
+        comp["option_" + name] = value
 
     # ---- pieces and setup
     pieces = rules.pieces
@@ -413,12 +429,12 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     comp["extras_declinable"] = bool(disp.extras_declinable)
     comp["lift_from_board"] = "board" in disp.fallback and max(k["COMPENSATION"]) > 0
     mv: Move = actions["Move"]
-    if not mv.swaps:
-        raise _error("move without swaps (vacated points not free) is not implemented", mv.span)
+    comp["move_swaps"] = bool(mv.swaps)
     cr: CreateRoute = actions["CreateRoute"]
     k["CONTROL_PP"] = cr.control_pp
-    if cr.control_tie not in ("rightmost_post",):
+    if cr.control_tie not in ("rightmost_post", "nobody"):
         raise _error(f"city-control tie rule {cr.control_tie!r} is not implemented", cr.span)
+    comp["control_tie"] = cr.control_tie
     k["COIN_PP"] = bool(cr.coin_pp)
     comp["establish"] = bool(cr.establish_trading_post)
     comp["develop_from_route"] = bool(cr.develop_ability)
@@ -511,9 +527,8 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         comp["marker_" + kind] = bool(ids_of(kind))
 
     mr = rules.marker_rules
+    comp["usable_in_taking_action"] = bool(mr is not None and mr.usable_in_taking_action)
     if mr is not None:
-        if mr.usable_in_taking_action:
-            raise _error("markers usable in the action that took them: not implemented", mr.span)
         for cond in mr.placement:
             if cond not in PLACEMENT_CONDITIONS:
                 raise _error(f"unknown marker placement condition {cond!r}", mr.span)

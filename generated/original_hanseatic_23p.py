@@ -1038,16 +1038,18 @@ def _pickable(s: State, p: int, whose: int) -> list[int]:
     return found
 
 
-def _drop_points(s: State, held: tuple) -> list[int]:
+def _drop_points(s: State, whose: int, picked: tuple, held: tuple) -> list[int]:
     """DROP ids for the first held piece that still leave house points for the held traders."""
+    free = s.free
+    free_house = s.free_house
     traders_after = 0
     for code in held[1:]:
         if not code & 1:
             traders_after += 1
-    if len(s.free_house) > traders_after:
-        return [A_DROP + x for x in (s.free if held[0] & 1 else s.free_house)]
+    if len(free_house) > traders_after:
+        return [A_DROP + x for x in (free if held[0] & 1 else free_house)]
     if held[0] & 1:  # a merchant must leave the house points to the held traders
-        return [A_DROP + x for x in s.free if POINT_MERCHANT_ONLY[x]]
+        return [A_DROP + x for x in free if POINT_MERCHANT_ONLY[x]]
     return []
 
 
@@ -1058,7 +1060,7 @@ def _legal_move_frame(s: State, top: tuple) -> list[int]:
         if held:
             acts.append(A_DONE_PICKING)
         return acts
-    acts = _drop_points(s, held)
+    acts = _drop_points(s, whose, picked, held)
     if unchanged and len(held) == 1:
         restoring = {A_DROP + x for x, code in picked if code == held[0]}
         changing = [a for a in acts if a not in restoring]
@@ -1565,8 +1567,8 @@ def _describe_action(kind: str, i: int) -> str:
         return "stop removing"
     if kind in ("ESTABLISH", "ADDITIONAL"):
         c, k = divmod(i, 2)
-        what = "trading post" if kind == "ESTABLISH" else "additional trading post"
-        return f"establish a {what} in {CITY_NAMES[c]} with a {KIND_NAMES[k]}"
+        what = "a trading post" if kind == "ESTABLISH" else "an additional trading post"
+        return f"establish {what} in {CITY_NAMES[c]} with a {KIND_NAMES[k]}"
     if kind == "DEVELOP":
         return f"develop {ABILITY_NAMES[i]}"
     if kind == "SPECIAL":

@@ -140,12 +140,12 @@ def test_boards_with_unsupported_features_are_refused(board_id, message):
 def test_an_option_value_the_templates_do_not_implement_is_refused():
     rules = bigbox_rules()
     options = tuple(
-        Option("unplaceable_marker", "back_to_supply") if o.name == "unplaceable_marker" else o
+        Option("unplaceable_marker", "into_the_sea") if o.name == "unplaceable_marker" else o
         for o in rules.options
     )
     rules = replace(rules, options=options)
     with pytest.raises(
-        HansaError, match="unplaceable_marker = 'back_to_supply' is not implemented"
+        HansaError, match="unplaceable_marker = 'into_the_sea' is not implemented"
     ):
         build_game_module(
             Game("x", rules.name, "hanseatic_45p", (4,)), rules, fixture_board("hanseatic_45p")
@@ -276,26 +276,11 @@ def test_any_subset_of_marker_components_compiles_and_plays(markers):
             lambda r: replace(
                 r,
                 actions=tuple(
-                    replace(a, swaps=False) if type(a).__name__ == "Move" else a for a in r.actions
-                ),
-            ),
-            "move without swaps",
-        ),
-        (
-            lambda r: replace(
-                r,
-                actions=tuple(
                     replace(a, control_tie="leftmost") if type(a).__name__ == "CreateRoute" else a
                     for a in r.actions
                 ),
             ),
             "control tie rule 'leftmost'",
-        ),
-        (
-            lambda r: replace(
-                r, marker_rules=replace(r.marker_rules, usable_in_taking_action=True)
-            ),
-            "usable in the action that took them",
         ),
         (lambda r: replace(r, actions=r.actions[:-1]), "lacks the CreateRoute action"),
     ],

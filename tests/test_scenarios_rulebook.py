@@ -216,9 +216,9 @@ def test_additional_trading_post_goes_left_in_a_completed_city(bigbox):
     stock_before = stock(state, 0)
     act(state, "create route Bremen–Hannover")
     offered = legal(state)
-    assert "establish a additional trading post in Hannover with a trader" in offered
-    assert "establish a additional trading post in Bremen with a trader" in offered
-    act(state, "establish a additional trading post in Hannover with a trader")
+    assert "establish an additional trading post in Hannover with a trader" in offered
+    assert "establish an additional trading post in Bremen with a trader" in offered
+    act(state, "establish an additional trading post in Hannover with a trader")
     assert city_posts(state, "Hannover") == (["t1", "t2"], ["t0", "t3"])
     assert markers(state, 0) == ([], ["additional_trading_post"])
     assert stock(state, 0) == (stock_before[0] + 2, stock_before[1])
@@ -232,8 +232,8 @@ def test_additional_trading_post_needs_the_leftmost_space_taken(bigbox):
     pos.city("Hannover", "t1", "t2").player(0, unused=["additional_trading_post"])
     state = pos.state()
     act(state, "create route Bremen–Hannover")
-    assert "establish a additional trading post in Hannover with a trader" in legal(state)
-    refuse(bigbox, state, "establish a additional trading post in Bremen with a trader")
+    assert "establish an additional trading post in Hannover with a trader" in legal(state)
+    refuse(bigbox, state, "establish an additional trading post in Bremen with a trader")
 
 
 # ---------------------------------------------------------------- action E, step 3c
@@ -516,7 +516,7 @@ def test_an_additional_post_marker_taken_on_this_route_is_not_usable_on_it(bigbo
     pos.city("Hannover", "t1", "t2")
     state = pos.state()
     act(state, "create route Bremen–Hannover")
-    refuse(bigbox, state, "establish a additional trading post in Hannover with a trader")
+    refuse(bigbox, state, "establish an additional trading post in Hannover with a trader")
     act(state, "neither post nor ability: all route pieces to the stock")
     assert markers(state, 0) == (["additional_trading_post"], [])
 
@@ -532,7 +532,7 @@ def test_an_additional_post_marker_taken_earlier_this_turn_is_usable(bigbox):
     act(state, "create route Dortmund–Paderborn")
     act(state, "neither post nor ability: all route pieces to the stock")
     act(state, "create route Bremen–Hannover")
-    act(state, "establish a additional trading post in Hannover with a trader")
+    act(state, "establish an additional trading post in Hannover with a trader")
     assert city_posts(state, "Hannover") == (["t1", "t2"], ["t0"])
     assert markers(state, 0) == ([], ["additional_trading_post"])
 
@@ -1149,7 +1149,7 @@ def test_additional_post_completes_the_east_west_connection(bigbox):
     pos.city("Stendal", "t3", "m1", "t2", "t1")
     state = pos.state()
     act(state, "create route Perleberg–Stendal")
-    act(state, "establish a additional trading post in Stendal with a trader")
+    act(state, "establish an additional trading post in Stendal with a trader")
     assert city_posts(state, "Stendal") == (["t3", "m1", "t2", "t1"], ["t0"])
     # Step 1: Perleberg tie -> player 0's rightmost post; Stendal: player 1 holds two posts.
     assert track(state) == [1 + 7, 1, 0, 0]
