@@ -144,9 +144,7 @@ def test_an_option_value_the_templates_do_not_implement_is_refused():
         for o in rules.options
     )
     rules = replace(rules, options=options)
-    with pytest.raises(
-        HansaError, match="unplaceable_marker = 'into_the_sea' is not implemented"
-    ):
+    with pytest.raises(HansaError, match="unplaceable_marker = 'into_the_sea' is not implemented"):
         build_game_module(
             Game("x", rules.name, "hanseatic_45p", (4,)), rules, fixture_board("hanseatic_45p")
         )
