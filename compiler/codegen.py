@@ -239,7 +239,9 @@ def index_source(modules: dict[str, tuple[str, str]]) -> str:
     lines = [
         '"""Index of the generated game modules (written by `hansa build`; do not edit)."""',
         "",
+        "# fmt: off",
         render_constant("GAMES", {name: module for name, (module, _src) in modules.items()}),
+        "# fmt: on",
         "",
     ]
     return "\n".join(lines)

@@ -16,7 +16,8 @@ from hansa.runtime.serialize import StateReader
 from hansa.runtime.state import TERMINAL, BaseState, GameInfo
 from hansa.runtime.support import Random, bisect_left, insort
 
-# ---- constants folded from the spec
+# fmt: off
+# ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0
@@ -354,6 +355,7 @@ GAME_NAME = 'bigbox-hanseatic-45p'
 PLAYER_COUNTS = (4, 5)
 RULES_NAME = 'bigbox_2021'
 BOARD_ID = 'hanseatic_45p'
+# fmt: on
 
 # ---- tables derived at import
 NA = len(ABILITY_NAMES)
@@ -407,6 +409,7 @@ def _income_options(cap: int, stock_traders: int, stock_merchants: int) -> tuple
         )
         _income_cache[key] = found
     return found
+
 
 # ---- the state
 # Frame kinds of the decision stack (an empty stack is the active player's turn decision).
@@ -607,6 +610,7 @@ def new_initial_state(num_players: int, seed: int) -> State:
     s.actions_left = _actions_value(s, 0)
     _settle(s)
     return s
+
 
 # ---- pieces, abilities, cities
 def _put(s: State, x: int, code: int) -> None:
@@ -819,6 +823,7 @@ def _settle(s: State) -> None:
 def _settle_never(s: State, top: tuple) -> bool:
     return False
 
+
 # ---- end trigger: a player reaches END_TRACK_PP on the track
 # spec/bigbox_2021.hansa:37
 def _end_track_pp(s: State) -> None:
@@ -826,17 +831,20 @@ def _end_track_pp(s: State) -> None:
     if max(s.track) >= END_TRACK_PP:
         s.ending = True
 
+
 # ---- end trigger: a replacement marker must be drawn from the empty supply
 # spec/bigbox_2021.hansa:37
 def _end_marker_supply_empty(s: State) -> None:
     """The game ends after this action; the marker just taken is never usable."""
     s.ending = True
 
+
 # ---- end trigger: the END_COMPLETED_CITIES-th city is completed
 # spec/bigbox_2021.hansa:37
 def _end_completed_cities(s: State) -> None:
     if s.completed >= END_COMPLETED_CITIES:
         s.ending = True
+
 
 # ---- action: income
 # spec/bigbox_2021.hansa:18
@@ -854,6 +862,7 @@ def _apply_income(s: State, p: int, action: int) -> None:
     s.stock[2 * p + 1] -= merchants
     s.supply[2 * p + 1] += merchants
 
+
 # ---- action: place
 # spec/bigbox_2021.hansa:19
 def _legal_place(s: State, p: int, acts: list[int]) -> None:
@@ -868,6 +877,7 @@ def _apply_place(s: State, p: int, action: int) -> None:
     x, kind = divmod(action - A_PLACE, 2)
     s.supply[2 * p + kind] -= 1
     _put(s, x, 2 * p + kind)
+
 
 # ---- action: displace
 # spec/bigbox_2021.hansa:20
@@ -1017,6 +1027,7 @@ def _apply_displaced(s: State, top: tuple, action: int) -> None:
     else:
         s.stack.pop()
 
+
 # ---- action: move (also Move-N-tradesmen)
 # spec/bigbox_2021.hansa:22
 # Frame: (F_MOVE, mover, whose 0 own / 1 opponents / 2 any, picks left, held codes,
@@ -1105,6 +1116,7 @@ def _apply_move_frame(s: State, top: tuple, action: int) -> None:
         _put(s, x, held[0])
         unchanged = unchanged and (x, held[0]) in picked
         s.stack[-1] = (F_MOVE, p, whose, left, held[1:], 1, picked, unchanged)
+
 
 # ---- action: create a trade route
 # spec/bigbox_2021.hansa:23
@@ -1216,6 +1228,7 @@ def _apply_route(s: State, top: tuple, action: int) -> None:
         if s.pt[x] >= 0:
             stock[_take(s, x)] += 1
 
+
 # ---- marker: additional trading post
 # Used only inside step 3 of creating a route (see create_route), never on its own.
 def _usable_additional_trading_post(s: State, p: int, m: int) -> bool:
@@ -1224,6 +1237,7 @@ def _usable_additional_trading_post(s: State, p: int, m: int) -> bool:
 
 def _effect_additional_trading_post(s: State, p: int, m: int) -> None:
     raise AssertionError("the additional trading post is used while creating a route")
+
 
 # ---- marker: exchange trading posts
 # Swap the pieces of two adjacent occupied spaces of one city (shape and colour ignored); with
@@ -1260,6 +1274,7 @@ def _apply_exchange(s: State, top: tuple, action: int) -> None:
     space = action - A_EXCHANGE
     s.post[space], s.post[space + 1] = s.post[space + 1], s.post[space]
 
+
 # ---- marker: develop an ability
 DEVELOP_WHICH = dict(DEVELOP_MARKERS)  # marker type -> ability index, -1 = any
 
@@ -1285,6 +1300,7 @@ def _apply_develop(s: State, top: tuple, action: int) -> None:
     s.stack.pop()
     _develop(s, top[1], action - A_DEVELOP)
 
+
 # ---- marker: extra actions this turn
 EXTRA_ACTIONS = dict(EXTRA_ACTION_MARKERS)
 
@@ -1295,6 +1311,7 @@ def _usable_extra_actions(s: State, p: int, m: int) -> bool:
 
 def _effect_extra_actions(s: State, p: int, m: int) -> None:
     s.actions_left += EXTRA_ACTIONS[m]
+
 
 # ---- marker: move other players' tradesmen
 # Runs the move frame with `whose` = opponents (1) or any (2); swaps allowed, no displacing.
@@ -1310,6 +1327,7 @@ def _usable_move_tradesmen(s: State, p: int, m: int) -> bool:
 def _effect_move_tradesmen(s: State, p: int, m: int) -> None:
     count, whose = MOVE_MARKER_PARAMS[m]
     s.stack.append((F_MOVE, p, whose, count, (), 0, (), True))
+
 
 # ---- using bonus markers
 # A taken marker may be used once on its owner's turn between actions (never in the action that took
@@ -1376,6 +1394,7 @@ def _use_marker(s: State, p: int, m: int) -> None:
     _spend_marker(s, p, (m,))
     MARKER_EFFECT[m](s, p, m)
 
+
 # ---- end of turn: placing drawn markers
 # spec/bigbox_2021.hansa:34
 def _marker_routes(s: State) -> list[int]:
@@ -1415,15 +1434,16 @@ def _apply_markers(s: State, top: tuple, action: int) -> None:
     s.rmark[action - A_PLACE_MARKER] = s.plate[0]
     s.plate = s.plate[1:]
 
+
 # score A (track): spec/bigbox_2021.hansa:40
 def _score_A(s: State, p: int) -> int:
     return s.track[p]
 
+
 # score B (fully developed abilities): spec/bigbox_2021.hansa:41
 def _score_B(s: State, p: int) -> int:
-    return sum(
-        ABILITY_FULL_PP[a] for a in range(NA) if s.level[p * NA + a] >= ABILITY_MAX[a]
-    )
+    return sum(ABILITY_FULL_PP[a] for a in range(NA) if s.level[p * NA + a] >= ABILITY_MAX[a])
+
 
 # score C (collected bonus markers, used or not): spec/bigbox_2021.hansa:42
 def _score_C(s: State, p: int) -> int:
@@ -1436,14 +1456,17 @@ def _score_C(s: State, p: int) -> int:
             points = pp
     return points
 
+
 # score D (special prestige spaces): spec/bigbox_2021.hansa:43
 def _score_D(s: State, p: int) -> int:
     special = s.special
     return sum(SPECIAL_POINTS[j] for j, code in enumerate(special) if code >= 0 and code >> 1 == p)
 
+
 # score E (controlled cities): spec/bigbox_2021.hansa:44
 def _score_E(s: State, p: int) -> int:
     return CITY_CONTROL_PP * sum(1 for c in range(N_CITIES) if _controller(s, c) == p)
+
 
 # score F (network): spec/bigbox_2021.hansa:45
 def _score_F(s: State, p: int) -> int:
@@ -1467,6 +1490,7 @@ def _score_F(s: State, p: int) -> int:
         best = max(best, total)
     return best * _ability_value(s, p, AB_NETWORK_FACTOR)
 
+
 # ---- final scoring
 SCORERS = (
     _score_A,
@@ -1484,6 +1508,7 @@ def score_breakdown(s: State) -> list[dict[str, int]]:
         {key: scorer(s, p) for key, scorer in zip(SCORE_KEYS, SCORERS, strict=True)}
         for p in range(s.num_players)
     ]
+
 
 # ---- winners and the tie-break chain
 # spec/bigbox_2021.hansa:46
@@ -1503,6 +1528,7 @@ def winners(s: State) -> list[int]:
         target = min(values.values()) if rule == "fewest" else max(values.values())
         alive = [p for p in alive if values[p] == target]
     return alive
+
 
 # ---- names and state JSON (docs/state-format.md)
 KIND_NAMES = ("trader", "merchant")
@@ -2082,6 +2108,7 @@ def _check_stack_shape(rd: StateReader, s: State) -> None:
         raise rd.fail(
             "turn.markers_taken_this_action", "markers are only taken while creating a route"
         )
+
 
 # ---- dispatch by frame kind
 def _legal_none(s: State, top: tuple) -> list[int]:

@@ -17,7 +17,8 @@ from hansa.runtime.serialize import StateReader
 from hansa.runtime.state import TERMINAL, BaseState, GameInfo
 from hansa.runtime.support import Random, bisect_left, insort
 
-# ---- constants folded from the spec
+# fmt: off
+# ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0
@@ -347,6 +348,7 @@ GAME_NAME = 'original-hanseatic-23p'
 PLAYER_COUNTS = (3,)
 RULES_NAME = 'original_2009'
 BOARD_ID = 'hanseatic_3p'
+# fmt: on
 
 # ---- tables derived at import
 NA = len(ABILITY_NAMES)
@@ -400,6 +402,7 @@ def _income_options(cap: int, stock_traders: int, stock_merchants: int) -> tuple
         )
         _income_cache[key] = found
     return found
+
 
 # ---- the state
 # Frame kinds of the decision stack (an empty stack is the active player's turn decision).
@@ -600,6 +603,7 @@ def new_initial_state(num_players: int, seed: int) -> State:
     s.actions_left = _actions_value(s, 0)
     _settle(s)
     return s
+
 
 # ---- pieces, abilities, cities
 def _put(s: State, x: int, code: int) -> None:
@@ -812,6 +816,7 @@ def _settle(s: State) -> None:
 def _settle_never(s: State, top: tuple) -> bool:
     return False
 
+
 # ---- end trigger: a player reaches END_TRACK_PP on the track
 # spec/bigbox_2021.hansa:37
 def _end_track_pp(s: State) -> None:
@@ -819,17 +824,20 @@ def _end_track_pp(s: State) -> None:
     if max(s.track) >= END_TRACK_PP:
         s.ending = True
 
+
 # ---- end trigger: a replacement marker must be drawn from the empty supply
 # spec/bigbox_2021.hansa:37
 def _end_marker_supply_empty(s: State) -> None:
     """The game ends after this action; the marker just taken is never usable."""
     s.ending = True
 
+
 # ---- end trigger: the END_COMPLETED_CITIES-th city is completed
 # spec/bigbox_2021.hansa:37
 def _end_completed_cities(s: State) -> None:
     if s.completed >= END_COMPLETED_CITIES:
         s.ending = True
+
 
 # ---- action: income
 # spec/bigbox_2021.hansa:18
@@ -847,6 +855,7 @@ def _apply_income(s: State, p: int, action: int) -> None:
     s.stock[2 * p + 1] -= merchants
     s.supply[2 * p + 1] += merchants
 
+
 # ---- action: place
 # spec/bigbox_2021.hansa:19
 def _legal_place(s: State, p: int, acts: list[int]) -> None:
@@ -861,6 +870,7 @@ def _apply_place(s: State, p: int, action: int) -> None:
     x, kind = divmod(action - A_PLACE, 2)
     s.supply[2 * p + kind] -= 1
     _put(s, x, 2 * p + kind)
+
 
 # ---- action: displace
 # spec/bigbox_2021.hansa:20
@@ -1010,6 +1020,7 @@ def _apply_displaced(s: State, top: tuple, action: int) -> None:
     else:
         s.stack.pop()
 
+
 # ---- action: move (also Move-N-tradesmen)
 # spec/bigbox_2021.hansa:22
 # Frame: (F_MOVE, mover, whose 0 own / 1 opponents / 2 any, picks left, held codes,
@@ -1098,6 +1109,7 @@ def _apply_move_frame(s: State, top: tuple, action: int) -> None:
         _put(s, x, held[0])
         unchanged = unchanged and (x, held[0]) in picked
         s.stack[-1] = (F_MOVE, p, whose, left, held[1:], 1, picked, unchanged)
+
 
 # ---- action: create a trade route
 # spec/bigbox_2021.hansa:23
@@ -1209,6 +1221,7 @@ def _apply_route(s: State, top: tuple, action: int) -> None:
         if s.pt[x] >= 0:
             stock[_take(s, x)] += 1
 
+
 # ---- marker: additional trading post
 # Used only inside step 3 of creating a route (see create_route), never on its own.
 def _usable_additional_trading_post(s: State, p: int, m: int) -> bool:
@@ -1217,6 +1230,7 @@ def _usable_additional_trading_post(s: State, p: int, m: int) -> bool:
 
 def _effect_additional_trading_post(s: State, p: int, m: int) -> None:
     raise AssertionError("the additional trading post is used while creating a route")
+
 
 # ---- marker: exchange trading posts
 # Swap the pieces of two adjacent occupied spaces of one city (shape and colour ignored); with
@@ -1253,6 +1267,7 @@ def _apply_exchange(s: State, top: tuple, action: int) -> None:
     space = action - A_EXCHANGE
     s.post[space], s.post[space + 1] = s.post[space + 1], s.post[space]
 
+
 # ---- marker: develop an ability
 DEVELOP_WHICH = dict(DEVELOP_MARKERS)  # marker type -> ability index, -1 = any
 
@@ -1278,6 +1293,7 @@ def _apply_develop(s: State, top: tuple, action: int) -> None:
     s.stack.pop()
     _develop(s, top[1], action - A_DEVELOP)
 
+
 # ---- marker: extra actions this turn
 EXTRA_ACTIONS = dict(EXTRA_ACTION_MARKERS)
 
@@ -1288,6 +1304,7 @@ def _usable_extra_actions(s: State, p: int, m: int) -> bool:
 
 def _effect_extra_actions(s: State, p: int, m: int) -> None:
     s.actions_left += EXTRA_ACTIONS[m]
+
 
 # ---- marker: remove tradesmen from routes
 # Frame: (F_REMOVE, player, whose 1 opponents / 2 any, to 0 personal supply / 1 stock,
@@ -1334,6 +1351,7 @@ def _apply_remove(s: State, top: tuple, action: int) -> None:
     else:
         s.stock[code] += 1
     s.stack[-1] = (F_REMOVE, p, whose, to, left - 1, removed + 1)
+
 
 # ---- using bonus markers
 # A taken marker may be used once on its owner's turn between actions (never in the action that took
@@ -1400,6 +1418,7 @@ def _use_marker(s: State, p: int, m: int) -> None:
     _spend_marker(s, p, (m,))
     MARKER_EFFECT[m](s, p, m)
 
+
 # ---- end of turn: placing drawn markers
 # spec/bigbox_2021.hansa:34
 def _marker_routes(s: State) -> list[int]:
@@ -1439,15 +1458,16 @@ def _apply_markers(s: State, top: tuple, action: int) -> None:
     s.rmark[action - A_PLACE_MARKER] = s.plate[0]
     s.plate = s.plate[1:]
 
+
 # score A (track): spec/bigbox_2021.hansa:40
 def _score_A(s: State, p: int) -> int:
     return s.track[p]
 
+
 # score B (fully developed abilities): spec/bigbox_2021.hansa:41
 def _score_B(s: State, p: int) -> int:
-    return sum(
-        ABILITY_FULL_PP[a] for a in range(NA) if s.level[p * NA + a] >= ABILITY_MAX[a]
-    )
+    return sum(ABILITY_FULL_PP[a] for a in range(NA) if s.level[p * NA + a] >= ABILITY_MAX[a])
+
 
 # score C (collected bonus markers, used or not): spec/bigbox_2021.hansa:42
 def _score_C(s: State, p: int) -> int:
@@ -1460,14 +1480,17 @@ def _score_C(s: State, p: int) -> int:
             points = pp
     return points
 
+
 # score D (special prestige spaces): spec/bigbox_2021.hansa:43
 def _score_D(s: State, p: int) -> int:
     special = s.special
     return sum(SPECIAL_POINTS[j] for j, code in enumerate(special) if code >= 0 and code >> 1 == p)
 
+
 # score E (controlled cities): spec/bigbox_2021.hansa:44
 def _score_E(s: State, p: int) -> int:
     return CITY_CONTROL_PP * sum(1 for c in range(N_CITIES) if _controller(s, c) == p)
+
 
 # score F (network): spec/bigbox_2021.hansa:45
 def _score_F(s: State, p: int) -> int:
@@ -1491,6 +1514,7 @@ def _score_F(s: State, p: int) -> int:
         best = max(best, total)
     return best * _ability_value(s, p, AB_NETWORK_FACTOR)
 
+
 # ---- final scoring
 SCORERS = (
     _score_A,
@@ -1508,6 +1532,7 @@ def score_breakdown(s: State) -> list[dict[str, int]]:
         {key: scorer(s, p) for key, scorer in zip(SCORE_KEYS, SCORERS, strict=True)}
         for p in range(s.num_players)
     ]
+
 
 # ---- winners and the tie-break chain
 # spec/original_2009.hansa:9
@@ -1527,6 +1552,7 @@ def winners(s: State) -> list[int]:
         target = min(values.values()) if rule == "fewest" else max(values.values())
         alive = [p for p in alive if values[p] == target]
     return alive
+
 
 # ---- names and state JSON (docs/state-format.md)
 KIND_NAMES = ("trader", "merchant")
@@ -2106,6 +2132,7 @@ def _check_stack_shape(rd: StateReader, s: State) -> None:
         raise rd.fail(
             "turn.markers_taken_this_action", "markers are only taken while creating a route"
         )
+
 
 # ---- dispatch by frame kind
 def _legal_none(s: State, top: tuple) -> list[int]:

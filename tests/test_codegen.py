@@ -60,6 +60,11 @@ def test_generated_modules_parse_and_pass_ruff():
         pytest.skip("ruff not installed")
     result = subprocess.run([ruff, "check", str(GENERATED)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+    # the templates emit formatted code (the constant tables are kept compact under `fmt: off`)
+    result = subprocess.run(
+        [ruff, "format", "--check", str(GENERATED)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_the_module_leaves_out_components_the_game_does_not_use():

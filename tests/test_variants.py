@@ -585,6 +585,10 @@ def test_all_variants_at_once_pass_ruff_and_play_whole_games(tmp_path):
         [ruff, "check", "--no-cache", str(module_file)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run(
+        [ruff, "format", "--check", "--no-cache", str(module_file)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
     game = variant(body, players=3, board="hanseatic_3p")
     for seed in range(3):
         play_checked(game, seed, 1500)
