@@ -234,13 +234,39 @@ def test_no_op_actions_legal_lets_a_move_put_the_piece_back(bigbox):
     offered = []
     for game in both(bigbox, "option no_op_actions = legal"):
         state = Position(game).route("Bremen", "Hannover", "t0").state()
-        act(
-            state,
-            "move own tradesmen",
-            "pick up the piece on Bremen–Hannover #1",
-        )
+        act(state, "move own tradesmen", "pick up the piece on Bremen–Hannover #1")
         offered.append("put the held piece on Bremen–Hannover #1" in legal(state))
     assert offered == [False, True]
+
+
+def test_no_op_actions_legal_allows_empty_income_move_and_exchange(bigbox):
+    """no_op_actions legal: income from an empty stock, a move of no pieces, and exchanging two
+    posts of the same player are actions (each uses one action and changes nothing else)."""
+    seen = []
+    for game in both(bigbox, "option no_op_actions = legal"):
+        pos = Position(game).player(0, stock=(0, 0), unused=["exchange_trading_posts"])
+        state = pos.city("Hannover", "t0", "t0").state()
+        offered = legal(state)
+        seen.append(
+            (
+                "income: 0 traders, 0 merchants" in offered,
+                "move own tradesmen" in offered,
+                "use bonus marker exchange_trading_posts" in offered,
+            )
+        )
+        if game is bigbox:
+            continue
+        before = doc(state)
+        act(state, "move own tradesmen")  # no pieces on routes: a move of no pieces
+        act(state, "income: 0 traders, 0 merchants")
+        after = doc(state)
+        assert (
+            after["turn"]["actions_left"] == 0 and after["player_state"] == before["player_state"]
+        )
+        act(state, "use bonus marker exchange_trading_posts")
+        act(state, "exchange the posts on spaces 1 and 2 of Hannover")
+        assert city_posts(state, "Hannover") == (["t0", "t0"], [])
+    assert seen == [(False, False, False), (True, True, True)]
 
 
 def test_move_must_place_all_no_sends_held_pieces_to_the_supply(bigbox):
