@@ -7,9 +7,10 @@ city→routes, the rings of routes at each distance from a route (displacement),
 tables, the bonus-marker mix and the action-id layout become tuples. The templates only arrange code
 around these values, so a game never pays at run time for what the compiler already knew.
 
-Features the templates do not implement (permanent bonuses, countries, green cities, option values
-other than the documented Decisions) are refused here with a `HansaError` pointing at the spec text,
-rather than being silently mis-played.
+Every component value the rules catalogue accepts has a template choice (docs/rules-language.md,
+"What the variants mean"). Board features the templates do not implement (permanent bonuses,
+countries, green cities) are refused here with a `HansaError` pointing at the spec text, rather
+than being silently mis-played.
 """
 
 from __future__ import annotations
@@ -547,7 +548,9 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     comp["end_track_pp"] = "track_pp" in ends
     comp["end_marker_supply_empty"] = "marker_supply_empty" in ends
     comp["end_completed_cities"] = "completed_cities" in ends
-    k["END_TRACK_PP"] = int(ends["track_pp"].threshold or 20) if "track_pp" in ends else 0
+    if "track_pp" in ends and ends["track_pp"].threshold is None:
+        raise _error("the track_pp end trigger needs a threshold", ends["track_pp"].span)
+    k["END_TRACK_PP"] = int(ends["track_pp"].threshold) if "track_pp" in ends else 0
     if "completed_cities" in ends:
         thr = ends["completed_cities"].threshold
         thr = board.completed_cities if thr is None else int(thr)
