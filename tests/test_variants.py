@@ -626,3 +626,63 @@ def test_all_variants_at_once_pass_ruff_and_play_whole_games(tmp_path):
         state.apply_action(rng.choice(state.legal_actions()))
     assert state.is_terminal()
     assert len(state.returns()) == 3
+
+
+# ---------------------------------------------------------------- more catalogue parameters
+def test_marker_placement_conditions(bigbox):
+    """markers placement no_marker: a drawn marker may go on a route with pieces (the Big Box needs
+    an empty route, so on a full board it leaves the game)."""
+    outcomes = []
+    for game in both(bigbox, "markers placement no_marker"):
+        state = full_board(game).to_move(0, plate=("plus_3_actions",)).state()
+        act(state, "end the turn")
+        outcomes.append((state.current_player(), doc(state)["markers_out_of_game"]))
+        if game is not bigbox:
+            act(state, "place the drawn marker on Bremen–Hannover")
+            assert doc(state)["turn"]["markers_to_place"] == []
+            assert state.current_player() == 1
+    assert outcomes == [(1, ["plus_3_actions"]), (0, [])]
+
+
+def test_displace_cost(bigbox):
+    """cost { trader: 2, … }: displacing a trader costs two pieces (into the general stock)."""
+    paid = []
+    for game in both(bigbox, "action displace cost { trader: 2, merchant: 3 }"):
+        pos = Position(game).route("Bremen", "Hannover", "t1").player(0, supply=(5, 0))
+        state = pos.state()
+        was = stock(state, 0)[0]
+        act(state, "displace trader on Bremen–Hannover #1")
+        paid.append(stock(state, 0)[0] - was)
+    assert paid == [1, 2]
+
+
+def test_extra_actions_count_and_full_pp(bigbox):
+    """A marker's parameter (extra_actions count) and an ability's full_pp take effect."""
+    game = variant(
+        "bonus plus_3_actions = extra_actions(count: 5) count 2\n"
+        "ability book values 2, 3, 4, 5 covered_by merchant full_pp 9"
+    )
+    results = []
+    for g in (bigbox, game):
+        state = Position(g).player(0, unused=["plus_3_actions"], book=3).state()
+        before = doc(state)["turn"]["actions_left"]
+        act(state, "use bonus marker plus_3_actions")
+        results.append(
+            (doc(state)["turn"]["actions_left"] - before, state.score_breakdown()[0]["B"])
+        )
+    assert results == [(3, 4), (5, 9)]
+
+
+def test_score_marker_none_and_seat_setup(bigbox):
+    """score_marker none leaves one more trader in the stock; per_seat_traders and
+    personal_merchants change each seat's personal supply."""
+    game = variant("pieces score_marker none\nsetup per_seat_traders 0 personal_merchants 0")
+    base = [p for p in doc(bigbox.new_initial_state(0))["player_state"]]
+    house = [p for p in doc(game.new_initial_state(0))["player_state"]]
+    assert [p["supply"]["traders"] for p in base] == [5, 6, 7, 8]
+    assert [p["supply"]["traders"] for p in house] == [4, 4, 4, 4]
+    assert [(p["supply"]["merchants"], p["stock"]["merchants"]) for p in house] == [(0, 1)] * 4
+    for b, h in zip(base, house, strict=True):
+        total_b = b["supply"]["traders"] + b["stock"]["traders"]
+        total_h = h["supply"]["traders"] + h["stock"]["traders"]
+        assert total_h == total_b + 1
