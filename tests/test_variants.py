@@ -19,7 +19,9 @@ import pytest
 from hansa.compiler.codegen import build_game_module
 from hansa.compiler.project import load_project
 from hansa.compiler.rules_lower import resolve
+from hansa.runtime.agents import play
 from hansa.runtime.game import Game
+from hansa.runtime.greedy import GreedyAgent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scenario_support import (
@@ -597,7 +599,7 @@ def test_combinations_of_variants_compile_and_play(chosen, seed):
     play_checked(game, seed, 400)
 
 
-def test_all_variants_at_once_pass_ruff_and_play_whole_games(tmp_path):
+def test_all_variants_at_once_pass_ruff_and_play_a_whole_game(tmp_path):
     """Every variant line together: the module passes ruff and random games reach their end."""
     import shutil
     import subprocess
@@ -627,6 +629,9 @@ def test_all_variants_at_once_pass_ruff_and_play_whole_games(tmp_path):
         state.apply_action(rng.choice(state.legal_actions()))
     assert state.is_terminal()
     assert len(state.returns()) == 3
+    greedy_state = game.new_initial_state(1)
+    play(greedy_state, GreedyAgent(1), max_decisions=200_000)  # the greedy agent copes too
+    assert greedy_state.is_terminal()
 
 
 # ---------------------------------------------------------------- more catalogue parameters
