@@ -9,12 +9,13 @@ backends (no pyplot state, no display needed) and written atomically.
 
 from __future__ import annotations
 
+import io
 import os
-import tempfile
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..runtime.atomic import write_atomically
 from .diff_behaviour import ALPHA, BehaviourDiff, Comparison, SideRun, agents_text
 from .errors import HansaError
 
@@ -29,18 +30,15 @@ def write_plot(result: BehaviourDiff, path: str | os.PathLike[str]) -> None:
     if fmt not in ("png", "svg"):
         raise HansaError(f"--plot: give a .png or .svg file name, not '{path}'")
     figure = draw(result)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-    os.close(handle)
+    buffer = io.BytesIO()
+    metadata = {"Date": None} if fmt == "svg" else {"Software": None}
     try:
-        metadata = {"Date": None} if fmt == "svg" else {"Software": None}
-        figure.savefig(temporary, format=fmt, dpi=110, metadata=metadata)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
+        figure.savefig(buffer, format=fmt, dpi=110, metadata=metadata)
+        write_atomically(target, buffer.getvalue())
     except OSError as exc:
         raise HansaError(f"--plot: cannot write '{path}': {exc.strerror or exc}") from None
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    except HansaError as exc:
+        raise HansaError(f"--plot: {exc}") from None
 
 
 def draw(result: BehaviourDiff):

@@ -16,9 +16,9 @@ per call; the output format follows the file extension and the file is written a
 
 from __future__ import annotations
 
+import io
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Circle, FancyBboxPatch, Patch, Rectangle
 
+from ..runtime.atomic import write_atomically
 from .errors import HansaError
 from .ir import Board, City, Route
 
@@ -1150,25 +1151,15 @@ def _draw_legend(ax, board: Board, colours: dict[str, str]) -> None:
 
 
 def _save_atomically(figure: Figure, target: Path, fmt: str, dpi: int) -> None:
-    """Save to a temporary file beside `target`, then rename; on failure nothing is left behind."""
-    folder = target.parent if str(target.parent) else Path(".")
+    """Draw into memory, then write atomically: on failure nothing is left behind."""
+    buffer = io.BytesIO()
+    metadata = {"Date": None} if fmt == "svg" else {"Software": None}
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        with matplotlib.rc_context(_RC):
+            figure.savefig(buffer, format=fmt, dpi=dpi, metadata=metadata)
     except OSError as exc:
         raise HansaError(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            metadata = {"Date": None} if fmt == "svg" else {"Software": None}
-            with matplotlib.rc_context(_RC):
-                figure.savefig(stream, format=fmt, dpi=dpi, metadata=metadata)
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, target)
-    except OSError as exc:
-        _remove_quietly(temporary)
-        raise HansaError(f"cannot write {target}: {exc.strerror or exc}") from None
-    except BaseException:
-        _remove_quietly(temporary)
-        raise
+    write_atomically(target, buffer.getvalue())
 
 
 _RC = {
@@ -1176,16 +1167,3 @@ _RC = {
     "svg.hashsalt": "hansa-render",  # stable element ids: the same board gives the same file
     "font.family": "DejaVu Sans",
 }
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass

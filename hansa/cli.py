@@ -69,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except OSError as exc:  # an I/O failure no command foresaw: one line, not a traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{where}error: {exc.strerror or exc}", file=sys.stderr)
+        return getattr(args, "_error_exit", 1)
 
 
 if __name__ == "__main__":

@@ -10,11 +10,10 @@ with the rules or with what the log claims, naming that line.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
+from .atomic import write_atomically
 from .errors import Diagnostic, HansaError, Span
 from .game import Game
 from .simulate import GameRecord, GameTracker, describe_game
@@ -81,21 +80,7 @@ def log_lines(game: Game, header: dict, record: GameRecord, state) -> list[str]:
 
 def write_text_atomically(path: str, text: str) -> None:
     """Write through a temporary file in the same folder and rename: never a half-written file."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".hansa-", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise HansaError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise HansaError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    write_atomically(path, text)
 
 
 def write_log(path: str, game: Game, header: dict, record: GameRecord, state) -> None:

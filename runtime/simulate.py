@@ -13,6 +13,7 @@ import importlib
 import inspect
 import math
 import os
+import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -413,7 +414,10 @@ def simulate(
                 progress(len(results), n)
     else:
         context = _fork_context()
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        pool = ProcessPoolExecutor(
+            max_workers=jobs, mp_context=context, initializer=_ignore_interrupts
+        )
+        try:
             futures = [
                 pool.submit(
                     _play_chunk, name, players, seat_agents, seed, batch, max_decisions, loader
@@ -425,6 +429,10 @@ def simulate(
                     results[i] = summary
                 if progress:
                     progress(len(results), n)
+        except BaseException:
+            _stop_pool(pool)  # Ctrl-C or a failed game: do not wait for the queued games
+            raise
+        pool.shutdown()
     return SimulationResult(
         game=name,
         players=players,
@@ -433,6 +441,21 @@ def simulate(
         games=n,
         records=[results[i] for i in range(n)],
     )
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them all (no traceback from each worker)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel queued games and end the workers now; shutdown() alone waits for every queued game."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=5)
 
 
 def _fork_context():

@@ -8,6 +8,7 @@ machine is busy; wall-clock decisions per second are shown too.
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
 
@@ -117,6 +118,8 @@ def bench_game(name: str, players: int | None, seconds: float, seed: int) -> dic
 
 
 def run(args) -> int:
+    if not (math.isfinite(args.seconds) and 0 < args.seconds <= 3600):
+        raise HansaError(f"--seconds must be more than 0 and at most 3600, not {args.seconds}")
     games = args.games or sorted(hansa.available_games())
     if not games:
         raise HansaError("no games built; run `hansa build`")

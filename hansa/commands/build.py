@@ -7,14 +7,13 @@ generated/ is stale (the spec changed), hand-edited, missing a module or holding
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from hansa.compiler.codegen import generate_modules, index_source
 from hansa.compiler.errors import HansaError
+from hansa.runtime.atomic import write_atomically
 
 NAME = "build"
 HELP = "compile every game in spec/ into generated/ (--check: fail if generated/ is stale)"
@@ -30,15 +29,15 @@ def add_arguments(parser) -> None:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    write_atomically(path, text)
+
+
+def _current_text(path: Path) -> str | None:
+    """What `path` holds now, or None when it is not readable UTF-8 text (so it is rewritten)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _generated_files(out: Path) -> set[str]:
@@ -68,7 +67,9 @@ def run(args) -> int:
     if not spec.is_dir():
         raise HansaError(f"{spec}: no spec folder")
     out = Path(args.out) if args.out else spec.resolve().parent / "generated"
-    if not out.is_dir():
+    if out.exists() and not out.is_dir():
+        raise HansaError(f"{out}: the output folder is a file, not a folder")
+    if args.check and not out.is_dir():
         raise HansaError(f"{out}: the output folder does not exist")
     started = time.perf_counter()
     files = expected_files(spec)
@@ -80,7 +81,7 @@ def run(args) -> int:
             path = out / name
             if not path.exists():
                 problems.append(f"{path}: missing")
-            elif path.read_text(encoding="utf-8") != text:
+            elif _current_text(path) != text:
                 problems.append(f"{path}: stale or edited by hand")
         problems += [f"{out / name}: no game declares it any more" for name in stale_extra]
         for line in problems:
@@ -92,15 +93,22 @@ def run(args) -> int:
             return 1
         print(f"generated/ is up to date ({len(files) - 1} games)")
         return 0
+    try:  # only now that every game compiled: nothing is written otherwise
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise HansaError(f"{out}: cannot create the output folder: {exc.strerror or exc}") from None
     written = 0
     for name, text in sorted(files.items()):
         path = out / name
-        if path.exists() and path.read_text(encoding="utf-8") == text:
+        if path.exists() and _current_text(path) == text:
             continue
         _write_atomic(path, text)
         written += 1
     for name in stale_extra:
-        (out / name).unlink()
+        try:
+            (out / name).unlink()
+        except OSError as exc:
+            raise HansaError(f"{out / name}: cannot remove: {exc.strerror or exc}") from None
     print(
         f"built {len(files) - 1} games in {elapsed:.2f} s: {written} files written, "
         f"{len(stale_extra)} removed"

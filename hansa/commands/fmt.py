@@ -11,13 +11,12 @@ written: the files that would change are listed and the exit code is 1 if there 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from hansa.compiler.board_format import format_source
-from hansa.compiler.errors import HansaError, Span
+from hansa.compiler.errors import HansaError
+from hansa.runtime.atomic import write_atomically
 
 NAME = "fmt"
 HELP = "rewrite spec files in canonical form (boards only); --check only reports"
@@ -34,31 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def write_text_atomically(path: str | Path, text: str) -> None:
     """Write `text` to `path` through a temporary file in the same folder and a rename."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    try:
-        mode = target.stat().st_mode & 0o777 if target.exists() else None
-        fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise HansaError(f"cannot write: {exc.strerror or exc}", Span(str(path), 0, 0)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, target)
-    except BaseException as exc:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise HansaError(
-                f"cannot write: {exc.strerror or exc}", Span(str(path), 0, 0)
-            ) from None
-        raise
+    write_atomically(path, text)
 
 
 def run(args: argparse.Namespace) -> int:
