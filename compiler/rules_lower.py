@@ -129,6 +129,12 @@ def _name(tree: lark.Tree, file: str, what: str) -> str:
     return text
 
 
+def _board_name(tree: lark.Tree, file: str) -> str:
+    """A board reference: any name a `board` declaration accepts, quoted strings included."""
+    token = tree.children[0]
+    return unquote(token, file) if token.type == "STRING" else str(token)
+
+
 def _raw_atom(tree: lark.Tree, file: str) -> Word | Number | Text:
     token = tree.children[0]
     span = span_of(token, file)
@@ -754,7 +760,7 @@ def lower_game(tree: lark.Tree, file: str) -> Game:
     return Game(
         name=_name(name_tree, file, "game"),
         rules=_name(rules_tree, file, "rule set"),
-        board=_name(board_tree, file, "board"),
+        board=_board_name(board_tree, file),
         players=players,
         span=span_of(tree, file),
         rules_span=span_of(rules_tree, file),

@@ -388,3 +388,9 @@ def test_catalogue_lists_every_required_kind():
     assert len(kinds("option")) == 5
     # every parameter has a type whose name appears in messages and docs
     assert all(p.type.expected for c in COMPONENTS for p in c.params)
+
+
+def test_a_game_can_name_any_board_a_board_declaration_accepts():
+    # A board may be declared with a quoted name holding any text; a game must be able to name it.
+    _, games = lower_all('game odd = bigbox on "odd \\"board\\" {{x}}" players 4')
+    assert games["odd"].board == 'odd "board" {{x}}'
