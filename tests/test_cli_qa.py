@@ -241,3 +241,18 @@ def test_console_script_build_into_a_new_folder(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in out.iterdir())[0] == "_index.py"
+
+
+def test_score_of_an_empty_file_says_so(capsys, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    code, _, err = run(capsys, "score", str(empty))
+    assert code == 1 and "empty file" in err and "Traceback" not in err
+
+
+def test_score_of_a_log_points_at_replay_with_a_location(capsys, tmp_path: Path) -> None:
+    log = tmp_path / "game.jsonl"
+    log.write_text('{"type": "header"}\n{"type": "decision"}\n')
+    code, _, err = run(capsys, "score", str(log))
+    assert code == 1
+    assert f"{log}:2:1: error: not valid JSON: Extra data" in err and "hansa replay" in err

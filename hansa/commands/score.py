@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from hansa.compiler.errors import HansaError
+from hansa.compiler.errors import HansaError, Span
 
 from .play import format_scores, load_game, winners_text
 
@@ -45,10 +45,16 @@ def read_state_file(path: str) -> dict:
         raise HansaError(f"{path}: not a text file (UTF-8 expected)") from None
     except OSError as exc:
         raise HansaError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not text.strip():
+        raise HansaError("empty file (expected a state as JSON)", Span(path, 0, 0))
     try:
         data = json.loads(text)
-    except ValueError as exc:
-        raise HansaError(f"{path}: not valid JSON: {exc}") from None
+    except json.JSONDecodeError as exc:
+        hint = ""
+        if exc.msg == "Extra data" and text.lstrip().startswith("{"):
+            hint = " (several JSON documents: a game log? `hansa replay` reads logs)"
+        span = Span(path, exc.lineno, exc.colno)
+        raise HansaError(f"not valid JSON: {exc.msg}{hint}", span) from None
     if not isinstance(data, dict):
         raise HansaError(f"{path}: expected a JSON object (a state) at the top level")
     return data
