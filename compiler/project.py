@@ -260,6 +260,10 @@ def load_board(name_or_path: str | Path, spec_dir: str | Path = DEFAULT_SPEC_DIR
     board = project.boards.get(text)
     if board is None:
         hint = did_you_mean(text, project.boards)
+        if text in project.rulesets:
+            hint = f" ('{text}' is a rule set, not a board)"
+        elif text in project.games:
+            hint = f" ('{text}' is a game; its board is '{project.games[text].board}')"
         known = ", ".join(sorted(project.boards)) or "none"
         missing = Diagnostic(f"no board named '{text}' in {spec}/{hint} (boards: {known})")
         raise HansaError([missing, *project.errors])

@@ -256,3 +256,10 @@ def test_score_of_a_log_points_at_replay_with_a_location(capsys, tmp_path: Path)
     code, _, err = run(capsys, "score", str(log))
     assert code == 1
     assert f"{log}:2:1: error: not valid JSON: Extra data" in err and "hansa replay" in err
+
+
+def test_a_board_command_given_a_rule_set_or_game_says_what_it_is(capsys) -> None:
+    code, _, err = run(capsys, "export", "bigbox_2021")
+    assert code == 1 and "'bigbox_2021' is a rule set, not a board" in err
+    code, _, err = run(capsys, "export", "bigbox-hanseatic-45p")
+    assert code == 1 and "is a game; its board is 'hanseatic_45p'" in err
