@@ -414,6 +414,7 @@ def simulate(
                 progress(len(results), n)
     else:
         context = _fork_context()
+        children_before = {process.pid for process in _active_children()}
         pool = ProcessPoolExecutor(
             max_workers=jobs, mp_context=context, initializer=_ignore_interrupts
         )
@@ -430,7 +431,7 @@ def simulate(
                 if progress:
                     progress(len(results), n)
         except BaseException:
-            _stop_pool(pool)  # Ctrl-C or a failed game: do not wait for the queued games
+            _stop_pool(pool, children_before)  # Ctrl-C or a failed game: don't wait for the queue
             raise
         pool.shutdown()
     return SimulationResult(
@@ -443,19 +444,36 @@ def simulate(
     )
 
 
+def _active_children() -> list:
+    import multiprocessing
+
+    return multiprocessing.active_children()
+
+
 def _ignore_interrupts() -> None:
     """Workers leave Ctrl-C to the parent, which stops them all (no traceback from each worker)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Cancel queued games and end the workers now; shutdown() alone waits for every queued game."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
+def _stop_pool(pool: ProcessPoolExecutor, children_before: set[int]) -> None:
+    """Cancel queued games and end the workers now; shutdown() alone waits for every queued game.
+
+    The executor replaces a worker that dies while it is still winding down, so terminating its
+    workers can race with it forking a new one: end every child this pool started until none is
+    left and the executor's manager thread (the one that forks) has ended (bounded).
+    """
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join(timeout=5)
+    for _ in range(50):
+        workers = [p for p in _active_children() if p.pid not in children_before]
+        if not workers and (manager is None or not manager.is_alive()):
+            return
+        for process in workers:
+            process.terminate()
+        for process in workers:
+            process.join(timeout=5)
+        if manager is not None:
+            manager.join(timeout=0.1)
 
 
 def _fork_context():
