@@ -16,6 +16,7 @@ from typing import Any
 from .atomic import write_atomically
 from .errors import Diagnostic, HansaError, Span
 from .game import Game
+from .serialize import read_text_file
 from .simulate import GameRecord, GameTracker, describe_game
 
 LOG_FORMAT = "hansa-log"
@@ -123,15 +124,7 @@ def _field(path: str, entry: LogLine, key: str, kind: type | tuple[type, ...], w
 
 def read_log(path: str) -> GameLog:
     """Read and structurally check a log; every problem names the file and line."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            raw = handle.read()
-    except FileNotFoundError:
-        raise HansaError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise HansaError(f"{path}: not a text file (UTF-8 expected)") from None
-    except OSError as exc:
-        raise HansaError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    raw = read_text_file(path)
     entries: list[LogLine] = []
     for number, text in enumerate(raw.splitlines(), start=1):
         if not text.strip():

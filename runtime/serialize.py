@@ -85,6 +85,19 @@ class StateReader:
         return value
 
 
+def read_text_file(path: str) -> str:
+    """A UTF-8 text file's contents; a missing or unreadable file is one clear HansaError."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise HansaError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise HansaError(f"{path}: not a text file (UTF-8 expected)") from None
+    except OSError as exc:
+        raise HansaError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
 def decode(text: str | bytes | dict, source: str = "state JSON") -> dict:
     """Parse state JSON text (or pass a dict through), with a located error on bad syntax."""
     if isinstance(text, dict):

@@ -14,6 +14,7 @@ import argparse
 import json
 
 from hansa.compiler.errors import HansaError, Span
+from hansa.runtime.serialize import read_text_file
 
 from .play import format_scores, load_game, winners_text
 
@@ -36,15 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def read_state_file(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise HansaError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise HansaError(f"{path}: not a text file (UTF-8 expected)") from None
-    except OSError as exc:
-        raise HansaError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    text = read_text_file(path)
     if not text.strip():
         raise HansaError("empty file (expected a state as JSON)", Span(path, 0, 0))
     try:
