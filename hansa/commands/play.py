@@ -137,6 +137,19 @@ def end_text(trigger: str) -> str:
     return "; ".join(f"{p} ({END_TRIGGER_TEXT.get(p, p)})" for p in parts)
 
 
+def outcome_fields(record, state) -> dict:
+    """The JSON fields that describe how a played (or replayed) game ended."""
+    return {
+        "finished": state.is_terminal(),
+        "end_trigger": record.end_trigger,
+        "turns": record.turns,
+        "decisions": record.decisions,
+        "returns": record.returns,
+        "breakdown": record.breakdown,
+        "winners": record.winners,
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     from hansa.runtime.logs import header_for, write_log
     from hansa.runtime.simulate import make_agents, parse_agents, play_game
@@ -153,13 +166,7 @@ def run(args: argparse.Namespace) -> int:
         "players": game.num_players(),
         "seed": args.seed,
         "agents": names,
-        "finished": state.is_terminal(),
-        "end_trigger": record.end_trigger,
-        "turns": record.turns,
-        "decisions": record.decisions,
-        "returns": record.returns,
-        "breakdown": record.breakdown,
-        "winners": record.winners,
+        **outcome_fields(record, state),
         "log": args.log,
     }
     if args.json:

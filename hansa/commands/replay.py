@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 
-from .play import end_text, format_scores, load_game, winners_text
+from .play import end_text, format_scores, load_game, outcome_fields, winners_text
 
 NAME = "replay"
 HELP = "re-apply a game log (hansa play --log) and verify every decision and the final state"
@@ -40,13 +40,7 @@ def run(args: argparse.Namespace) -> int:
             "game": result.game.name,
             "players": result.game.num_players(),
             "seed": record.seed,
-            "finished": state.is_terminal(),
-            "end_trigger": record.end_trigger,
-            "turns": record.turns,
-            "decisions": record.decisions,
-            "returns": record.returns,
-            "breakdown": record.breakdown,
-            "winners": record.winners,
+            **outcome_fields(record, state),
             "warnings": result.warnings,
         }
         print(json.dumps(data, indent=1, ensure_ascii=False))
