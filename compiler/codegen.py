@@ -218,9 +218,10 @@ def generate_modules(spec_dir: str | Path = "spec", paths=None) -> dict[str, tup
     root = _spec_root(spec_dir)
     out: dict[str, tuple[str, str]] = {}
     modules: dict[str, str] = {}
+    folded: dict = {}  # each link of an `extends` chain folded once for all games
     for name in sorted(project.games):
         game = project.games[name]
-        rules = resolve(game.rules, project.rulesets)
+        rules = resolve(game.rules, project.rulesets, cache=folded)
         board = project.boards[game.board]
         source = build_game_module(game, rules, board, project.sources, root)
         module_name = mangle_module_name(name)

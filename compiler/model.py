@@ -438,6 +438,10 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     comp["control_tie"] = cr.control_tie
     k["COIN_PP"] = bool(cr.coin_pp)
     comp["establish"] = bool(cr.establish_trading_post)
+    if cr.space_shapes not in ("strict", "merchant_anywhere"):
+        raise _error(f"trading-post space rule {cr.space_shapes!r} is not implemented", cr.span)
+    k["MERCHANT_ANY_SPACE"] = cr.space_shapes == "merchant_anywhere"
+    comp["merchant_any_space"] = k["MERCHANT_ANY_SPACE"]
     comp["develop_from_route"] = bool(cr.develop_ability)
     comp["special_prestige"] = bool(cr.special_prestige) and sp is not None
     k["EAST_WEST_AWARDS"] = tuple(cr.east_west_awards)

@@ -424,6 +424,12 @@ COMPONENTS: tuple[Component, ...] = (
             Param("develop_ability", BOOL, True, _BOOL_STEP),
             Param("special_prestige", BOOL, True, _BOOL_STEP),
             Param("east_west_awards", INT_LIST, (7, 4, 2), "PP for the 1st, 2nd, … East-West link"),
+            Param(
+                "space_shapes",
+                choice("strict", "merchant_anywhere"),
+                "strict",
+                "3a: square spaces take traders, round merchants; merchant_anywhere: squares too",
+            ),
         ),
         "E: create a completed route: prestige, bonus marker, then one step-3 choice.",
     ),

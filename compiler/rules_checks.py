@@ -471,9 +471,10 @@ def check_rules_project(
 
     resolved: dict[str, RuleSet] = {}
     out: list[Diagnostic] = []
+    folded: dict = {}  # shared by every resolve: each link of a chain is folded once
     for name in rulesets:
         try:
-            resolved[name] = resolve(name, rulesets)
+            resolved[name] = resolve(name, rulesets, cache=folded)
         except HansaError as exc:
             out.extend(d for d in exc.diagnostics if d not in out)
     for game in games.values():

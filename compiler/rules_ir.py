@@ -114,6 +114,9 @@ class CreateRoute:
     develop_ability: bool = True
     special_prestige: bool = True
     east_west_awards: tuple[int, ...] = (7, 4, 2)
+    # "strict": square spaces take only traders, round only merchants; "merchant_anywhere": a
+    # merchant may also take a square space (a house rule; round spaces stay merchant-only).
+    space_shapes: str = "strict"
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 

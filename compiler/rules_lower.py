@@ -769,13 +769,21 @@ def lower_game(tree: lark.Tree, file: str) -> Game:
     )
 
 
-def resolve(name: str, rulesets: Mapping[str, RuleSet], span: Span | None = None) -> RuleSet:
+def resolve(
+    name: str,
+    rulesets: Mapping[str, RuleSet],
+    span: Span | None = None,
+    cache: dict[str, RuleSet | HansaError] | None = None,
+) -> RuleSet:
     """The complete rule set `name`: its `extends` chain folded root first, `extends` None, each
     component keeping the span of the statement that last defined it, `sources` the chain's files.
-    Unknown names, cycles, bad statements and incomplete results raise HansaError with locations."""
+    Unknown names, cycles, bad statements and incomplete results raise HansaError with locations.
+
+    `cache` (name → folded rule set or its error) lets a caller resolving many rule sets of one
+    project fold each link of a shared chain once, so resolving all of them stays linear."""
     from .rules_checks import check_ruleset  # the checks import this module's helpers
 
-    resolved = _resolve_chain(name, rulesets, span, ())
+    resolved = _resolve_chain(name, rulesets, span, {} if cache is None else cache)
     problems = [d for d in check_ruleset(resolved) if d.severity == "error"]
     if problems:
         raise HansaError(problems)
@@ -783,17 +791,64 @@ def resolve(name: str, rulesets: Mapping[str, RuleSet], span: Span | None = None
 
 
 def _resolve_chain(
-    name: str, rulesets: Mapping[str, RuleSet], span: Span | None, seen: tuple[str, ...]
+    name: str,
+    rulesets: Mapping[str, RuleSet],
+    span: Span | None,
+    cache: dict[str, RuleSet | HansaError],
 ) -> RuleSet:
-    ruleset = rulesets.get(name)
-    if ruleset is None:
-        raise HansaError(f"unknown rule set '{name}'{did_you_mean(name, list(rulesets))}", span)
-    if ruleset.extends is None:
+    """Fold the chain iteratively (a chain of any length never exhausts Python's stack): walk up
+    to the root or to a link already folded, then fold back down, remembering every link."""
+    chain: list[str] = []  # from `name` up, each one extending the next
+    on_chain: set[str] = set()
+    current, at = name, span
+    while True:
+        known = cache.get(current)
+        if known is not None:
+            break
+        ruleset = rulesets.get(current)
+        if ruleset is None:
+            known = HansaError(
+                f"unknown rule set '{current}'{did_you_mean(current, list(rulesets))}", at
+            )
+            break
+        chain.append(current)
+        on_chain.add(current)
+        if ruleset.extends is None:
+            break
+        if ruleset.extends in on_chain:
+            shown = " → ".join((*_shorten(chain), ruleset.extends))
+            known = HansaError(
+                f"rule sets extend each other in a cycle: {shown}", ruleset.extends_span
+            )
+            break
+        current, at = ruleset.extends, ruleset.extends_span
+    # Fold from the top: `known` is the folded parent of chain[-1] (or its error), if any.
+    parent = known
+    for link in reversed(chain):
+        if isinstance(parent, HansaError):
+            cache[link] = parent
+            continue
+        try:
+            parent = cache[link] = _fold(rulesets[link], parent)
+        except HansaError as exc:
+            parent = cache[link] = exc
+    if isinstance(parent, HansaError):
+        raise parent
+    assert parent is not None
+    return parent
+
+
+def _shorten(chain: list[str], keep: int = 6) -> list[str]:
+    """The names of a long cycle, with the middle left out (a message stays one line)."""
+    if len(chain) <= 2 * keep:
+        return chain
+    return [*chain[:keep], f"… {len(chain) - 2 * keep} more …", *chain[-keep:]]
+
+
+def _fold(ruleset: RuleSet, parent: RuleSet | None) -> RuleSet:
+    """One link: a root as lowered, or a rule set's statements applied over its folded parent."""
+    if ruleset.extends is None or parent is None:
         return _finish(ruleset)  # lower_rules applied a root's statements already
-    if ruleset.extends in seen or ruleset.extends == name:
-        chain = " → ".join((*seen, name, ruleset.extends))
-        raise HansaError(f"rule sets extend each other in a cycle: {chain}", ruleset.extends_span)
-    parent = _resolve_chain(ruleset.extends, rulesets, ruleset.extends_span, (*seen, name))
     state, tiebreak = _state_of(parent)
     errors: list[Diagnostic] = []
     for statement in ruleset.statements:
@@ -803,7 +858,8 @@ def _resolve_chain(
             errors.extend(exc.diagnostics)
     if errors:
         raise HansaError(errors)
-    sources = parent.sources + tuple(s for s in ruleset.sources if s not in parent.sources)
+    parent_sources = set(parent.sources)
+    sources = parent.sources + tuple(s for s in ruleset.sources if s not in parent_sources)
     base = RuleSet(
         name=ruleset.name, title=ruleset.title or parent.title, span=ruleset.span, sources=sources
     )

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-3p'
 # rules: 'bigbox_2021'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=d8aa13422b9145b0f4a1d59074a69cffa13fb1b7f23c40402d8a509870959727
+# hansa-generated: spec-sha256=7e7253d63934dc38b29f926289209d8d9d80fc571ebe02da3ea6cf9050ee3213
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 
@@ -281,6 +281,7 @@ COMPENSATION = (1, 2)
 FALLBACK = (0, 1, 2)
 CONTROL_PP = 1
 COIN_PP = True
+MERCHANT_ANY_SPACE = False
 EAST_WEST_AWARDS = (7, 4, 2)
 MARKER_KEYS = (
     ('additional_trading_post', 'exchange_trading_posts', 'develop_ability', 'plus_3_actions',
@@ -1162,7 +1163,7 @@ def _legal_route(s: State, top: tuple) -> list[int]:
             if SPACE_PRIV[space] <= privilege:
                 if has_trader and not SPACE_ROUND[space]:
                     acts.append(A_ESTABLISH + 2 * c)
-                if has_merchant:
+                if has_merchant and SPACE_ROUND[space]:  # strict: square = trader, round = merchant
                     acts.append(A_ESTABLISH + 2 * c + 1)
     if _has_usable_marker(s, p, ADDITIONAL_MARKERS):
         for c in ROUTE_CITIES_SORTED[r]:

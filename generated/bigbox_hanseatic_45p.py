@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-45p'
 # rules: 'bigbox_2021'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=03580c58d48c1038bbc846803b194453a4ab130263dd5db4475c4df2c0e80808
+# hansa-generated: spec-sha256=05f67f1b652336761bc917cd120015423a65b2673453024c1804dc899e5b42c0
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 
@@ -290,6 +290,7 @@ COMPENSATION = (1, 2)
 FALLBACK = (0, 1, 2)
 CONTROL_PP = 1
 COIN_PP = True
+MERCHANT_ANY_SPACE = False
 EAST_WEST_AWARDS = (7, 4, 2)
 MARKER_KEYS = (
     ('additional_trading_post', 'exchange_trading_posts', 'develop_ability', 'plus_3_actions',
@@ -1171,7 +1172,7 @@ def _legal_route(s: State, top: tuple) -> list[int]:
             if SPACE_PRIV[space] <= privilege:
                 if has_trader and not SPACE_ROUND[space]:
                     acts.append(A_ESTABLISH + 2 * c)
-                if has_merchant:
+                if has_merchant and SPACE_ROUND[space]:  # strict: square = trader, round = merchant
                     acts.append(A_ESTABLISH + 2 * c + 1)
     if _has_usable_marker(s, p, ADDITIONAL_MARKERS):
         for c in ROUTE_CITIES_SORTED[r]:

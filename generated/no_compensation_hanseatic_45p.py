@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'no-compensation-hanseatic-45p'
 # rules: 'no_compensation'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=1c966a826e169fbac97a6adb332c0892838f4be55aaac541bd6a5c18e0dc5e7a
+# hansa-generated: spec-sha256=49230e219f6820daad3371e169b7c2735c26ed8df3512eeb67736b7af39879a6
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/no_compensation.hansa'
@@ -291,6 +291,7 @@ COMPENSATION = (0, 0)
 FALLBACK = (0, 1, 2)
 CONTROL_PP = 1
 COIN_PP = True
+MERCHANT_ANY_SPACE = False
 EAST_WEST_AWARDS = (7, 4, 2)
 MARKER_KEYS = (
     ('additional_trading_post', 'exchange_trading_posts', 'develop_ability', 'plus_3_actions',
@@ -1164,7 +1165,7 @@ def _legal_route(s: State, top: tuple) -> list[int]:
             if SPACE_PRIV[space] <= privilege:
                 if has_trader and not SPACE_ROUND[space]:
                     acts.append(A_ESTABLISH + 2 * c)
-                if has_merchant:
+                if has_merchant and SPACE_ROUND[space]:  # strict: square = trader, round = merchant
                     acts.append(A_ESTABLISH + 2 * c + 1)
     if _has_usable_marker(s, p, ADDITIONAL_MARKERS):
         for c in ROUTE_CITIES_SORTED[r]:

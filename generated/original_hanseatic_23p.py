@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'original-hanseatic-23p'
 # rules: 'original_2009'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=1f5e0478a2a3b689ab220d8f27509df3a902e89833c33dad54f3ac3ddeab9163
+# hansa-generated: spec-sha256=40d3e94b42bfe0dc5aaf94275b26a17ab0dcbab4ab248a6c96862eede088194a
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 # source: 'spec/original_2009.hansa'
@@ -282,6 +282,7 @@ COMPENSATION = (1, 2)
 FALLBACK = (0, 1, 2)
 CONTROL_PP = 1
 COIN_PP = True
+MERCHANT_ANY_SPACE = False
 EAST_WEST_AWARDS = (7, 4, 2)
 MARKER_KEYS = (
     ('additional_trading_post', 'exchange_trading_posts', 'develop_ability', 'plus_3_actions',
@@ -1164,7 +1165,7 @@ def _legal_route(s: State, top: tuple) -> list[int]:
             if SPACE_PRIV[space] <= privilege:
                 if has_trader and not SPACE_ROUND[space]:
                     acts.append(A_ESTABLISH + 2 * c)
-                if has_merchant:
+                if has_merchant and SPACE_ROUND[space]:  # strict: square = trader, round = merchant
                     acts.append(A_ESTABLISH + 2 * c + 1)
     if _has_usable_marker(s, p, ADDITIONAL_MARKERS):
         for c in ROUTE_CITIES_SORTED[r]:

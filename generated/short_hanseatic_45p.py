@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'short-hanseatic-45p'
 # rules: 'short_game'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=198d1b577cc3267af436a546b318234fd9b5069d0f131921bbe5df373b5421e4
+# hansa-generated: spec-sha256=9f8a16865f3946fdd0d3e93d5c9fd5e9ea95d30af6591bfbf3398510c13c75b1
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/short_game.hansa'
@@ -291,6 +291,7 @@ COMPENSATION = (1, 2)
 FALLBACK = (0, 1, 2)
 CONTROL_PP = 1
 COIN_PP = True
+MERCHANT_ANY_SPACE = False
 EAST_WEST_AWARDS = (7, 4, 2)
 MARKER_KEYS = (
     ('additional_trading_post', 'exchange_trading_posts', 'develop_ability', 'plus_3_actions',
@@ -1172,7 +1173,7 @@ def _legal_route(s: State, top: tuple) -> list[int]:
             if SPACE_PRIV[space] <= privilege:
                 if has_trader and not SPACE_ROUND[space]:
                     acts.append(A_ESTABLISH + 2 * c)
-                if has_merchant:
+                if has_merchant and SPACE_ROUND[space]:  # strict: square = trader, round = merchant
                     acts.append(A_ESTABLISH + 2 * c + 1)
     if _has_usable_marker(s, p, ADDITIONAL_MARKERS):
         for c in ROUTE_CITIES_SORTED[r]:

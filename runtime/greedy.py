@@ -58,6 +58,8 @@ class GameTables:
         self.space_priv: tuple = ns["SPACE_PRIV"]
         self.space_city: tuple = ns["SPACE_CITY"]
         self.space_round: tuple = ns["SPACE_ROUND"]
+        # space_shapes merchant_anywhere: a merchant may take a square space (strict: round only)
+        self.merchant_any_space: bool = bool(ns.get("MERCHANT_ANY_SPACE", False))
         self.space_coin: tuple = ns["SPACE_COIN"]
         self.city_abilities: tuple = ns["CITY_ABILITIES"]
         self.ability_values: tuple = ns["ABILITY_VALUES"]
@@ -282,6 +284,8 @@ class GreedyAgent:
             return -1.0
         if t.space_round[space] and not merchant:
             return -1.0
+        if merchant and not t.space_round[space] and not t.merchant_any_space:
+            return -1.0
         return self._post_value(state, t, me, c, False, my_cities)
 
     def _my_cities(self, state, t: GameTables, me: int) -> set[int]:
@@ -292,8 +296,12 @@ class GreedyAgent:
                 cities.add(c)
         return cities
 
-    def _city_values(self, state, t: GameTables, me: int) -> tuple[list[float], list[float]]:
-        """Per city, the best step-3 value there: (with traders only, with a merchant too).
+    def _city_values(
+        self, state, t: GameTables, me: int
+    ) -> tuple[list[float], list[float], list[float]]:
+        """Per city, the best step-3 value there with the pieces a route holds: (traders only,
+        traders and a merchant, merchants only). A square space takes a trader, a round one a
+        merchant (and a square one too under `space_shapes merchant_anywhere`).
 
         Only new posts, my abilities and the game's progress change these, so the last answer is
         kept until one of them does (posts are only ever added, so their count tells).
@@ -314,13 +322,14 @@ class GreedyAgent:
         post_cache = self._post_cache  # a city's posts only grow, so (filled, extra) name them
         city_abilities, city_spaces = t.city_abilities, t.city_spaces
         space_priv, space_round, all_filled = t.space_priv, t.space_round, state.filled
-        by_trader, by_merchant = [], []
+        merchant_any_space = t.merchant_any_space
+        by_trader, by_both, by_merchant = [], [], []
         for c in range(t.n_cities):
             best = 0.0
             for a in city_abilities[c]:
                 if develop[a] > best:
                     best = develop[a]
-            with_trader = with_merchant = best
+            with_trader = with_both = with_merchant = best
             spaces = city_spaces[c]
             filled = all_filled[c]
             if filled < len(spaces) and space_priv[spaces[filled]] <= privilege:
@@ -330,20 +339,25 @@ class GreedyAgent:
                 if post is None:
                     post = post_cache[city_key] = self._post_value(state, t, me, c, False, near)
                 if post > best:
-                    with_merchant = post
-                if not space_round[spaces[filled]]:
-                    with_trader = with_merchant
+                    with_both = post
+                    if space_round[spaces[filled]]:
+                        with_merchant = post
+                    else:
+                        with_trader = post
+                        if merchant_any_space:
+                            with_merchant = post
             by_trader.append(with_trader)
+            by_both.append(with_both)
             by_merchant.append(with_merchant)
-        values = (by_trader, by_merchant)
+        values = (by_trader, by_both, by_merchant)
         self._city_cache = (key, values)
         return values
 
     def _route_value(
-        self, state, t: GameTables, r: int, merchant: bool, values: tuple[list, list]
+        self, state, t: GameTables, r: int, trader: bool, merchant: bool, values: tuple
     ) -> float:
         """What creating route r would bring me: the best step-3 choice plus its marker."""
-        table = values[1] if merchant else values[0]
+        table = values[1] if trader and merchant else values[2] if merchant else values[0]
         a, b = t.route_cities[r]
         best = max(table[a], table[b])
         if r == t.special_route and merchant and t.special_points:
@@ -407,8 +421,10 @@ class GreedyAgent:
         best, best_value = creates[0], -1e9
         for a in creates:
             r = a - base
-            merchant = any(state.pt[x] >= 0 and state.pt[x] & 1 for x in t.route_points[r])
-            value = self._route_value(state, t, r, merchant, values) + self._noise()
+            codes = [state.pt[x] for x in t.route_points[r] if state.pt[x] >= 0]
+            merchant = any(code & 1 for code in codes)
+            trader = not all(code & 1 for code in codes)
+            value = self._route_value(state, t, r, trader, merchant, values) + self._noise()
             if value > best_value:
                 best, best_value = a, value
         return best
@@ -469,7 +485,7 @@ class GreedyAgent:
                     return action
             self._target = None
         mine, opp, free = self._route_counts(state, t, me)
-        by_trader, by_merchant = self._city_values(state, t, me)
+        by_trader, by_merchant, _merchants_only = self._city_values(state, t, me)
         rmark = state.rmark
         has_merchant_supply = state.supply[2 * me + 1] > 0
         special_value = 0.5 * max(t.special_points) if t.special_points else 0.0

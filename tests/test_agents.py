@@ -50,22 +50,24 @@ def test_greedy_games_end_like_real_ones(games, name, players, seed) -> None:
 
 
 def test_greedy_beats_random_and_handles_every_decision(games) -> None:
-    """Random opponents displace, so the greedy agent also answers displacement decisions."""
+    """Random opponents displace, so the greedy agent also answers displacement decisions (over a
+    few games: whether a random opponent displaces a greedy piece depends on the seed)."""
     game = games(GAME, 4)
     kinds = collections.Counter()
-    agents = [GreedyAgent(1), RandomAgent(2), GreedyAgent(3), RandomAgent(4)]
-    state = game.new_initial_state(5)
-    tables = tables_for(state)
-    while not state.is_terminal():
-        legal = state.legal_actions()
-        player = state.current_player()
-        action = agents[player].step(state, legal)
-        assert action in legal
-        if isinstance(agents[player], GreedyAgent):
-            kinds[tables.kind_of[action]] += 1
-        state.apply_action(action)
-    returns = state.returns()
-    assert min(returns[0], returns[2]) > max(returns[1], returns[3])
+    for seed in (5, 6, 7, 8):
+        agents = [GreedyAgent(1), RandomAgent(2), GreedyAgent(3), RandomAgent(4)]
+        state = game.new_initial_state(seed)
+        tables = tables_for(state)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            player = state.current_player()
+            action = agents[player].step(state, legal)
+            assert action in legal
+            if isinstance(agents[player], GreedyAgent):
+                kinds[tables.kind_of[action]] += 1
+            state.apply_action(action)
+        returns = state.returns()
+        assert min(returns[0], returns[2]) > max(returns[1], returns[3]), seed
     for kind in ("PLACE", "CREATE", "INCOME", "ESTABLISH", "PLACE_DISPLACED"):
         assert kinds[kind] > 0, kinds
 

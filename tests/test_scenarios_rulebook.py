@@ -154,10 +154,10 @@ def test_establish_needs_the_privilege_colour_of_the_leftmost_space(bigbox):
     refuse(bigbox, state, "establish a trading post in Paderborn with a trader")
 
 
-def test_round_space_takes_only_a_merchant_and_a_merchant_may_take_a_square(bigbox):
-    """p. 6, 3a and p. 10: round spaces are for merchants; RULES.md §1 and seed 001 (setup:
-    merchants may be used instead of traders unless stated otherwise): a merchant may take a square
-    space. Münster's leftmost space is round white, Arnheim's square white."""
+def test_round_space_takes_only_a_merchant(bigbox):
+    """p. 6, 3a: 'Negociantes devem sempre ser colocados em espaços … quadrados e Mercadores, em
+    espaços … redondos' (traders always go on square spaces, merchants on round ones). Münster's
+    leftmost space is round white: a route of traders cannot establish there."""
     pos = Position(bigbox).route("Arnheim", "Münster", "t0", "t0", "t0")
     state = pos.state()
     act(state, "create route Arnheim–Münster")
@@ -170,11 +170,52 @@ def test_round_space_takes_only_a_merchant_and_a_merchant_may_take_a_square(bigb
     act(state, "create route Arnheim–Münster")
     offered = legal(state)
     assert "establish a trading post in Münster with a merchant" in offered
-    assert "establish a trading post in Arnheim with a merchant" in offered
     assert "establish a trading post in Münster with a trader" not in offered
     act(state, "establish a trading post in Münster with a merchant")
     assert city_posts(state, "Münster") == (["m0", None], [])
     assert stock(state, 0)[1] == 0
+
+
+@pytest.mark.parametrize("edition", [BIGBOX, ORIGINAL])
+def test_square_space_takes_only_a_trader(edition):
+    """p. 6, 3a (quoted above; seed 003: 'Traders (cubes) go in square spaces; merchants (discs)
+    go in round spaces'; seed 001 for 2009: 'square spaces require traders, round spaces
+    merchants'): after red creates Dortmund-Paderborn with a merchant on the route, Paderborn's
+    leftmost space (square white) takes the trader but not the merchant; Arnheim's square too."""
+    game = load(edition, 4)
+    pos = Position(game).route("Dortmund", "Paderborn", "t0", "m0", "t0")
+    pos.city("Dortmund", "m1")  # Dortmund's next space is orange: out of a white Privilege's reach
+    state = pos.state()
+    act(state, "create route Dortmund–Paderborn")
+    offered = legal(state)
+    assert "establish a trading post in Paderborn with a trader" in offered
+    assert "establish a trading post in Paderborn with a merchant" not in offered
+    refuse(game, state, "establish a trading post in Paderborn with a merchant")
+    act(state, "establish a trading post in Paderborn with a trader")
+    assert city_posts(state, "Paderborn") == (["t0", None], [])
+
+    # A route of merchants only: no square space can be taken, the round one can.
+    pos = Position(game).route("Arnheim", "Münster", "m0", "m0", "m0")
+    state = pos.player(0, supply=(5, 0), book=2).state()
+    act(state, "create route Arnheim–Münster")
+    offered = legal(state)
+    assert "establish a trading post in Münster with a merchant" in offered
+    assert not any("Arnheim" in text for text in offered if text.startswith("establish"))
+    refuse(game, state, "establish a trading post in Arnheim with a merchant")
+
+
+def test_additional_trading_post_may_be_either_piece(bigbox):
+    """p. 9, Additional Trading Post (RULES.md §1: 'may be either piece'): the extra post ignores
+    the shape of the city's spaces, so a merchant may go left of Hannover's square spaces."""
+    pos = Position(bigbox).route("Bremen", "Hannover", "m0", "m0", "m0")
+    pos.city("Hannover", "t1", "t2").player(
+        0, supply=(5, 0), book=2, unused=["additional_trading_post"]
+    )
+    state = pos.state()
+    act(state, "create route Bremen–Hannover")
+    assert "establish a trading post in Hannover with a merchant" not in legal(state)
+    act(state, "establish an additional trading post in Hannover with a merchant")
+    assert city_posts(state, "Hannover") == (["t1", "t2"], ["m0"])
 
 
 def test_coin_space_scores_one_prestige_point(bigbox):
@@ -341,7 +382,7 @@ def test_displacing_a_merchant_costs_two_and_gives_two_extras(bigbox):
 def test_the_displaced_owner_may_decline_the_extras(bigbox):
     """p. 5, C details: the opponent may refuse to take extra pieces (not the displaced one)."""
     pos = Position(bigbox).route("Dortmund", "Paderborn", None, "t1", None)
-    state = pos.player(0, supply=(5, 0)).state()
+    state = pos.player(0, supply=(5, 0), book=2).state()
     p1_stock = stock(state, 1)
     act(state, "displace trader on Dortmund–Paderborn #2")
     assert "decline further extra pieces" not in legal(state)  # the displaced piece must go back
@@ -374,7 +415,7 @@ def test_displaced_pieces_go_two_routes_away_when_adjacent_routes_are_full(bigbo
     pos = Position(bigbox).route("Dortmund", "Duisburg", "t1", "t2")
     pos.route("Arnheim", "Duisburg", "t2", "t2", "t2")
     pos.route("Dortmund", "Paderborn", "t2", "t3", "t2")
-    state = pos.player(0, supply=(5, 0)).state()
+    state = pos.player(0, supply=(5, 0), book=2).state()
     act(state, "displace trader on Dortmund–Duisburg #1")
     ring_two = {
         "Arnheim–Kampen",

@@ -187,6 +187,46 @@ def test_step_three_choices_can_be_switched_off(bigbox, body, word, route):
     assert "neither post nor ability: all route pieces to the stock" in step_three(house, route)
 
 
+def test_space_shapes_merchant_anywhere_lets_a_merchant_take_a_square(bigbox):
+    """space_shapes merchant_anywhere (a house rule relaxing p. 6, 3a): a merchant may take
+    Paderborn's square space; round spaces stay merchant-only, so a trader still cannot take
+    Münster's. The Big Box (strict) refuses the merchant."""
+    route = ("Dortmund", "Paderborn", "t0", "m0", "t0")
+    merchant_text = "establish a trading post in Paderborn with a merchant"
+    offered = []
+    for game in both(bigbox, "action create_route space_shapes merchant_anywhere"):
+        state = Position(game).route(*route).city("Dortmund", "m1").state()
+        act(state, "create route Dortmund–Paderborn")
+        offered.append(merchant_text in legal(state))
+    assert offered == [False, True]
+    house = variant("action create_route space_shapes merchant_anywhere")
+    state = Position(house).route(*route).city("Dortmund", "m1").state()
+    act(state, "create route Dortmund–Paderborn", merchant_text)
+    assert city_posts(state, "Paderborn") == (["m0", None], [])
+    state = Position(house).route("Arnheim", "Münster", "t0", "t0", "t0").state()
+    act(state, "create route Arnheim–Münster")
+    assert "establish a trading post in Münster with a trader" not in legal(state)
+
+
+def test_greedy_values_a_square_space_only_where_a_merchant_may_take_it(bigbox):
+    """The greedy agent's step-3 values follow the space rule: with merchants only on a route,
+    Paderborn's square space is worth nothing under the Big Box (strict) and as much as with a
+    trader under space_shapes merchant_anywhere; Münster's round one needs a merchant either way."""
+    from hansa.runtime.greedy import tables_for
+
+    seen = []
+    for game in both(bigbox, "action create_route space_shapes merchant_anywhere"):
+        state = Position(game).state()
+        names = [c["name"] for c in doc(state)["cities"]]
+        paderborn, munster = names.index("Paderborn"), names.index("Münster")
+        agent = GreedyAgent(1)
+        by_trader, by_both, by_merchant = agent._city_values(state, tables_for(state), 0)
+        assert by_both[paderborn] == by_trader[paderborn] > 0
+        assert by_both[munster] == by_merchant[munster] > by_trader[munster]
+        seen.append(by_merchant[paderborn] == by_trader[paderborn])
+    assert seen == [False, True]
+
+
 @pytest.mark.parametrize(
     ("awards", "before", "expected"), [("9", [], 9), ("5", [3], 0), ("9, 8, 6", [3], 8)]
 )
@@ -515,6 +555,7 @@ VARIANT_PARTS = (
     ("action create_route", "control_pp 0 coin_pp no east_west_awards 5"),
     ("action create_route", "establish_trading_post no"),
     ("action create_route", "develop_ability no special_prestige no"),
+    ("action create_route", "space_shapes merchant_anywhere"),
     ("end when", "track_pp >= 12"),
     ("remove end", "completed_cities"),
     ("score E", "controlled_cities pp 3"),
