@@ -81,7 +81,8 @@ def mangle_module_name(game_name: str) -> str:
     if ascii_name != plain or not ascii_name:
         digest = hashlib.sha256(game_name.encode("utf-8")).hexdigest()[:8]
         ascii_name = f"{ascii_name}_{digest}"
-    if ascii_name[0].isdigit() or keyword.iskeyword(ascii_name):
+    if ascii_name[0].isdigit() or ascii_name[0] == "_" or keyword.iskeyword(ascii_name):
+        # a leading underscore would reach the package's own files (`__init__`, `_index`)
         ascii_name = f"game_{ascii_name}"
     return ascii_name
 

@@ -491,4 +491,25 @@ def check_project(project) -> list[Diagnostic]:
     """
     resolved, diagnostics = check_rules_project(project.rulesets, project.games, project.boards)
     project.declarations("resolved_rulesets").update(resolved)
-    return diagnostics
+    return diagnostics + check_module_names(project.games)
+
+
+def check_module_names(games: Mapping[str, Game]) -> list[Diagnostic]:
+    """Two games whose names give one module name (`a-b` and `a_b`, `X` and `x`) would overwrite
+    each other in generated/: refuse the later one at its declaration, so check ⇒ build."""
+    from .model import mangle_module_name
+
+    out: list[Diagnostic] = []
+    first: dict[str, Game] = {}
+    for game in sorted(games.values(), key=lambda g: (g.span.file, g.span.line, g.name)):
+        module = mangle_module_name(game.name)
+        other = first.setdefault(module, game)
+        if other is not game:
+            out.append(
+                _error(
+                    f"game {game.name}: its module name {module} is the one of game"
+                    f" {other.name} ({other.span}); rename one of them",
+                    game.span,
+                )
+            )
+    return out

@@ -25,8 +25,13 @@ def _umask() -> int:
     return mask
 
 
-def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
+def write_atomically(
+    path: str | os.PathLike[str], data: str | bytes, *, follow_links: bool = True
+) -> None:
     """Write `data` (text as UTF-8 with '\\n' line ends kept as given, or bytes) to `path`.
+
+    `follow_links=False` (a folder the caller owns, like a build's output): a symbolic link at
+    `path` is itself replaced by the new regular file, atomically; nothing is written through it.
 
     Raises `HansaError` naming the path on any I/O failure (missing folder, a directory, no
     permission, disk full); the target is then untouched and no temporary file is left.
@@ -38,7 +43,8 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
         return HansaError(f"cannot write: {exc.strerror or exc}", Span(name, 0, 0))
 
     try:
-        info = os.stat(name)  # follows links: what is written to in the end
+        # follows links: what is written to in the end (unless the link itself is replaced)
+        info = os.stat(name) if follow_links or not os.path.islink(name) else None
     except FileNotFoundError:
         info = None
     except OSError as exc:
@@ -52,7 +58,8 @@ def write_atomically(path: str | os.PathLike[str], data: str | bytes) -> None:
         except OSError as exc:
             raise fail(exc) from None
         return
-    target = os.path.realpath(name)  # a link is kept, the file it points to replaced
+    # a link is kept and the file it points to replaced, unless follow_links is off
+    target = os.path.realpath(name) if follow_links else os.path.abspath(name)
     folder = os.path.dirname(target)
     try:
         handle, temporary = tempfile.mkstemp(

@@ -3,6 +3,8 @@
 The output is deterministic; each module is written atomically (a temporary file renamed into
 place), and nothing is written unless every game compiles. `--check` writes nothing and exits 1 when
 generated/ is stale (the spec changed), hand-edited, missing a module or holding one for no game.
+The index is written last and only modules an earlier build's index recorded are ever removed, so
+an interrupted build never leaves an index naming a missing module (hansa.compiler.build_output).
 """
 
 from __future__ import annotations
@@ -11,13 +13,12 @@ import sys
 import time
 from pathlib import Path
 
+from hansa.compiler.build_output import stale_modules, write_build
 from hansa.compiler.codegen import generate_modules, index_source
 from hansa.compiler.errors import HansaError
-from hansa.runtime.atomic import write_atomically
 
 NAME = "build"
 HELP = "compile every game in spec/ into generated/ (--check: fail if generated/ is stale)"
-MARKER = "# hansa-generated:"
 
 
 def add_arguments(parser) -> None:
@@ -28,31 +29,12 @@ def add_arguments(parser) -> None:
     )
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    write_atomically(path, text)
-
-
 def _current_text(path: Path) -> str | None:
     """What `path` holds now, or None when it is not readable UTF-8 text (so it is rewritten)."""
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-
-
-def _generated_files(out: Path) -> set[str]:
-    """Files in `out` that a previous build wrote (they carry the generated marker)."""
-    found = set()
-    for path in out.glob("*.py"):
-        if path.name in ("__init__.py", "_index.py"):
-            continue
-        try:
-            head = path.read_text(encoding="utf-8")[:2000]
-        except (OSError, UnicodeDecodeError):
-            continue
-        if MARKER in head:
-            found.add(path.name)
-    return found
 
 
 def expected_files(spec: Path) -> dict[str, str]:
@@ -74,7 +56,7 @@ def run(args) -> int:
     started = time.perf_counter()
     files = expected_files(spec)
     elapsed = time.perf_counter() - started
-    stale_extra = sorted(_generated_files(out) - set(files))
+    stale_extra = stale_modules(out, files)  # only what an earlier build's index recorded
     if args.check:
         problems = []
         for name, text in sorted(files.items()):
@@ -97,18 +79,7 @@ def run(args) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise HansaError(f"{out}: cannot create the output folder: {exc.strerror or exc}") from None
-    written = 0
-    for name, text in sorted(files.items()):
-        path = out / name
-        if path.exists() and _current_text(path) == text:
-            continue
-        _write_atomic(path, text)
-        written += 1
-    for name in stale_extra:
-        try:
-            (out / name).unlink()
-        except OSError as exc:
-            raise HansaError(f"{out / name}: cannot remove: {exc.strerror or exc}") from None
+    written, stale_extra = write_build(out, files)
     print(
         f"built {len(files) - 1} games in {elapsed:.2f} s: {written} files written, "
         f"{len(stale_extra)} removed"
