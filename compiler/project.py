@@ -41,7 +41,11 @@ LOWERERS: dict[str, tuple[str, Lowerer | str]] = {
     "game": ("games", "rules_lower:lower_game"),
 }
 # project-wide checks, run in order after loading (board checks first)
-CHECKERS: list[Checker | str] = ["project:check_boards", "rules_checks:check_project"]
+CHECKERS: list[Checker | str] = [
+    "project:check_boards",
+    "rules_checks:check_project",
+    "build_checks:check_buildable",  # last: check ⇒ build
+]
 
 # Words for declaration kinds in messages ("board 'x' is declared twice").
 KIND_WORDS = {"boards": "board", "rulesets": "rule set", "games": "game"}

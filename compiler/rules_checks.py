@@ -244,6 +244,14 @@ def _check_end_and_scoring(ruleset: RuleSet) -> list[Diagnostic]:
             )
     keys: set[str] = set()
     for category in ruleset.scoring:
+        if not (len(category.key) == 1 and "A" <= category.key <= "Z"):
+            out.append(
+                _error(
+                    f"score category key '{category.key}' must be one capital letter A-Z"
+                    " (it names the category in score breakdowns)",
+                    category.span,
+                )
+            )
         if category.key in keys:
             out.append(_error(f"score category {category.key} is declared twice", category.span))
         keys.add(category.key)
