@@ -19,6 +19,7 @@ import functools
 import hashlib
 import os
 import re
+import unicodedata
 from pathlib import Path
 
 import lark
@@ -377,7 +378,11 @@ def _sync_terminals(parser: lark.Lark) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def parse_text(text: str, file: str = "<text>") -> lark.Tree:
-    """Parse spec text; raise one HansaError listing every syntax error found."""
+    """Parse spec text; raise one HansaError listing every syntax error found.
+
+    The text is NFC-normalised first (as `read_source` does), so a name typed with a decomposed
+    accent ('u' + U+0308) lexes and is the same name as the composed 'ü'."""
+    text = unicodedata.normalize("NFC", text)
     recovery = _Recovery(get_parser(), text, file)
     try:
         tree = recovery.run()
@@ -429,4 +434,5 @@ def read_source(path: str | Path) -> str:
         text = text[1:]
     if not text.strip():
         raise HansaError("empty file", Span(name, 0, 0))
-    return text
+    # One spelling of every name: the parser, the error display and `fmt` all see the NFC text.
+    return unicodedata.normalize("NFC", text)

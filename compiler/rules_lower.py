@@ -16,6 +16,7 @@ replaced whole.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
@@ -90,6 +91,12 @@ class Statement:
 # Small tree helpers.
 
 
+def _word(token: lark.Token) -> str:
+    """A name token as text, NFC-normalised as the board language does (a name typed with a
+    decomposed 'ü' is the same name as one typed with the composed character)."""
+    return unicodedata.normalize("NFC", str(token))
+
+
 def unquote(token: lark.Token, file: str) -> str:
     r"""The text of a "string" token: \" \\ \n \t are the escapes; anything else is an error."""
     body = str(token)[1:-1]
@@ -110,7 +117,7 @@ def unquote(token: lark.Token, file: str) -> str:
         else:
             out.append(ch)
             i += 1
-    return "".join(out)
+    return unicodedata.normalize("NFC", "".join(out))
 
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
@@ -119,7 +126,7 @@ _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}
 def _name(tree: lark.Tree, file: str, what: str) -> str:
     """A rule-set or game name (`r_name`): a NAME, or a quoted string holding a valid name."""
     token = tree.children[0]
-    text = unquote(token, file) if token.type == "STRING" else str(token)
+    text = unquote(token, file) if token.type == "STRING" else _word(token)
     if not NAME_PATTERN.fullmatch(text):
         raise HansaError(
             f"{what} name {text!r} is not a name: use letters, digits, '_' and single inner '-',"
@@ -132,7 +139,7 @@ def _name(tree: lark.Tree, file: str, what: str) -> str:
 def _board_name(tree: lark.Tree, file: str) -> str:
     """A board reference: any name a `board` declaration accepts, quoted strings included."""
     token = tree.children[0]
-    return unquote(token, file) if token.type == "STRING" else str(token)
+    return unquote(token, file) if token.type == "STRING" else _word(token)
 
 
 def _raw_atom(tree: lark.Tree, file: str) -> Word | Number | Text:
@@ -142,7 +149,7 @@ def _raw_atom(tree: lark.Tree, file: str) -> Word | Number | Text:
         return Number(int(token), span)
     if token.type == "STRING":
         return Text(unquote(token, file), span)
-    return Word(str(token), span)
+    return Word(_word(token), span)
 
 
 def _raw_value(tree: lark.Tree, file: str) -> RawValue:
@@ -159,7 +166,7 @@ def _raw_value(tree: lark.Tree, file: str) -> RawValue:
             ]
             key: str | int | tuple[int, int | None]
             if key_tree.data == "r_key_name":
-                key = str(key_tree.children[0])
+                key = _word(key_tree.children[0])
             elif key_tree.data == "r_key_int":
                 key = ints[0]
             elif key_tree.data == "r_key_range":
@@ -184,7 +191,7 @@ def _convert_params(
     seen = {} if seen is None else seen
     out: list[tuple[str, object]] = []
     for name_token, value_tree in items:
-        name = str(name_token)
+        name = _word(name_token)
         span = span_of(name_token, file)
         param = known.get(name)
         if param is None:
@@ -284,7 +291,7 @@ def _single(section: str, stmt: lark.Tree, file: str) -> Statement:
 def _bonus(body: lark.Tree, stmt: lark.Tree, file: str) -> Statement:
     label = [c for c in body.children if isinstance(c, lark.Tree) and c.data == "r_label"]
     kind_token = next(c for c in body.children if isinstance(c, lark.Token))
-    key = str(label[0].children[0]) if label else str(kind_token)
+    key = _word(label[0].children[0]) if label else _word(kind_token)
     has_args = any(isinstance(c, lark.Tree) and c.data == "r_args" for c in body.children)
     if not label and not has_args and ("bonus", key) not in CATALOGUE:
         # `bonus plus_3_actions count 1`: update an inherited marker by its label; its kind (and
@@ -296,7 +303,7 @@ def _bonus(body: lark.Tree, stmt: lark.Tree, file: str) -> Statement:
         return Statement(
             "set", "bonus", key, "", (), tuple(marker), span=span_of(stmt, file), key_span=kind_span
         )
-    statement = _set_statement("bonus", key, str(kind_token), body, stmt, file)
+    statement = _set_statement("bonus", key, _word(kind_token), body, stmt, file)
     if label:
         key_span = span_of(label[0].children[0], file)
         statement = replace(statement, key_span=key_span)
@@ -305,7 +312,7 @@ def _bonus(body: lark.Tree, stmt: lark.Tree, file: str) -> Statement:
 
 def _trigger(trigger: lark.Tree, file: str) -> Statement:
     kind_token = trigger.children[0]
-    kind = str(kind_token)
+    kind = _word(kind_token)
     comp = component("end", kind, span_of(kind_token, file))
     params: tuple[tuple[str, object], ...] = ()
     if len(trigger.children) > 1:
@@ -329,7 +336,7 @@ def _steps(stmt: lark.Tree, file: str) -> tuple[TieBreakStep, ...]:
         else:
             rule = "fewest" if step.children[0].data == "r_fewest" else "most"
             what = "ability" if step.data == "r_step_ability" else "score"
-            steps.append(TieBreakStep(rule, what, str(step.children[1]), span=span))
+            steps.append(TieBreakStep(rule, what, _word(step.children[1]), span=span))
     return tuple(steps)
 
 
@@ -357,11 +364,11 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
         return [_single(data[2:], stmt, file)]
     if data == "r_ability":
         body = stmt.children[0]
-        name = str(body.children[0])
+        name = _word(body.children[0])
         return [_set_statement("ability", name, name, body, stmt, file)]
     if data == "r_action":
         body = stmt.children[0]
-        name = str(body.children[0])
+        name = _word(body.children[0])
         return [_set_statement("action", name, name, body, stmt, file)]
     if data == "r_bonus":
         return [_bonus(stmt.children[0], stmt, file)]
@@ -369,13 +376,15 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
         return [_trigger(t, file) for t in stmt.children]
     if data == "r_score":
         key_token, body = stmt.children
-        statement = _set_statement("score", str(key_token), str(body.children[0]), body, stmt, file)
+        statement = _set_statement(
+            "score", _word(key_token), _word(body.children[0]), body, stmt, file
+        )
         return [replace(statement, key_span=span_of(key_token, file))]
     if data == "r_tiebreak":
         return [Statement("set", "tiebreak", "tiebreak", steps=_steps(stmt, file), span=span)]
     if data == "r_option":
         name_token, atom = stmt.children
-        comp = component("option", str(name_token), span_of(name_token, file))
+        comp = component("option", _word(name_token), span_of(name_token, file))
         value = comp.params[0].type.convert(_raw_atom(atom, file))
         return [
             Statement(
@@ -394,7 +403,7 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
             Statement(
                 "remove",
                 _REMOVE[data],
-                str(key_token),
+                _word(key_token),
                 span=span,
                 key_span=span_of(key_token, file),
             )
@@ -407,15 +416,17 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
         elif section == "end":
             new = _trigger(body, file)
         elif section == "score":
-            new = _set_statement("score", str(key_token), str(body.children[0]), body, stmt, file)
+            new = _set_statement(
+                "score", _word(key_token), _word(body.children[0]), body, stmt, file
+            )
         else:
-            name = str(body.children[0])
+            name = _word(body.children[0])
             new = _set_statement(section, name, name, body, stmt, file)
         return [
             Statement(
                 "replace",
                 section,
-                str(key_token),
+                _word(key_token),
                 replacement=new,
                 span=span,
                 key_span=span_of(key_token, file),
