@@ -6,15 +6,25 @@ the runtime and every generated module raise the same class and a caller needs o
 
 from __future__ import annotations
 
-from hansa.runtime.errors import NO_SPAN, Diagnostic, HansaError, Span
+from hansa.runtime.errors import NO_SPAN, Diagnostic, HansaError, Span, format_diagnostics
 
-__all__ = ["NO_SPAN", "Diagnostic", "HansaError", "Span", "closest_name", "did_you_mean"]
+__all__ = [
+    "NO_SPAN",
+    "Diagnostic",
+    "HansaError",
+    "Span",
+    "closest_name",
+    "did_you_mean",
+    "format_diagnostics",
+]
 
 
 def closest_name(name: str, known: list[str] | set[str] | tuple[str, ...]) -> str | None:
     """The known name nearest to `name`, for 'did you mean …?' hints."""
     import difflib
 
+    if len(name) > 200:  # no real name is that long, and difflib's cost grows with its square
+        return None
     matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
     return matches[0] if matches else None
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .board_checks import check_board
-from .errors import Diagnostic, HansaError, Span, did_you_mean
+from .errors import Diagnostic, HansaError, Span, did_you_mean, format_diagnostics
 from .ir import Board
 from .parser import parse_text, read_source, span_of
 
@@ -100,7 +100,7 @@ class Project:
     def format_diagnostics(self, diagnostics: Iterable[Diagnostic] | None = None) -> str:
         """Diagnostics as `file:line:col: severity: message` with source line and caret."""
         chosen = self.diagnostics if diagnostics is None else diagnostics
-        return "\n".join(d.format(self.sources) for d in chosen)
+        return format_diagnostics(chosen, self.sources)
 
     def raise_for_errors(self) -> None:
         """Raise one HansaError with every error (commands that need a clean project)."""

@@ -9,8 +9,69 @@ generated module and the runtime run without the compiler; `hansa.compiler.error
 
 from __future__ import annotations
 
+import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+# A terminal shows at most this many diagnostics per file (then "… and N more"), source lines of at
+# most EXCERPT_WIDTH characters (a window around the column), and messages of MESSAGE_LIMIT: one
+# long generated line with an error per item must not print megabytes.
+PER_FILE_LIMIT = 20
+EXCERPT_WIDTH = 100
+MESSAGE_LIMIT = 1000
+
+
+def escape_controls(text: str, keep_newlines: bool = False) -> str:
+    """`text` with control, format and separator characters (ANSI escapes, bidi overrides, U+2028)
+    written as `\\x1b`-style escapes, so printing a diagnostic cannot drive the terminal."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable() or ch == " " or (keep_newlines and ch == "\n"):
+            out.append(ch)
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"):
+            code = ord(ch)
+            out.append(
+                f"\\x{code:02x}"
+                if code < 0x100
+                else f"\\u{code:04x}"
+                if code < 0x10000
+                else f"\\U{code:08x}"
+            )
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _shorten_message(message: str) -> str:
+    if len(message) <= MESSAGE_LIMIT:
+        return message
+    half = MESSAGE_LIMIT // 2
+    left_out = len(message) - 2 * half
+    return f"{message[:half]}… ({left_out} characters left out) …{message[-half:]}"
+
+
+def _excerpt(line: str, column: int, width: int) -> tuple[str, int, int]:
+    """(shown line, caret column (1-based), caret width): the line's control characters escaped
+    and, when it is long, only a window around `column` with '…' at the cut ends."""
+    start = 0
+    end = len(line)
+    if len(line) > EXCERPT_WIDTH:
+        start = max(0, min(column - 1 - EXCERPT_WIDTH // 3, len(line) - EXCERPT_WIDTH))
+        end = start + EXCERPT_WIDTH
+    shown_before = escape_controls(line[start : column - 1])
+    marked = escape_controls(line[column - 1 : column - 1 + width])
+    after_end = max(end, column - 1 + width)
+    shown_after = escape_controls(line[column - 1 + width : after_end])
+    if len(marked) > EXCERPT_WIDTH:
+        marked = marked[:EXCERPT_WIDTH]
+        shown_after = "…"
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if after_end < len(line) else ""
+    text = prefix + shown_before + marked + shown_after + suffix
+    return text, len(prefix) + len(shown_before) + 1, max(1, len(marked))
 
 
 @dataclass(frozen=True, order=True)
@@ -42,36 +103,68 @@ class Diagnostic:
     severity: str = "error"
     source_line: str | None = field(default=None, compare=False)
 
-    def format(self, sources: dict[str, str] | None = None) -> str:
-        """Render as `file:line:col: severity: message`, then the source line and a caret."""
+    def format(self, sources: dict[str, str] | None = None, _lines: dict | None = None) -> str:
+        """Render as `file:line:col: severity: message`, then the source line and a caret (long
+        lines as a window around the column; control characters escaped)."""
+        message = escape_controls(_shorten_message(self.message), keep_newlines=True)
         if self.span is None or self.span.line <= 0:
-            where = f"{self.span.file}: " if self.span is not None else ""
-            return f"{where}{self.severity}: {self.message}"
-        head = f"{self.span}: {self.severity}: {self.message}"
+            where = f"{escape_controls(self.span.file)}: " if self.span is not None else ""
+            return f"{where}{self.severity}: {message}"
+        head = f"{escape_controls(str(self.span))}: {self.severity}: {message}"
         line = self.source_line
         if line is None:
-            line = _source_line(self.span, sources)
+            line = _source_line(self.span, sources, _lines)
         if line is None:
             return head
         line = line.rstrip("\r\n").expandtabs(1)
         width = 1
         if self.span.end_line == self.span.line and self.span.end_column > self.span.column:
             width = self.span.end_column - self.span.column
-        width = max(1, min(width, len(line) - self.span.column + 1))
-        caret = " " * (self.span.column - 1) + "^" + "~" * (width - 1)
-        return f"{head}\n    {line}\n    {caret}"
+        column = max(1, min(self.span.column, len(line) + 1))
+        width = max(1, min(width, len(line) - column + 1))
+        shown, caret_column, caret_width = _excerpt(line, column, width)
+        caret = " " * (caret_column - 1) + "^" + "~" * (caret_width - 1)
+        return f"{head}\n    {shown}\n    {caret}"
 
 
-def _source_line(span: Span, sources: dict[str, str] | None) -> str | None:
-    text = None
-    if sources is not None and span.file in sources:
-        text = sources[span.file]
-    else:
-        try:
-            text = Path(span.file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError, ValueError):
-            return None
-    lines = text.split("\n")  # as the parser counts lines: "\n" only
+def format_diagnostics(
+    diagnostics, sources: dict[str, str] | None = None, per_file: int = PER_FILE_LIMIT
+) -> str:
+    """Every diagnostic formatted, at most `per_file` of each file (errors first kept in the given
+    order), then one line per file saying how many more there are."""
+    shown: Counter[str] = Counter()
+    hidden: Counter[str] = Counter()
+    lines_cache: dict = {}
+    out = []
+    for d in diagnostics:
+        file = d.span.file if d.span is not None else ""
+        if shown[file] >= per_file:
+            hidden[file] += 1
+            continue
+        shown[file] += 1
+        out.append(d.format(sources, lines_cache))
+    for file, count in hidden.items():
+        where = f"{escape_controls(file)}: " if file else ""
+        out.append(f"{where}… and {count} more (not shown; fix the ones above first)")
+    return "\n".join(out)
+
+
+def _source_line(
+    span: Span, sources: dict[str, str] | None, cache: dict | None = None
+) -> str | None:
+    lines = cache.get(span.file) if cache is not None else None
+    if lines is None:
+        if sources is not None and span.file in sources:
+            text = sources[span.file]
+        else:
+            try:
+                text = Path(span.file).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError, ValueError):
+                return None
+            text = unicodedata.normalize("NFC", text)  # as the spec reader gives it to the parser
+        lines = text.split("\n")  # as the parser counts lines: "\n" only
+        if cache is not None:
+            cache[span.file] = lines
     if 1 <= span.line <= len(lines):
         return lines[span.line - 1]
     return None
@@ -99,7 +192,7 @@ class HansaError(Exception):
         return self.diagnostics[0].message
 
     def format(self, sources: dict[str, str] | None = None) -> str:
-        return "\n".join(d.format(sources) for d in self.diagnostics)
+        return format_diagnostics(self.diagnostics, sources)
 
     def __str__(self) -> str:
         first = self.diagnostics[0]
