@@ -142,11 +142,28 @@ def _board_name(tree: lark.Tree, file: str) -> str:
     return unquote(token, file) if token.type == "STRING" else _word(token)
 
 
+# Every number of the rules language is a count, a PP value or a threshold: far below this. A
+# bound here keeps a 5,000-digit literal (which Python refuses to convert) and absurd sizes that
+# would make generated tables enormous out of every later stage.
+MAX_NUMBER = 1_000_000
+
+
+def _int(token: lark.Token, file: str) -> int:
+    """An INT token's value, or a HansaError at it when it is larger than MAX_NUMBER."""
+    digits = str(token).lstrip("0") or "0"
+    if len(digits) > len(str(MAX_NUMBER)) or int(digits) > MAX_NUMBER:
+        shown = digits if len(digits) <= 20 else f"a number of {len(digits)} digits"
+        raise HansaError(
+            f"{shown} is too large (numbers go up to {MAX_NUMBER})", span_of(token, file)
+        )
+    return int(digits)
+
+
 def _raw_atom(tree: lark.Tree, file: str) -> Word | Number | Text:
     token = tree.children[0]
     span = span_of(token, file)
     if token.type == "INT":
-        return Number(int(token), span)
+        return Number(_int(token, file), span)
     if token.type == "STRING":
         return Text(unquote(token, file), span)
     return Word(_word(token), span)
@@ -162,7 +179,9 @@ def _raw_value(tree: lark.Tree, file: str) -> RawValue:
         for entry in tree.children:
             key_tree, value_tree = entry.children
             ints = [
-                int(t) for t in key_tree.children if isinstance(t, lark.Token) and t.type == "INT"
+                _int(t, file)
+                for t in key_tree.children
+                if isinstance(t, lark.Token) and t.type == "INT"
             ]
             key: str | int | tuple[int, int | None]
             if key_tree.data == "r_key_name":
@@ -755,7 +774,7 @@ def lower_rules(tree: lark.Tree, file: str) -> RuleSet:
 def lower_game(tree: lark.Tree, file: str) -> Game:
     """A `game` tree → Game: `game NAME = RULES on BOARD players 4..5` (or `3`, or `3, 4`)."""
     name_tree, rules_tree, board_tree, players_tree = tree.children
-    ints = [int(t) for t in players_tree.children]
+    ints = [_int(t, file) for t in players_tree.children]
     span = span_of(players_tree, file)
     if players_tree.data == "r_players_range":
         low, high = ints

@@ -1860,6 +1860,10 @@ def _read_frame(rd: StateReader, value, path: str, n: int) -> tuple:
     return (kind, player)
 
 
+# No game puts anything near this many PP on the track; a bound keeps 10**30 out of the arithmetic.
+TRACK_LIMIT = 1_000_000
+
+
 def state_from_dict(data: dict, num_players: int) -> State:
     """Build a State from its JSON form, checking every field and then every invariant."""
     rd = StateReader()
@@ -1941,7 +1945,7 @@ def state_from_dict(data: dict, num_players: int) -> State:
             s.level[p * NA + a] = rd.integer(
                 abilities[name], f"{path}.abilities.{name}", 0, ABILITY_MAX[a]
             )
-        s.track[p] = rd.integer(entry["track"], f"{path}.track", 0)
+        s.track[p] = rd.integer(entry["track"], f"{path}.track", 0, TRACK_LIMIT)
         markers = rd.object(
             entry.get("markers", {"unused": [], "used": []}),
             f"{path}.markers",
@@ -2105,6 +2109,9 @@ def _check_invariants(rd: StateReader, s: State) -> None:
             raise rd.fail("east_west", f"player {p} has no East-West connection")
     if s.terminal and s.stack:
         raise rd.fail("stack", "a finished game has no pending decisions")
+    if (s.terminal or s.ending) and not _end_condition_met(s):
+        field = "turn.game_over" if s.terminal else "turn.game_ends_after_action"
+        raise rd.fail(field, "no end condition of the game is met in this position")
     _check_stack_shape(rd, s)
     if not s.terminal:
         # A hand-written position may leave a forced step pending (an empty frame, a turn with no
@@ -2112,6 +2119,61 @@ def _check_invariants(rd: StateReader, s: State) -> None:
         _settle(s)
         if not s.terminal and not s._legal():
             raise rd.fail("stack", "the position has no legal decision")
+
+
+def _end_condition_met(s: State) -> bool:
+    """Whether some end trigger of the rule set holds (what a game over or ending needs)."""
+    if max(s.track) >= END_TRACK_PP:
+        return True
+    if s.completed >= END_COMPLETED_CITIES:
+        return True
+    if not s.msupply:
+        return True
+    return False
+
+
+def _frame_problem(s: State, top: tuple) -> tuple[str, str] | None:
+    """(field, problem) when a frame is not one the rules can build: a move or removal bigger
+    than the Book or the marker allows, or a marker frame without a used marker of that type."""
+    kind, p = top[0], top[1]
+    used = set(s.used[p])
+    if kind == F_MOVE:
+        _, _, whose, left, held, _phase, picked, _ = top
+        if whose == 0:
+            limit = _ability_value(s, p, AB_MOVE_COUNT)
+            source = f"the Book allows {limit}"
+        else:
+            limits = [c for m, c, w in MOVE_MARKERS if m in used and WHOSE_NAMES.index(w) == whose]
+            if not limits:
+                return ("whose", f"no used move marker of player {p} moves {WHOSE_NAMES[whose]}")
+            limit = max(limits)
+            source = f"the marker allows {limit}"
+        if left + max(len(picked), len(held)) > limit:
+            return ("left", f"{left} left and {len(picked)} picked, but {source}")
+        codes = tuple(code for _x, code in picked)
+        if picked and codes[len(codes) - len(held) :] != held:
+            return ("holding", "the held pieces are the last ones picked, in order")
+        if whose == 1 and any(code >> 1 == p for code in codes):
+            return ("picked", "this move picks opponents' pieces only")
+    elif kind == F_REMOVE:
+        _, _, whose, to, left, removed = top
+        limits = [
+            c
+            for m, c, w, t in REMOVE_MARKERS
+            if m in used and WHOSE_NAMES.index(w) == whose and ("personal", "stock").index(t) == to
+        ]
+        if not limits:
+            return ("whose", f"no used remove marker of player {p} fits this frame")
+        if left + removed > max(limits):
+            limit = max(limits)
+            return ("left", f"{left} left and {removed} removed, but the marker allows {limit}")
+    elif kind == F_DEVELOP:
+        if not any(m in used and which == top[2] for m, which in DEVELOP_MARKERS):
+            return ("ability", f"no used develop marker of player {p} develops that")
+    elif kind == F_EXCHANGE:
+        if not any(m in used and must == top[2] for m, must in EXCHANGE_MARKERS):
+            return ("must_own_one", f"no used exchange marker of player {p} fits this frame")
+    return None
 
 
 def _check_stack_shape(rd: StateReader, s: State) -> None:
@@ -2122,8 +2184,15 @@ def _check_stack_shape(rd: StateReader, s: State) -> None:
         raise rd.fail("stack", f"no play leaves the decisions [{shown}] pending")
     if kinds == [F_PAY]:
         raise rd.fail("stack[0]", "a displacement cost is paid while the displaced piece is held")
+    if kinds == [F_DISPLACED, F_PAY]:
+        below, pay = s.stack
+        if below[3] < 0 or pay[2] != DISPLACE_COST[below[3]] or below[4] != COMPENSATION[below[3]]:
+            raise rd.fail("stack", "a pending payment keeps the displaced piece, cost and extras")
     for i, top in enumerate(s.stack):
         path = f"stack[{i}]"
+        problem = _frame_problem(s, top)
+        if problem is not None:
+            raise rd.fail(f"{path}.{problem[0]}", problem[1])
         if top[0] == F_DISPLACED and top[1] == s.player:
             raise rd.fail(path + ".player", "the turn player cannot be the displaced player")
         if top[0] == F_ROUTE:

@@ -58,18 +58,18 @@ def _excerpt(line: str, column: int, width: int) -> tuple[str, int, int]:
     and, when it is long, only a window around `column` with '…' at the cut ends."""
     start = 0
     end = len(line)
-    if len(line) > EXCERPT_WIDTH:
+    if len(line) > EXCERPT_WIDTH and column > EXCERPT_WIDTH * 2 // 3:
         start = max(0, min(column - 1 - EXCERPT_WIDTH // 3, len(line) - EXCERPT_WIDTH))
+    if len(line) > EXCERPT_WIDTH:
         end = start + EXCERPT_WIDTH
     shown_before = escape_controls(line[start : column - 1])
     marked = escape_controls(line[column - 1 : column - 1 + width])
     after_end = max(end, column - 1 + width)
     shown_after = escape_controls(line[column - 1 + width : after_end])
-    if len(marked) > EXCERPT_WIDTH:
-        marked = marked[:EXCERPT_WIDTH]
-        shown_after = "…"
     prefix = "…" if start > 0 else ""
     suffix = "…" if after_end < len(line) else ""
+    if len(marked) > EXCERPT_WIDTH:  # a very long span: mark its start only
+        marked, shown_after, suffix = marked[:EXCERPT_WIDTH], "", "…"
     text = prefix + shown_before + marked + shown_after + suffix
     return text, len(prefix) + len(shown_before) + 1, max(1, len(marked))
 

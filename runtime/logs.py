@@ -16,7 +16,7 @@ from typing import Any
 from .atomic import write_atomically
 from .errors import Diagnostic, HansaError, Span
 from .game import Game
-from .serialize import read_text_file
+from .serialize import json_problem, read_text_file
 from .simulate import GameRecord, GameTracker, describe_game
 
 LOG_FORMAT = "hansa-log"
@@ -131,8 +131,9 @@ def read_log(path: str) -> GameLog:
             continue
         try:
             data = json.loads(text)
-        except ValueError as exc:
-            raise log_error(path, number, f"not valid JSON: {exc}", text) from None
+        except (ValueError, RecursionError) as exc:
+            message = json_problem(exc, text)[0]
+            raise log_error(path, number, message, text) from None
         if not isinstance(data, dict):
             raise log_error(path, number, "expected a JSON object on each line", text)
         entries.append(LogLine(number, data, text))

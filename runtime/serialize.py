@@ -7,9 +7,29 @@ shared by every game.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .errors import HansaError
+
+_LONG_NUMBER = re.compile(r"-?[0-9]{4300,}")
+
+
+def json_problem(exc: BaseException, text: str) -> tuple[str, int, int]:
+    """(message, line, column) for why `json.loads(text)` failed, for a located HansaError:
+    bad syntax where the parser stopped, a number too long to convert (Python converts at most
+    4,300 digits) where that number starts, nesting too deep for the decoder at 1:1."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON: {exc.msg}", exc.lineno, exc.colno
+    if isinstance(exc, RecursionError):
+        return "not valid JSON for us: nested too deeply", 1, 1
+    found = _LONG_NUMBER.search(text)
+    if found is not None:
+        line = text.count("\n", 0, found.start()) + 1
+        column = found.start() - (text.rfind("\n", 0, found.start()) + 1) + 1
+        digits = len(found.group().lstrip("-"))
+        return f"a number of {digits} digits is too large", line, column
+    return f"not valid JSON: {exc}", 1, 1
 
 
 class StateReader:
@@ -29,6 +49,8 @@ class StateReader:
             return "true" if value else "false"
         if isinstance(value, str):
             return repr(value) if len(value) < 40 else "a string"
+        if isinstance(value, int) and abs(value) >= 10**30:  # str() of a huge int is slow or fails
+            return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
         if isinstance(value, (int, float)):
             return repr(value)
         if isinstance(value, list):
@@ -60,9 +82,10 @@ class StateReader:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(path, f"expected a whole number, got {self.describe(value)}")
         if low is not None and value < low:
-            raise self.fail(path, f"{value} is below the least allowed value {low}")
+            raise self.fail(path, f"{self.describe(value)} is below the least allowed value {low}")
         if high is not None and value > high:
-            raise self.fail(path, f"{value} is above the largest allowed value {high}")
+            shown = self.describe(value)
+            raise self.fail(path, f"{shown} is above the largest allowed value {high}")
         return value
 
     def boolean(self, value: Any, path: str) -> bool:
@@ -104,8 +127,10 @@ def decode(text: str | bytes | dict, source: str = "state JSON") -> dict:
         return text
     try:
         data = json.loads(text)
-    except (ValueError, TypeError) as exc:
-        raise HansaError(f"{source}: not valid JSON: {exc}") from None
+    except (ValueError, TypeError, RecursionError) as exc:
+        shown = text if isinstance(text, str) else bytes(text).decode("utf-8", "replace")
+        message, line, column = json_problem(exc, shown)
+        raise HansaError(f"{source}: {message} (line {line}, column {column})") from None
     if not isinstance(data, dict):
         raise HansaError(f"{source}: expected a JSON object at the top level")
     return data

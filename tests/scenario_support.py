@@ -341,5 +341,12 @@ class Position:
             "stack": self.stack,
         }
 
+    def finished(self) -> Position:
+        """A finished game: over, with an end condition met the way that changes no score (the
+        bonus-marker supply ran out; the markers left in it go out of the game)."""
+        self.game_over = True
+        self.marker_supply = []
+        return self
+
     def state(self):
         return self.game.state_from_json(json.dumps(self.to_dict(), ensure_ascii=False))

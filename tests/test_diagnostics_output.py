@@ -82,3 +82,26 @@ def test_diagnostics_of_other_files_are_counted_separately():
     many += [Diagnostic("elsewhere", Span("b.hansa", 1, 1))]
     text = format_diagnostics(many)
     assert "a.hansa: … and 10 more" in text and "b.hansa:1:1: error: elsewhere" in text
+
+
+def test_huge_numbers_in_a_rules_file_are_located_errors(tmp_path, capsys):
+    """More than 4,300 digits used to raise Python's ValueError (a traceback); any number above
+    the language's bound is one error at the number (parameter, table key or player count)."""
+    big = "9" * 5000
+    spec = spec_with(
+        tmp_path,
+        "rules h extends bigbox_2021 {\n"
+        f"    action create_route control_pp {big}\n"
+        f"    score C bonus_markers table {{ 1: 1, {big}+: 3 }}\n"
+        "    pieces traders 1000001\n"
+        "}\n"
+        f"game g = h on hanseatic_45p players 4..{big}\n",
+    )
+    assert main(["check", str(spec)]) == 1
+    err = capsys.readouterr().err
+    file = spec / "house.hansa"
+    assert f"{file}:2:36: error: a number of 5000 digits is too large" in err
+    assert f"{file}:3:41: error: a number of 5000 digits is too large" in err
+    assert f"{file}:4:20: error: 1000001 is too large (numbers go up to 1000000)" in err
+    assert f"{file}:6:40: error: a number of 5000 digits is too large" in err
+    assert "Traceback" not in err and len(err) < 5000

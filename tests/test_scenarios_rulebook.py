@@ -873,7 +873,7 @@ def scoring_position(game, markers_held: int = 0) -> Position:
     pos.city("Hamburg", "t0").city("Lübeck", "t1", "t0").city("Bremen", "m1", "t0")
     pos.city("Hannover", "t1", "t1", additional=("t0", "t0"))
     pos.city("Osnabrück", "t1", additional=("t0", "t0"))
-    pos.game_over = True
+    pos.finished()
     return pos
 
 
@@ -924,7 +924,7 @@ def test_final_scoring_b_counts_keys_as_nothing(bigbox):
 def test_big_box_tie_goes_to_fewest_developed_actions(bigbox):
     """p. 8: on a tie, the tied player who developed Actions least wins."""
     pos = Position(bigbox).player(0, track=10, actions=1).player(1, track=10, actions=2)
-    pos.game_over = True
+    pos.finished()
     state = pos.state()
     assert state.returns() == [10, 10, 0, 0]
     assert state.winners() == [0]
@@ -933,7 +933,7 @@ def test_big_box_tie_goes_to_fewest_developed_actions(bigbox):
 def test_big_box_tie_then_goes_to_most_network_points(bigbox):
     """p. 8: still tied, the most network points wins."""
     pos = Position(bigbox).player(0, track=12).player(1, track=9).city("Hamburg", "t1")
-    pos.game_over = True
+    pos.finished()
     state = pos.state()
     assert state.returns() == [12, 12, 0, 0]  # player 1: 9 + 2 (Hamburg) + 1 (network)
     assert state.winners() == [1]
@@ -942,7 +942,7 @@ def test_big_box_tie_then_goes_to_most_network_points(bigbox):
 def test_big_box_tie_otherwise_shared(bigbox):
     """p. 8: if still tied, the tied players share the victory."""
     pos = Position(bigbox).player(0, track=12, actions=1).player(2, track=12, actions=1)
-    pos.game_over = True
+    pos.finished()
     state = pos.state()
     assert state.winners() == [0, 2]
 
@@ -950,7 +950,7 @@ def test_big_box_tie_otherwise_shared(bigbox):
 def test_original_edition_shares_every_tie(original):
     """Seed 001, end of the rules: 'in case of a tie there is more than one winner'."""
     pos = Position(original).player(0, track=10, actions=1).player(1, track=10, actions=2)
-    pos.game_over = True
+    pos.finished()
     state = pos.state()
     assert state.returns() == [10, 10, 0, 0]
     assert state.winners() == [0, 1]

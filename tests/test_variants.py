@@ -511,7 +511,7 @@ def test_scoring_table_pp_and_removed_category(bigbox):
 def game_over_tie(game):
     """A finished game where players 0 and 1 tie on score; player 0 has more Actions."""
     pos = Position(game).player(0, track=10, actions=2).player(1, track=10)
-    pos.game_over = True
+    pos.finished()
     return pos.state()
 
 

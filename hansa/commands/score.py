@@ -14,7 +14,7 @@ import argparse
 import json
 
 from hansa.compiler.errors import HansaError, Span
-from hansa.runtime.serialize import read_text_file
+from hansa.runtime.serialize import json_problem, read_text_file
 
 from .play import format_scores, load_game, winners_text
 
@@ -48,6 +48,9 @@ def read_state_file(path: str) -> dict:
             hint = " (several JSON documents: a game log? `hansa replay` reads logs)"
         span = Span(path, exc.lineno, exc.colno)
         raise HansaError(f"not valid JSON: {exc.msg}{hint}", span) from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, 100,000 nested brackets
+        message, line, column = json_problem(exc, text)
+        raise HansaError(message, Span(path, line, column)) from None
     if not isinstance(data, dict):
         raise HansaError(f"{path}: expected a JSON object (a state) at the top level")
     return data
