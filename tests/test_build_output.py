@@ -147,6 +147,7 @@ def test_build_replaces_links_in_the_output_folder_and_never_writes_through_them
     # a link that points at the right text is replaced too (the build owns a regular file)
     (out / "two_game.py").rename(tmp_path / "same.py")
     (out / "two_game.py").symlink_to(tmp_path / "same.py")
+    assert main(["build", "--spec", str(spec), "--out", str(out), "--check"]) == 1
     assert build(spec, out) == 0
     assert not (out / "two_game.py").is_symlink()
 

@@ -63,6 +63,8 @@ def run(args) -> int:
             path = out / name
             if not path.exists():
                 problems.append(f"{path}: missing")
+            elif path.is_symlink():
+                problems.append(f"{path}: a link, not a module the build wrote")
             elif _current_text(path) != text:
                 problems.append(f"{path}: stale or edited by hand")
         problems += [f"{out / name}: no game declares it any more" for name in stale_extra]
