@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-from hansa.compiler.codegen import generate_modules, index_source
 from hansa.compiler.errors import HansaError
 from hansa.runtime.atomic import write_atomically
 
@@ -56,6 +55,8 @@ def _generated_files(out: Path) -> set[str]:
 
 
 def expected_files(spec: Path) -> dict[str, str]:
+    from hansa.compiler.codegen import generate_modules, index_source
+
     modules = generate_modules(spec)
     files = {f"{module}.py": text for module, text in modules.values()}
     files["_index.py"] = index_source(modules)
