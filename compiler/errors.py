@@ -12,13 +12,13 @@ __all__ = ["NO_SPAN", "Diagnostic", "HansaError", "Span", "closest_name", "did_y
 
 
 def closest_name(name: str, known: list[str] | set[str] | tuple[str, ...]) -> str | None:
-    """The known name nearest to `name`, for 'did you mean …?' hints."""
-    import difflib
+    """The known name nearest to `name`, for 'did you mean …?' hints (accents and case ignored:
+    `Lodz` finds `Łódź`)."""
+    from hansa.runtime.names import closest
 
-    matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
-    return matches[0] if matches else None
+    return closest(name, known)
 
 
 def did_you_mean(name: str, known) -> str:
     guess = closest_name(name, known)
-    return f" (did you mean '{guess}'?)" if guess else ""
+    return f" (did you mean '{guess}'?)" if guess and guess != name else ""

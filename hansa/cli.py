@@ -93,8 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 1
     except OSError as exc:  # an I/O failure no command foresaw: one line, not a traceback
+        from hansa.runtime.errors import printable
+
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"{where}error: {exc.strerror or exc}", file=sys.stderr)
+        print(printable(f"{where}error: {exc.strerror or exc}"), file=sys.stderr)
         return getattr(args, "_error_exit", 1)
 
 

@@ -18,55 +18,18 @@ import json
 import os
 import sys
 import types
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hansa.runtime.errors import Diagnostic, HansaError, Span
 from hansa.runtime.game import Game
+from hansa.runtime.names import closest, did_you_mean, fold, shown
+
+__all__ = ["closest", "did_you_mean", "fold", "load_game", "shown", "spec_index"]
 
 DEFAULT_SPEC = "spec"
 SPEC_SUFFIX = ".hansa"
-SHOWN_NAME = 60  # characters of a name quoted in a message
 INDEX_FORMAT = 1
-
-
-def shown(name: object, limit: int = SHOWN_NAME) -> str:
-    """`repr` of a name for messages, cut to `limit` characters (with how much was cut)."""
-    text = str(name)
-    if len(text) <= limit:
-        return repr(text)
-    return repr(text[:limit]) + f"… ({len(text):,} characters)"
-
-
-def fold(name: str) -> str:
-    """A name without accents or case, for "did you mean" (`Lodz` finds `Łódź`)."""
-    special = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "ß": "ss", "đ": "d"})
-    decomposed = unicodedata.normalize("NFKD", name.translate(special))
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
-
-
-def closest(name: str, known) -> str | None:
-    """The known name nearest to `name`, ignoring accents and case first, then by similarity."""
-    import difflib
-
-    known = sorted(known)
-    if not known:
-        return None
-    folded = fold(name)
-    exact = [k for k in known if fold(k) == folded]
-    if exact:
-        return exact[0]
-    by_fold: dict[str, str] = {}
-    for k in known:
-        by_fold.setdefault(fold(k), k)
-    matches = difflib.get_close_matches(folded, list(by_fold), n=1, cutoff=0.6)
-    return by_fold[matches[0]] if matches else None
-
-
-def did_you_mean(name: str, known) -> str:
-    guess = closest(name, known)
-    return f" (did you mean '{guess}'?)" if guess and guess != name else ""
 
 
 def listing(names, limit: int = 12) -> str:
@@ -256,11 +219,12 @@ def _compile_folder(folder: Path, digest: str) -> SpecIndex:
             "errors": [],
         }
         index.games[name] = entry
-        files = {decl.span.file}
+        files = _files_of(project, decl)
         board = project.boards.get(decl.board)
-        if board is not None:
-            files.add(board.span.file)
         try:
+            problems = [d for d in project.errors if d.span is None or d.span.file in files]
+            if problems:  # the errors of what it is built from (not an echo "unknown board")
+                raise HansaError(problems)
             rules = resolve(decl.rules, project.rulesets, decl.rules_span)
             files.update(rules.sources)
             problems = [d for d in project.errors if d.span is None or d.span.file in files]
@@ -285,6 +249,29 @@ def _compile_folder(folder: Path, digest: str) -> SpecIndex:
         except HansaError:
             pass
     return index
+
+
+def _files_of(project, decl) -> set[str]:
+    """The files a game is built from: its own, its board's, its rule sets' (`extends` chain),
+    including declarations that failed to parse or lower (`project.broken`)."""
+    broken = {(kind, name): file for kind, name, file in project.broken}
+    files = {decl.span.file}
+    board = project.boards.get(decl.board)
+    if board is not None:
+        files.add(board.span.file)
+    elif ("board", decl.board) in broken:
+        files.add(broken[("board", decl.board)])
+    name, seen = decl.rules, set()
+    while name and name not in seen:
+        seen.add(name)
+        rules = project.rulesets.get(name)
+        if rules is None:
+            if ("rules", name) in broken:
+                files.add(broken[("rules", name)])
+            break
+        files.add(rules.span.file)
+        name = rules.extends
+    return files
 
 
 def _ensure(folder: Path) -> bool:

@@ -43,11 +43,14 @@ class Diagnostic:
     source_line: str | None = field(default=None, compare=False)
 
     def format(self, sources: dict[str, str] | None = None) -> str:
-        """Render as `file:line:col: severity: message`, then the source line and a caret."""
+        """Render as `file:line:col: severity: message`, then the source line and a caret.
+
+        Control characters (an ANSI escape in a name, a line separator) are shown escaped, so a
+        message can neither restyle the terminal nor break its own lines."""
         if self.span is None or self.span.line <= 0:
-            where = f"{self.span.file}: " if self.span is not None else ""
-            return f"{where}{self.severity}: {self.message}"
-        head = f"{self.span}: {self.severity}: {self.message}"
+            where = f"{printable(self.span.file)}: " if self.span is not None else ""
+            return f"{where}{self.severity}: {printable(self.message)}"
+        head = f"{printable(str(self.span))}: {self.severity}: {printable(self.message)}"
         line = self.source_line
         if line is None:
             line = _source_line(self.span, sources)
@@ -58,8 +61,25 @@ class Diagnostic:
         if self.span.end_line == self.span.line and self.span.end_column > self.span.column:
             width = self.span.end_column - self.span.column
         width = max(1, min(width, len(line) - self.span.column + 1))
-        caret = " " * (self.span.column - 1) + "^" + "~" * (width - 1)
-        return f"{head}\n    {line}\n    {caret}"
+        start, end = self.span.column - 1, self.span.column - 1 + width
+        before, marked = printable(line[:start]), printable(line[start:end])
+        caret = " " * len(before) + "^" + "~" * (max(1, len(marked)) - 1)
+        return f"{head}\n    {printable(line)}\n    {caret}"
+
+
+def printable(text: str) -> str:
+    """`text` with control and line-separator characters (C0, C1, U+2028/2029, bidi controls)
+    written as escapes: safe to print to a terminal, and always one line per newline given."""
+    if text.isprintable() and "\x1b" not in text:
+        return text
+    out = []
+    for ch in text:
+        if ch in "\n\t" or ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+    return "".join(out)
 
 
 def _source_line(span: Span, sources: dict[str, str] | None) -> str | None:
