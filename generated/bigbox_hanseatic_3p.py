@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-3p'
 # rules: 'bigbox_2021'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=d8aa13422b9145b0f4a1d59074a69cffa13fb1b7f23c40402d8a509870959727
+# hansa-generated: spec-sha256=64217fa859e050ac740fed34707ef838f7d212e5e302c21a5686ee1aa71a9134
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 

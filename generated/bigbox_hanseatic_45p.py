@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-45p'
 # rules: 'bigbox_2021'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=03580c58d48c1038bbc846803b194453a4ab130263dd5db4475c4df2c0e80808
+# hansa-generated: spec-sha256=436f3911211317c2fa02caf6882a44829fa72f9dcf2705c8726bed4755d19bdc
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 

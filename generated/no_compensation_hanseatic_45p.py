@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'no-compensation-hanseatic-45p'
 # rules: 'no_compensation'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=1c966a826e169fbac97a6adb332c0892838f4be55aaac541bd6a5c18e0dc5e7a
+# hansa-generated: spec-sha256=98c96a89f441a52dbdc63019ec29371cf5b0e051150939f00101f5df0fa4c845
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/no_compensation.hansa'

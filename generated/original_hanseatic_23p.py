@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'original-hanseatic-23p'
 # rules: 'original_2009'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=1f5e0478a2a3b689ab220d8f27509df3a902e89833c33dad54f3ac3ddeab9163
+# hansa-generated: spec-sha256=7a95946c9da79abac3e88ae21a323ba0a3fe5a607bee7f998a49925939e20fea
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 # source: 'spec/original_2009.hansa'

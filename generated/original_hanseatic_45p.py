@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'original-hanseatic-45p'
 # rules: 'original_2009'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=c18bd54bc98e70416630d539f6f9300da38e5f4399b6e5a6b0a4f401933b6a20
+# hansa-generated: spec-sha256=0113aa89158302e386833cdd8564cb06c66c53d521e78c41886dca1943feaf12
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/original_2009.hansa'

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'short-hanseatic-45p'
 # rules: 'short_game'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=198d1b577cc3267af436a546b318234fd9b5069d0f131921bbe5df373b5421e4
+# hansa-generated: spec-sha256=e0ea56165b766afb688ce74e4bfddb441cfc80c052fcdccf0743e82987b51f31
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/short_game.hansa'
