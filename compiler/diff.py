@@ -127,9 +127,7 @@ class Edit:
         )
 
     def to_json(self) -> dict:
-        unit = {"unit": self.unit} if self.unit else {}
         return {
-            **unit,
             "op": self.op,
             "area": self.area,
             "subject": self.subject,
@@ -142,6 +140,7 @@ class Edit:
             "old_at": _span_json(self.old_at),
             "new_at": _span_json(self.new_at),
             "message": self.describe(),
+            "unit": self.unit,
         }
 
 
