@@ -308,7 +308,9 @@ def load_board(name_or_path: str | Path, spec_dir: str | Path = DEFAULT_SPEC_DIR
         elif text in project.games:
             hint = f" ('{text}' is a game; its board is '{project.games[text].board}')"
         known = ", ".join(sorted(project.boards)) or "none"
-        missing = Diagnostic(f"no board named '{text}' in {spec}/{hint} (boards: {known})")
+        from hansa.runtime.names import shown
+
+        missing = Diagnostic(f"no board named {shown(text)} in {spec}/{hint} (boards: {known})")
         raise HansaError([missing, *project.errors])
     file = board.span.file
     board_errors = [d for d in project.errors if d.span is not None and d.span.file == file]

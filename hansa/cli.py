@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # an I/O failure no command foresaw: one line, not a traceback
         from hansa.runtime.errors import printable
 
-        where = f"{exc.filename}: " if exc.filename else ""
+        name = str(exc.filename) if exc.filename else ""
+        where = f"{name if len(name) <= 200 else name[:199] + '…'}: " if name else ""
         print(printable(f"{where}error: {exc.strerror or exc}"), file=sys.stderr)
         return getattr(args, "_error_exit", 1)
 

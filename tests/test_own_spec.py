@@ -107,6 +107,9 @@ def test_a_huge_name_is_shortened_in_messages(own: Path, capsys) -> None:
     assert len(err) < 1000
     assert "… (100,000 characters)" in err
     assert shown("a" * 61).endswith("… (61 characters)") and shown("a" * 60) == repr("a" * 60)
+    for argv in (["render", name[:5000]], ["export", name[:5000]], ["diff", name[:300], "ring"]):
+        code, _, err = run(capsys, *argv, "--spec", "myspec")
+        assert code in (1, 2) and 0 < len(err) < 1000, argv[0]
 
 
 def test_did_you_mean_ignores_accents_and_case() -> None:

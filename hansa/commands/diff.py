@@ -275,7 +275,9 @@ def candidates(arg: str, loader: _Loader) -> list[Candidate]:
         hint = did_you_mean(arg, known)
         if not hint and project.errors:
             hint = f" ({len(project.errors)} errors there; see `hansa check {spec_dir}`)"
-        raise HansaError(f"no board, rule set or game named '{arg}' in {spec_dir}/{hint}")
+        from hansa.runtime.names import shown
+
+        raise HansaError(f"no board, rule set or game named {shown(arg)} in {spec_dir}/{hint}")
     out = []
     for cls, name, node in found:
         file = _file_of(node)
