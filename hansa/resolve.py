@@ -248,7 +248,34 @@ def _compile_folder(folder: Path, digest: str) -> SpecIndex:
             write_atomically(target / "index.json", json.dumps(index.to_json(), indent=1) + "\n")
         except HansaError:
             pass
+        _prune(cache_root(), keep=target)
     return index
+
+
+KEEP_CACHED = 24  # compiled spec folders kept in the cache (the most recently compiled)
+
+
+def _prune(root: Path, keep: Path) -> None:
+    """Remove the oldest cached spec folders beyond KEEP_CACHED (only folders this module wrote:
+    a 64-hex-digit name holding an index.json), so editing a spec does not fill the disk."""
+    import shutil
+
+    try:
+        found = [
+            p
+            for p in root.iterdir()
+            if p.is_dir()
+            and not p.is_symlink()
+            and len(p.name) == 64
+            and all(c in "0123456789abcdef" for c in p.name)
+            and (p / "index.json").is_file()
+            and p != keep
+        ]
+        found.sort(key=lambda p: (p / "index.json").stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in found[KEEP_CACHED - 1 :]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def _files_of(project, decl) -> set[str]:

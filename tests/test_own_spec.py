@@ -59,6 +59,33 @@ def test_play_replay_simulate_and_score_a_game_of_ones_own_folder(own: Path, cap
     assert json.loads(out)["game_over"] is True
 
 
+def test_bench_measures_a_game_of_ones_own_folder(own: Path, capsys) -> None:
+    code, out, err = run(
+        capsys, "bench", "quick-ring", "--spec", "myspec", "--seconds", "0.2", "--json"
+    )
+    assert code == 0, err
+    (figures,) = json.loads(out)
+    assert figures["game"] == "quick-ring" and figures["compile_s"] is not None
+
+
+def test_the_cache_keeps_only_the_latest_spec_folders(own: Path, monkeypatch) -> None:
+    import hansa.resolve as resolve
+
+    root = Path(os.environ["HANSA_CACHE"]) / "prune-test"
+    monkeypatch.setenv("HANSA_CACHE", str(root))
+    monkeypatch.setattr(resolve, "KEEP_CACHED", 2)
+    house = own / "house.hansa"
+    original = house.read_text()
+    for limit in (12, 13, 14):  # three versions of the folder, each compiled once
+        house.write_text(original.replace(">= 12", f">= {limit}"))
+        assert load_game("quick-ring", 3, "myspec").num_players() == 3
+    cached = [p for p in root.iterdir() if (p / "index.json").is_file()]
+    assert len(cached) == 2
+    (root / "notes").mkdir()
+    resolve._prune(root, keep=cached[0])
+    assert (root / "notes").is_dir()
+
+
 def test_spec_is_the_default_folder_and_wins_over_a_built_in_game(own: Path, capsys) -> None:
     own.rename(own.parent / "spec")
     code, out, err = run(capsys, "play", "quick-ring", "--players", "4", "--json")

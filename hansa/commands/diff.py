@@ -275,9 +275,14 @@ def candidates(arg: str, loader: _Loader) -> list[Candidate]:
         hint = did_you_mean(arg, known)
         if not hint and project.errors:
             hint = f" ({len(project.errors)} errors there; see `hansa check {spec_dir}`)"
+        from hansa.resolve import listing
         from hansa.runtime.names import shown
 
-        raise HansaError(f"no board, rule set or game named {shown(arg)} in {spec_dir}/{hint}")
+        kinds = (("boards", "boards"), ("rulesets", "rule sets"), ("games", "games"))
+        there = "; ".join(f"{word}: {listing(getattr(project, a))}" for a, word in kinds)
+        raise HansaError(
+            f"no board, rule set or game named {shown(arg)} in {spec_dir}/{hint} ({there})"
+        )
     out = []
     for cls, name, node in found:
         file = _file_of(node)
