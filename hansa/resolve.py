@@ -315,12 +315,19 @@ def _load_module(index: SpecIndex, game: dict) -> types.ModuleType:
         return _MODULES[key]
     module_name = f"hansa._spec_{index.digest[:12]}_{game['module']}"
     path = _module_path(index, game)
+    module = None
     if path is not None:
         spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
-        spec.loader.exec_module(module)
-    else:
+        try:
+            spec.loader.exec_module(module)
+        except Exception:  # a damaged cache file: compile again, in memory
+            sys.modules.pop(module_name, None)
+            path.unlink(missing_ok=True)
+            module = None
+            index.texts.pop(game["module"], None)
+    if module is None:
         text = index.texts.get(game["module"])
         if text is None:  # cache emptied meanwhile: compile again
             _INDEXES.pop(index.digest, None)

@@ -86,6 +86,18 @@ def test_the_cache_keeps_only_the_latest_spec_folders(own: Path, monkeypatch) ->
     assert (root / "notes").is_dir()
 
 
+def test_a_damaged_cache_file_is_compiled_again(own: Path, monkeypatch) -> None:
+    import hansa.resolve as resolve
+
+    monkeypatch.setenv("HANSA_CACHE", str(Path(os.environ["HANSA_CACHE"]) / "damage-test"))
+    index = resolve.spec_index(own)
+    cached = resolve._module_path(index, index.games["quick-ring"])
+    cached.write_text("this is not Python (\n", encoding="utf-8")
+    resolve._MODULES.clear()
+    resolve._INDEXES.clear()
+    assert load_game("quick-ring", 3, own).info.board == "ring"
+
+
 def test_spec_is_the_default_folder_and_wins_over_a_built_in_game(own: Path, capsys) -> None:
     own.rename(own.parent / "spec")
     code, out, err = run(capsys, "play", "quick-ring", "--players", "4", "--json")
