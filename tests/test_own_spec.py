@@ -274,3 +274,7 @@ def test_check_json_gives_diagnostics_as_data(own: Path, capsys) -> None:
     assert diagnostic["file"] == "myspec/house.hansa"
     assert diagnostic["line"] == 5 and diagnostic["column"] > 1
     assert diagnostic["severity"] == "error" and "nowhere" in diagnostic["message"]
+    code, out, err = run(capsys, "check", "nowhere", "--json")
+    assert code == 1 and err == ""
+    (missing,) = json.loads(out)["diagnostics"]
+    assert missing["file"] == "nowhere" and missing["message"] == "no such file or directory"

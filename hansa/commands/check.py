@@ -73,9 +73,15 @@ def as_json(project: Project) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.compiler.project import load_project
+    from hansa.compiler.errors import HansaError
+    from hansa.compiler.project import Project, load_project
 
-    project = load_project(args.paths)
+    try:
+        project = load_project(args.paths)
+    except HansaError as exc:  # no such path, no spec files: still data for --json readers
+        if not args.json:
+            raise
+        project = Project(diagnostics=list(exc.diagnostics))
     failed = bool(project.errors) or (args.strict and bool(project.warnings))
     if args.json:
         print(json.dumps(as_json(project), indent=1, ensure_ascii=False))
