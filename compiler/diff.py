@@ -77,6 +77,7 @@ class Edit:
     new_summary: str = ""  # … and on side B
     old_at: Span | None = None
     new_at: Span | None = None
+    unit: str = ""  # what `old`/`new` count ("PP" for a scoring table's rows), "" for none
 
     def inverse(self) -> Edit:
         """The same difference seen from the other side (diff(B, A))."""
@@ -95,6 +96,7 @@ class Edit:
             new_summary=self.old_summary,
             old_at=self.new_at,
             new_at=self.old_at,
+            unit=self.unit,
         )
 
     @property
@@ -103,7 +105,7 @@ class Edit:
         return self.old_summary if self.op == "removed" else self.new_summary
 
     def describe(self) -> str:
-        """The edit in the words of the rules: "ability 'actions': values 2 3 → 2 4"."""
+        """The edit in the words of the rules: "ability 'actions': values 2, 3 → 2, 4"."""
         if self.op == "added":
             text = f"{self.new_subject} added"
             return f"{text} ({self.summary})" if self.summary else text
@@ -118,6 +120,8 @@ class Edit:
             if self.subject == self.new_subject
             else (f"{self.subject} (B: {self.new_subject})")
         )
+        if self.unit:
+            return f"{where}: {self.field}: {self.old} → {self.new} {self.unit}"
         return f"{where}: {self.field} {format_value(self.old, self.field)} → " + format_value(
             self.new, self.field
         )
@@ -136,6 +140,7 @@ class Edit:
             "old_at": _span_json(self.old_at),
             "new_at": _span_json(self.new_at),
             "message": self.describe(),
+            "unit": self.unit,
         }
 
 
@@ -162,7 +167,7 @@ def format_value(value: Any, field_name: str = "") -> str:
     if isinstance(value, list | tuple):
         if value and all(isinstance(v, list | tuple) and len(v) == 2 for v in value):
             return "{" + ", ".join(f"{format_value(k)}: {format_value(v)}" for k, v in value) + "}"
-        return " ".join(format_value(v) for v in value) if value else "none"
+        return ", ".join(format_value(v) for v in value) if value else "none"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k}: {format_value(v)}" for k, v in value.items()) + "}"
     return str(value)
@@ -498,6 +503,33 @@ def _is_mapping(a: Any, b: Any) -> bool:
     return True
 
 
+def table_pp(table: dict[int, Any], count: int) -> Any:
+    """PP a scoring table gives for `count` (0 below its first threshold)."""
+    points: Any = 0
+    for least in sorted(table):
+        if count >= least:
+            points = table[least]
+    return points
+
+
+def table_changes(da: dict[int, Any], db: dict[int, Any]) -> list[tuple[int, int | None, Any, Any]]:
+    """(low, high, old PP, new PP) for the runs of counts the two tables score differently;
+    high is None for a run that goes on past the last threshold."""
+    top = max([*da, *db], default=0)
+    runs: list[list] = []
+    for count in range(1, top + 1):
+        old, new = table_pp(da, count), table_pp(db, count)
+        if old == new:
+            continue
+        if runs and runs[-1][1] == count - 1 and runs[-1][2:] == [old, new]:
+            runs[-1][1] = count
+        else:
+            runs.append([count, count, old, new])
+    if runs and runs[-1][1] == top and table_pp(da, top) != table_pp(db, top):
+        runs[-1][1] = None
+    return [tuple(run) for run in runs]
+
+
 def _is_node_collection(a: Any, b: Any) -> bool:
     if not (isinstance(a, tuple) and isinstance(b, tuple)):
         return False
@@ -621,6 +653,9 @@ class _Walker:
 
     def mapping(self, va: tuple, vb: tuple, name: str, where: _Where) -> None:
         da, db = dict(va), dict(vb)
+        if name == "table" and all(isinstance(k, int) for k in [*da, *db]):
+            self.table(da, db, where)
+            return
         keys = sorted(set(da) | set(db), key=_sort_token)
         for key in keys:
             if isinstance(key, int):
@@ -633,6 +668,14 @@ class _Walker:
                 self.emit(where, "changed", field=label, old=None, new=to_plain(db[key]))
             else:
                 self.value(da[key], db[key], label, where)
+
+    def table(self, da: dict[int, Any], db: dict[int, Any], where: _Where) -> None:
+        """A scoring table is a function (count → PP; a row holds up to the next threshold, the
+        last has no end): compared by value for each count, equal neighbours grouped, so a new
+        `4+: 9` row reads `6 markers: 10 → 9 PP`, not as rows removed and added."""
+        for low, high, old, new in table_changes(da, db):
+            counts = f"{low}+" if high is None else str(low) if low == high else f"{low}-{high}"
+            self.emit(where, "changed", field=f"{counts} markers", old=old, new=new, unit="PP")
 
     def child(self, where: _Where, a: Any, b: Any, ia: int, ib: int) -> _Where:
         """The position of item `a` (index ia on side A) / `b` (index ib on side B)."""
@@ -925,6 +968,8 @@ def format_markdown(edits: list[Edit], a: Side, b: Side) -> str:
         if e.op == "changed":
             change = f"{e.subject}: {e.field}"
             old, new = format_value(e.old, e.field), format_value(e.new, e.field)
+            if e.unit:
+                old, new = f"{old} {e.unit}", f"{new} {e.unit}"
         elif e.op == "added":
             change, old, new = f"{e.new_subject} added", "—", e.summary or "added"
         elif e.op == "removed":

@@ -20,15 +20,15 @@ __all__ = [
 
 
 def closest_name(name: str, known: list[str] | set[str] | tuple[str, ...]) -> str | None:
-    """The known name nearest to `name`, for 'did you mean …?' hints."""
-    import difflib
+    """The known name nearest to `name`, for 'did you mean …?' hints (accents and case ignored:
+    `Lodz` finds `Łódź`)."""
+    from hansa.runtime.names import closest
 
-    if len(name) > 200:  # no real name is that long, and difflib's cost grows with its square
+    if len(name) > 200:  # no real name is that long, and matching cost grows with its square
         return None
-    matches = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
-    return matches[0] if matches else None
+    return closest(name, known)
 
 
 def did_you_mean(name: str, known) -> str:
     guess = closest_name(name, known)
-    return f" (did you mean '{guess}'?)" if guess else ""
+    return f" (did you mean '{guess}'?)" if guess and guess != name else ""

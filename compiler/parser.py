@@ -393,10 +393,77 @@ def parse_text(text: str, file: str = "<text>") -> lark.Tree:
             )
         tree = None
     if recovery.errors:
-        raise HansaError(_dedupe(recovery.errors))
+        raise HansaError(_with_open_blocks(_dedupe(recovery.errors), text))
     if tree is None:  # pragma: no cover - run() only fails after reporting
         raise HansaError("syntax error", Span(file, 1, 1))
     return tree
+
+
+def brace_pairs(text: str) -> list[tuple[tuple[int, int], tuple[int, int] | None]]:
+    """Every '{' as (line, column) with the '}' that closes it (None if none does), in order;
+    strings and comments are skipped."""
+    pairs: list[list] = []
+    stack: list[int] = []
+    for number, row in enumerate(text.split("\n"), start=1):
+        col, quoted = 0, False
+        while col < len(row):
+            ch = row[col]
+            if quoted:
+                if ch == "\\":
+                    col += 1
+                elif ch == '"':
+                    quoted = False
+            elif ch == '"':
+                quoted = True
+            elif ch == "#":
+                break
+            elif ch == "{":
+                stack.append(len(pairs))
+                pairs.append([(number, col + 1), None])
+            elif ch == "}" and stack:
+                pairs[stack.pop()][1] = (number, col + 1)
+            col += 1
+    return [(opened, closed) for opened, closed in pairs]
+
+
+def _indent(lines: list[str], line: int) -> int:
+    row = lines[line - 1] if 0 < line <= len(lines) else ""
+    return len(row) - len(row.lstrip())
+
+
+def unclosed_block(text: str, line: int, column: int) -> tuple[int, int] | None:
+    """The '{' open at `line`:`column` that looks unclosed: innermost first, one that no '}'
+    closes, or whose '}' is indented unlike the line it opened on (it closes an outer block)."""
+    lines = text.split("\n")
+    here = (line, column)
+    for opened, closed in reversed(brace_pairs(text)):
+        if opened >= here or (closed is not None and closed < here):
+            continue  # not open at the error
+        if closed is None or _indent(lines, closed[0]) != _indent(lines, opened[0]):
+            return opened
+    return None
+
+
+def _with_open_blocks(errors: list[Diagnostic], text: str) -> list[Diagnostic]:
+    """A syntax error where '}' would do names the '{' that seems never closed (an unclosed
+    block is otherwise reported far from where it opened, often at the end of the file); the
+    end-of-file error that follows from the same open block is not repeated."""
+    out: list[Diagnostic] = []
+    named: set[tuple[int, int]] = set()
+    for d in errors:
+        if d.span is None or not ("'}'" in d.message or "end of file" in d.message):
+            out.append(d)
+            continue
+        opened = unclosed_block(text, d.span.line, d.span.column)
+        if opened is None:
+            out.append(d)
+            continue
+        if opened in named and d.message.startswith("unexpected end of file"):
+            continue  # the same mistake, seen again at the end of the file
+        named.add(opened)
+        note = f" (the block opened with '{{' at {opened[0]}:{opened[1]} is not closed)"
+        out.append(Diagnostic(d.message + note, d.span, d.severity, d.source_line))
+    return out
 
 
 def _dedupe(errors: list[Diagnostic]) -> list[Diagnostic]:

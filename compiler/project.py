@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +84,9 @@ class Project:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # (attribute, name) -> span of the declaration, for "declared twice" messages
     declared_at: dict[tuple[str, str], Span] = field(default_factory=dict)
+    # (kind, name, file) of declarations that failed to parse or lower: their errors are reported
+    # once, and a game or rule set naming them gets no second "unknown …" error
+    broken: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -150,8 +155,43 @@ def load_project(paths: Iterable[str | Path]) -> Project:
         _load_file(project, path)
     for checker in CHECKERS:
         project.diagnostics.extend(_resolve(checker)(project))
-    project.diagnostics = _sorted_unique(project.diagnostics)
+    project.diagnostics = _sorted_unique(_without_echoes(project, project.diagnostics))
     return project
+
+
+# "unknown board 'x'", "unknown rule set 'x'", as the checks and `extends` resolution word them
+_UNKNOWN_NAME = re.compile(r"unknown (board|rule set) '((?:[^'\\]|\\.)*)'")
+_DECLARATION = re.compile(
+    r'^[ \t]*(board|rules|game)[ \t]+("(?:[^"\\\n]|\\.)*"|[^\W\d][\w-]*)', re.M
+)
+
+
+def _without_echoes(project: Project, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Drop "unknown board/rule set 'x'" errors when 'x' is declared but failed to parse or lower:
+    its own errors say what is wrong; the echo at every game using it (with a did-you-mean
+    pointing elsewhere) would only bury them."""
+    broken = {({"rules": "rule set"}.get(kind, kind), name) for kind, name, _ in project.broken}
+    if not broken:
+        return diagnostics
+    kept = []
+    for d in diagnostics:
+        match = _UNKNOWN_NAME.search(d.message)
+        if d.severity == "error" and match and (match.group(1), match.group(2)) in broken:
+            continue
+        kept.append(d)
+    return kept
+
+
+def _name_of(token: Any) -> str:
+    text = str(token)
+    if text.startswith('"') and text.endswith('"') and len(text) >= 2:
+        text = text[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+    return unicodedata.normalize("NFC", text)
+
+
+def _declarations_in_text(text: str) -> list[tuple[str, str]]:
+    """(kind, name) of the declarations a file that does not parse seems to hold."""
+    return [(kind, _name_of(name)) for kind, name in _DECLARATION.findall(text)]
 
 
 def _load_file(project: Project, path: Path) -> None:
@@ -166,6 +206,7 @@ def _load_file(project: Project, path: Path) -> None:
         tree = parse_text(text, file)
     except HansaError as err:
         project.diagnostics.extend(err.diagnostics)
+        project.broken.extend((kind, name, file) for kind, name in _declarations_in_text(text))
         return
     for declaration in tree.children:
         kind = declaration.data
@@ -181,6 +222,8 @@ def _load_file(project: Project, path: Path) -> None:
             lowered = _resolve(lowerer)(declaration, file)
         except HansaError as err:
             project.diagnostics.extend(err.diagnostics)
+            if declaration.children:
+                project.broken.append((kind, _name_of(declaration.children[0]), file))
             continue
         _add_declaration(project, attribute, lowered, span_of(declaration, file))
 
@@ -269,7 +312,9 @@ def load_board(name_or_path: str | Path, spec_dir: str | Path = DEFAULT_SPEC_DIR
         elif text in project.games:
             hint = f" ('{text}' is a game; its board is '{project.games[text].board}')"
         known = ", ".join(sorted(project.boards)) or "none"
-        missing = Diagnostic(f"no board named '{text}' in {spec}/{hint} (boards: {known})")
+        from hansa.runtime.names import shown
+
+        missing = Diagnostic(f"no board named {shown(text)} in {spec}/{hint} (boards: {known})")
         raise HansaError([missing, *project.errors])
     file = board.span.file
     board_errors = [d for d in project.errors if d.span is not None and d.span.file == file]

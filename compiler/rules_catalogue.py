@@ -511,31 +511,31 @@ COMPONENTS: tuple[Component, ...] = (
         "option",
         "displaced_extra_kind",
         (Param("value", choice("owner_chooses", "traders_only"), "owner_chooses"),),
-        "Who picks the kind of each extra piece a displaced owner takes (RULES.md §4 C).",
+        "Who picks the kind of each extra piece a displaced owner takes (docs/rules.md §4 C).",
     ),
     Component(
         "option",
         "displaced_piece_without_point",
         (Param("value", choice("personal_supply", "general_stock"), "personal_supply"),),
-        "Where a displaced piece goes when no point can take it (RULES.md §4 C).",
+        "Where a displaced piece goes when no point can take it (docs/rules.md §4 C).",
     ),
     Component(
         "option",
         "unplaceable_marker",
         (Param("value", choice("out_of_game", "back_to_supply"), "out_of_game"),),
-        "A drawn marker with no legal route at the end of the turn (RULES.md §4).",
+        "A drawn marker with no legal route at the end of the turn (docs/rules.md §4).",
     ),
     Component(
         "option",
         "no_op_actions",
         (Param("value", choice("illegal", "legal"), "illegal"),),
-        "Whether an action that changes nothing is legal (RULES.md §4).",
+        "Whether an action that changes nothing is legal (docs/rules.md §4).",
     ),
     Component(
         "option",
         "move_must_place_all",
         (Param("value", BOOL, True),),
-        "Whether every piece picked up in a Move must be put back (RULES.md §4 D).",
+        "Whether every piece picked up in a Move must be put back (docs/rules.md §4 D).",
     ),
 )
 

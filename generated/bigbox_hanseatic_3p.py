@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-3p'
 # rules: 'bigbox_2021'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=7e7253d63934dc38b29f926289209d8d9d80fc571ebe02da3ea6cf9050ee3213
+# hansa-generated: spec-sha256=ec50294a681031feed264ae1bcac6c280d1ec82fa1586b33ea82f38f804fb240
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-45p'
 # rules: 'bigbox_2021'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=05f67f1b652336761bc917cd120015423a65b2673453024c1804dc899e5b42c0
+# hansa-generated: spec-sha256=a2065efbbb9fbfffcf3e678482b2756df3db4bb50675328dc9399751a1a82404
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'no-compensation-hanseatic-45p'
 # rules: 'no_compensation'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=49230e219f6820daad3371e169b7c2735c26ed8df3512eeb67736b7af39879a6
+# hansa-generated: spec-sha256=5c257abb7079b8837d4038ff8fc7779666b2e1cca1f8bfd257c7f2aa52d26819
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/no_compensation.hansa'

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'original-hanseatic-23p'
 # rules: 'original_2009'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=40d3e94b42bfe0dc5aaf94275b26a17ab0dcbab4ab248a6c96862eede088194a
+# hansa-generated: spec-sha256=a8e5c882093361d264256002f69fa34ca69a28b9a4d0030e4be986c7e62a98e5
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 # source: 'spec/original_2009.hansa'

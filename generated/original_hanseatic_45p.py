@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'original-hanseatic-45p'
 # rules: 'original_2009'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=5189d81cbfb073fd1e0809d37af39aa43b1dae6a3031226f4f717b5c84add7c1
+# hansa-generated: spec-sha256=7f6b8021167425ed055dcf9121c4a24c55ce27db8f94e1dff6817f55d6394419
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/original_2009.hansa'

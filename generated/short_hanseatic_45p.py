@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'short-hanseatic-45p'
 # rules: 'short_game'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=9f8a16865f3946fdd0d3e93d5c9fd5e9ea95d30af6591bfbf3398510c13c75b1
+# hansa-generated: spec-sha256=9283bc17399f049164926e7cc4633f7f80d9f49074e65487511299bbd9a87fc6
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/short_game.hansa'

@@ -26,6 +26,7 @@ COMMANDS = [
     "replay",
     "score",
     "diff",
+    "list_",
 ]
 
 
@@ -40,10 +41,32 @@ def _load_commands():
     return modules
 
 
+def version() -> str:
+    """The installed package's version (a source checkout that is not installed says so)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    try:
+        return installed_version("hansa")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
+class _VersionAction(argparse.Action):
+    """`--version`, looked up only when asked for (importlib.metadata is slow to import)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"hansa {version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hansa",
         description="Compile, check, draw, play and compare Hansa Teutonica boards and rule sets.",
+    )
+    parser.add_argument(
+        "--version", action=_VersionAction, nargs=0, help="print hansa's version and exit"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in _load_commands():
@@ -70,8 +93,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 1
     except OSError as exc:  # an I/O failure no command foresaw: one line, not a traceback
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"{where}error: {exc.strerror or exc}", file=sys.stderr)
+        from hansa.runtime.errors import printable
+
+        name = str(exc.filename) if exc.filename else ""
+        where = f"{name if len(name) <= 200 else name[:199] + '…'}: " if name else ""
+        print(printable(f"{where}error: {exc.strerror or exc}"), file=sys.stderr)
         return getattr(args, "_error_exit", 1)
 
 

@@ -127,6 +127,21 @@ class Diagnostic:
         return f"{head}\n    {shown}\n    {caret}"
 
 
+def printable(text: str) -> str:
+    """`text` with control and line-separator characters (C0, C1, U+2028/2029, bidi controls)
+    written as escapes: safe to print to a terminal, and always one line per newline given."""
+    if text.isprintable() and "\x1b" not in text:
+        return text
+    out = []
+    for ch in text:
+        if ch in "\n\t" or ch.isprintable():
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+    return "".join(out)
+
+
 def format_diagnostics(
     diagnostics, sources: dict[str, str] | None = None, per_file: int = PER_FILE_LIMIT
 ) -> str:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from types import ModuleType
 
 from .errors import HansaError
+from .names import did_you_mean, shown
 from .serialize import decode
 from .state import BaseState, GameInfo, module_info
 
@@ -46,7 +49,10 @@ class Game:
     def state_from_json(self, text: str | bytes | dict) -> BaseState:
         """Load a state written by `State.to_json` or by hand (docs/state-format.md), checked."""
         data = decode(text)
-        state = self.module.state_from_dict(data, self.players)
+        try:
+            state = self.module.state_from_dict(data, self.players)
+        except HansaError as exc:
+            raise _with_city_hint(exc, getattr(self.module, "CITY_NAMES", ())) from None
         state._cached = None
         return state
 
@@ -55,3 +61,26 @@ class Game:
 
     def __repr__(self) -> str:
         return f"<hansa game {self.info.name!r}, {self.players} players>"
+
+
+_NO_ROUTE = re.compile(r"no route between ('(?:[^'\\]|\\.)*'|\S+) and ('(?:[^'\\]|\\.)*'|\S+)$")
+
+
+def _with_city_hint(error: HansaError, cities: tuple[str, ...]) -> HansaError:
+    """A route named by a city the board does not have: say which, the likely intended city, and
+    every city of the board (a state written by hand often uses another spelling)."""
+    match = _NO_ROUTE.search(error.message)
+    if not match or not cities:
+        return error
+    hints = []
+    for quoted in match.groups():
+        try:
+            name = ast.literal_eval(quoted)
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(name, str) and name not in cities:
+            hints.append(f"{shown(name)} is no city of this board{did_you_mean(name, cities)}")
+    if not hints:
+        return error
+    listed = ", ".join(cities)
+    return HansaError(f"{error.message} ({'; '.join(hints)}; cities: {listed})", error.span)

@@ -1,15 +1,27 @@
 """Game logs: JSON lines that record a game so it can be replayed and checked step by step.
 
-Line 1 is the header (game, players, seed, agents, the generated module's identity), then one line
-per decision (`n`, `player`, `action`, `name`), then a footer (final returns, score breakdown,
+Line 1 is the header (game, players, seed, agents, the generated module's identity: rules, board
+and the hash of the spec it was compiled from), then one line per decision (`n`, `player`,
+`action`, `name`, `key`), then a footer (final returns, score breakdown,
 winners, end trigger, turns and the final state in the documented state JSON). `replay` re-applies
 the decisions to a fresh game from the header's seed and stops at the first line that disagrees
 with the rules or with what the log claims, naming that line.
+
+Decisions replay by `key`, the action's text with every route named in one fixed direction (its
+cities in sorted order): `hansa fmt` reorders and turns routes, which renumbers action ids and
+renames "Stendal–Perleberg #1" to "Perleberg–Stendal #3", but never changes a key. The header
+holds the start position by name (`initial_state`), since the seed's setup follows the route order.
+A log written before such a change replays after it (with a warning that the spec changed).
+
+Lines are split at "\n" only, and the writer escapes the characters other programs (and Python's
+`str.splitlines`) also take for line ends (U+0085, U+2028, U+2029), so a city of any name keeps
+each record on its line.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +59,8 @@ def header_for(game: Game, seed: int, agents: list[str]) -> dict:
         "board": identity["board"],
         "module_hash": identity["module_hash"],
         "hansa_version": _version(),
+        # the start position by name: the seed's setup follows the order routes are written in
+        "initial_state": game.new_initial_state(seed).to_dict(),
     }
 
 
@@ -64,8 +78,56 @@ def footer_for(record: GameRecord, state) -> dict:
     }
 
 
+_LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def json_line(data: dict) -> str:
+    """One JSON record on one line: readable UTF-8, with the Unicode line separators escaped
+    (json.dumps escapes only the ASCII controls; they are only ever inside strings)."""
+    text = json.dumps(data, ensure_ascii=False)
+    for char, escaped in _LINE_BREAKS.items():
+        text = text.replace(char, escaped)
+    return text
+
+
+def action_keys(game: Game) -> list[str]:
+    """Each action's stable identity: its text, with every route read in one fixed direction.
+
+    Action ids and texts follow the order and direction routes are written in; the key does
+    not, so it survives `hansa fmt` (and any reordering of a board file). A module without the
+    route tables keys actions by their text.
+    """
+    cached = getattr(game, "_action_keys", None)
+    if cached is not None:
+        return cached
+    ns = vars(game.module)
+    names = [game.action_to_string(a) for a in range(game.num_distinct_actions())]
+    keys = names
+    needed = ("CITY_NAMES", "ROUTE_CITIES", "ROUTE_POINTS", "ROUTE_LABELS")
+    if all(k in ns for k in needed):
+        cities, routes, points = ns["CITY_NAMES"], ns["ROUTE_CITIES"], ns["ROUTE_POINTS"]
+        renamed: dict[str, str] = {}
+        for r, (a, b) in enumerate(routes):
+            if cities[a] <= cities[b]:
+                continue  # already in the fixed direction
+            label = ns["ROUTE_LABELS"][r]
+            turned = f"{cities[b]}–{cities[a]}"
+            renamed[label] = turned
+            n = len(points[r])
+            for k in range(1, n + 1):
+                renamed[f"{label} #{k}"] = f"{turned} #{n + 1 - k}"
+        if renamed:
+            pattern = re.compile(
+                "|".join(re.escape(s) for s in sorted(renamed, key=len, reverse=True))
+            )
+            keys = [pattern.sub(lambda m: renamed[m.group(0)], name) for name in names]
+    game._action_keys = keys
+    return keys
+
+
 def log_lines(game: Game, header: dict, record: GameRecord, state) -> list[str]:
-    lines = [json.dumps(header, ensure_ascii=False)]
+    keys = action_keys(game)
+    lines = [json_line(header)]
     for n, (player, action) in enumerate(record.moves, start=1):
         entry = {
             "type": "decision",
@@ -73,9 +135,10 @@ def log_lines(game: Game, header: dict, record: GameRecord, state) -> list[str]:
             "player": player,
             "action": action,
             "name": game.action_to_string(action),
+            "key": keys[action],
         }
-        lines.append(json.dumps(entry, ensure_ascii=False))
-    lines.append(json.dumps(footer_for(record, state), ensure_ascii=False))
+        lines.append(json_line(entry))
+    lines.append(json_line(footer_for(record, state)))
     return lines
 
 
@@ -126,7 +189,7 @@ def read_log(path: str) -> GameLog:
     """Read and structurally check a log; every problem names the file and line."""
     raw = read_text_file(path)
     entries: list[LogLine] = []
-    for number, text in enumerate(raw.splitlines(), start=1):
+    for number, text in enumerate(raw.split("\n"), start=1):  # "\n" only: see the docstring
         if not text.strip():
             continue
         try:
@@ -150,6 +213,15 @@ def read_log(path: str) -> GameLog:
     _field(path, header, "game", str, "a game name")
     _field(path, header, "players", int, "a whole number")
     _field(path, header, "seed", int, "a whole number")
+    for key in ("rules", "board"):
+        if key in header.data:
+            _field(path, header, key, str, "a name")
+    if "agents" in header.data:
+        agents = header.data["agents"]
+        if not (isinstance(agents, list) and all(isinstance(a, str) for a in agents)):
+            raise log_error(
+                path, header.number, "field 'agents' must list agent names", header.text
+            )
     footer = None
     decisions = []
     for entry in entries[1:]:
@@ -159,6 +231,18 @@ def read_log(path: str) -> GameLog:
         if kind == "decision":
             _field(path, entry, "player", int, "a whole number")
             _field(path, entry, "action", int, "a whole number (an action id)")
+            for key in ("name", "key"):
+                if key in entry.data:
+                    _field(path, entry, key, str, "an action's text")
+            expected_n = len(decisions) + 1
+            if "n" in entry.data and _field(path, entry, "n", int, "a whole number") != expected_n:
+                raise log_error(
+                    path,
+                    entry.number,
+                    f"decision number n={entry.data['n']!r}, expected {expected_n} (a decision "
+                    "is missing, repeated or out of order)",
+                    entry.text,
+                )
             decisions.append(entry)
         elif kind == "footer":
             footer = entry
@@ -190,19 +274,40 @@ def replay(path: str, loader) -> ReplayResult:
     head = log.header.data
     game = loader(head["game"], head["players"])
     warnings = []
+    identity = describe_game(game)
+    if "agents" in head and len(head["agents"]) != game.num_players():
+        raise log_error(
+            path,
+            log.header.number,
+            f"field 'agents' names {len(head['agents'])} agents for {game.num_players()} players",
+            log.header.text,
+        )
+    for key in ("rules", "board"):
+        if key in head and head[key] != identity[key]:
+            raise log_error(
+                path,
+                log.header.number,
+                f"the log is of a game with {key} {head[key]!r}, but game {game.name!r} is "
+                f"now played with {key} {identity[key]!r}",
+                log.header.text,
+            )
     recorded_hash = head.get("module_hash")
-    current = describe_game(game)["module_hash"]
-    if recorded_hash and current and recorded_hash != current:
+    current = identity["module_hash"]
+    same_module = not (recorded_hash and current and recorded_hash != current)
+    if not same_module:
         warnings.append(
             f"{path}:{log.header.number}: the log was written by another version of the "
-            f"{game.name!r} rules module ({recorded_hash}, now {current})"
+            f"{game.name!r} rules module ({recorded_hash}, now {current}); its decisions are "
+            "matched by their text"
         )
-    state = game.new_initial_state(head["seed"])
+    keys = {key: action for action, key in enumerate(action_keys(game))}
+    names = {game.action_to_string(a): a for a in range(game.num_distinct_actions())}
+    state = _initial_state(path, log.header, game, same_module)
     tracker = GameTracker(game)
     moves: list[tuple[int, int]] = []
     for entry in log.decisions:
         data = entry.data
-        player, action = data["player"], data["action"]
+        player, action = data["player"], _identify(path, entry, keys, names, same_module)
         if state.is_terminal():
             raise log_error(
                 path,
@@ -227,7 +332,7 @@ def replay(path: str, loader) -> ReplayResult:
             raise log_error(path, entry.number, f"illegal action {action}", entry.text)
         name = data.get("name")
         actual = game.action_to_string(action)
-        if name is not None and name != actual:
+        if same_module and name is not None and name != actual:
             raise log_error(
                 path,
                 entry.number,
@@ -252,8 +357,76 @@ def replay(path: str, loader) -> ReplayResult:
     if log.footer is None:
         last = log.decisions[-1].number if log.decisions else log.header.number
         raise log_error(path, last, "the log ends here without its footer line (truncated?)", None)
-    _check_footer(path, log.footer, footer_for(record, state))
+    footer = log.footer
+    if not same_module and isinstance(footer.data.get("final_state"), dict):
+        # the state JSON names routes and cities, but lists them in the module's order: read it
+        try:
+            claimed = game.state_from_json(footer.data["final_state"]).to_dict()
+        except HansaError as exc:
+            raise log_error(
+                path, footer.number, f"the footer's final_state: {exc.message}", footer.text
+            ) from None
+        footer = LogLine(footer.number, {**footer.data, "final_state": claimed}, footer.text)
+    _check_footer(path, footer, footer_for(record, state))
     return ReplayResult(game, state, record, warnings)
+
+
+def _initial_state(path: str, header: LogLine, game: Game, same_module: bool):
+    """The start position: the seed's, which the header's `initial_state` (if any) must match;
+    from the header's state alone when the module changed (routes reordered: the seed then puts
+    the start markers elsewhere)."""
+    seeded = game.new_initial_state(header.data["seed"])
+    recorded = header.data.get("initial_state")
+    if recorded is None:
+        return seeded
+    try:
+        start = game.state_from_json(recorded)
+    except HansaError as exc:
+        raise log_error(
+            path, header.number, f"the header's initial_state: {exc.message}", header.text
+        ) from None
+    if same_module and start != seeded:
+        raise log_error(
+            path,
+            header.number,
+            "the header's initial_state is not the start position of its seed",
+            header.text,
+        )
+    return start
+
+
+def _identify(
+    path: str, entry: LogLine, keys: dict[str, int], names: dict[str, int], same_module: bool
+) -> int:
+    """The action a decision means: by its key, else by its text, else (same module) its id."""
+    data = entry.data
+
+    def keys_of(action: int) -> str:
+        return next((k for k, a in keys.items() if a == action), f"<no action {action}>")
+
+    if "key" in data:
+        if data["key"] not in keys:
+            raise log_error(
+                path, entry.number, f"no action {data['key']!r} in this game", entry.text
+            )
+        found = keys[data["key"]]
+    elif not same_module and "name" in data:
+        if data["name"] not in names:
+            raise log_error(
+                path, entry.number, f"no action {data['name']!r} in this game", entry.text
+            )
+        found = names[data["name"]]
+    else:
+        return data["action"]
+    if same_module and found != data["action"]:
+        raise log_error(
+            path,
+            entry.number,
+            f"action {data['action']} is {keys_of(data['action'])!r}, but the log names it "
+            f"{data['key']!r} (action {found})",
+            entry.text,
+        )
+    return found
 
 
 def _check_footer(path: str, footer: LogLine, actual: dict) -> None:

@@ -7,9 +7,10 @@ exports are used, so this works for every game.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from typing import Any
 
-from .errors import HansaError
+from .errors import Diagnostic, HansaError
 
 KINDS = ("traders", "merchants")
 
@@ -94,17 +95,35 @@ def make_position(
     seed: int = 0,
     take_from: tuple[str, ...] = ("stock", "supply"),
 ):
-    """A state: the setup position with `edits` merged, pieces balanced, then fully checked.
+    """A state: the setup position with `edits` merged, pieces and markers balanced, then fully
+    checked.
 
     Pieces on the board are taken out of their owner's zones in `take_from` order; developed ability
     pieces go to the personal supply (where developing puts them); pieces left over go to the stock.
-    A zone given explicitly in `player_state` is kept as given. Raises HansaError if the pieces do
-    not add up.
+    A zone given explicitly in `player_state` is kept as given. A city's `posts` may list only its
+    first spaces (the rest are empty). Bonus markers put anywhere are taken out of the supply (and
+    markers taken off the board go back to it), unless `marker_supply` is given; the count of
+    completed cities follows the cities' posts unless `completed_cities` is given. Raises one
+    HansaError listing every problem found (pieces or markers that do not add up), before the
+    state's own checks.
     """
     module = game.module
     players = game.num_players()
     base = game.new_initial_state(seed).to_dict()
     data = merge(base, edits)
+    problems: list[str] = []
+    _pad_posts(base, data, problems)
+    if "marker_supply" not in edits:
+        _balance_markers(base, data, problems)
+    if "completed_cities" not in edits:
+        data["completed_cities"] = sum(
+            1
+            for city in data.get("cities", [])
+            if isinstance(city, dict)
+            and isinstance(city.get("posts"), list)
+            and city["posts"]
+            and all(post is not None for post in city["posts"])
+        )
     on_board = _count_pieces(data, players)
     explicit = edits.get("player_state", {})
     explicit = explicit if isinstance(explicit, dict) else dict(enumerate(explicit))
@@ -137,10 +156,11 @@ def make_position(
                     zones[zone] -= surplus
                     surplus = 0
             if surplus < 0:
-                raise HansaError(
-                    f"position: player {p} has {-surplus} {KINDS[kind]} in no zone (supply and "
+                problems.append(
+                    f"player {p} has {-surplus} {KINDS[kind]} in no zone (supply and "
                     "stock are both given)"
                 )
+                continue
             for zone in take_from:
                 if surplus <= 0:
                     break
@@ -150,9 +170,66 @@ def make_position(
                 zones[zone] -= taken
                 surplus -= taken
             if surplus > 0:
-                raise HansaError(
-                    f"position: player {p} would need {surplus} more {KINDS[kind]} than they own"
-                )
+                problems.append(f"player {p} would need {surplus} more {KINDS[kind]} than they own")
+                continue
             for zone in ("supply", "stock"):
                 ps[zone][KINDS[kind]] = zones[zone]
+    if problems:
+        raise HansaError([Diagnostic(f"position: {problem}") for problem in problems])
     return game.state_from_json(data)
+
+
+def _pad_posts(base: dict, data: dict, problems: list[str]) -> None:
+    """A city's `posts` written short (its first spaces only) gets its other spaces empty."""
+    spaces = {city["name"]: len(city["posts"]) for city in base.get("cities", []) if "name" in city}
+    for city in data.get("cities", []):
+        if not isinstance(city, dict) or city.get("name") not in spaces:
+            continue
+        posts, size = city.get("posts"), spaces[city["name"]]
+        if isinstance(posts, list) and len(posts) < size:
+            city["posts"] = posts + [None] * (size - len(posts))
+        elif isinstance(posts, list) and len(posts) > size:
+            problems.append(
+                f"city {city['name']} has {size} trading-post spaces, "
+                f"but {len(posts)} posts are given"
+            )
+
+
+def _marker_places(data: dict) -> list[Any]:
+    """Every bonus marker outside the supply: on routes, with players, out of the game, in play."""
+    found: list[Any] = []
+    for route in data.get("routes", []):
+        if isinstance(route, dict) and route.get("marker") is not None:
+            found.append(route["marker"])
+    for ps in data.get("player_state", []):
+        markers = ps.get("markers", {}) if isinstance(ps, dict) else {}
+        for key in ("unused", "used"):
+            if isinstance(markers, dict) and isinstance(markers.get(key), list):
+                found.extend(markers[key])
+    if isinstance(data.get("markers_out_of_game"), list):
+        found.extend(data["markers_out_of_game"])
+    turn = data.get("turn", {})
+    for key in ("markers_taken_this_action", "markers_to_place"):
+        if isinstance(turn, dict) and isinstance(turn.get(key), list):
+            found.extend(turn[key])
+    return [m for m in found if isinstance(m, str)]
+
+
+def _balance_markers(base: dict, data: dict, problems: list[str]) -> None:
+    """Take the markers placed by the edits out of the supply; put markers no longer anywhere back
+    at its end. Each marker of the game is then in exactly one place."""
+    owned = Counter(_marker_places(base)) + Counter(base.get("marker_supply", []))
+    placed = Counter(_marker_places(data))
+    supply = list(base.get("marker_supply", []))
+    for key in sorted(set(owned) | set(placed)):
+        extra = placed[key] + supply.count(key) - owned[key]
+        while extra > 0 and key in supply:
+            del supply[len(supply) - 1 - supply[::-1].index(key)]
+            extra -= 1
+        if extra > 0:
+            problems.append(
+                f"{placed[key]} '{key}' bonus markers are placed, but the game has {owned[key]}"
+            )
+        elif extra < 0:
+            supply.extend([key] * -extra)
+    data["marker_supply"] = supply

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from .errors import HansaError
+from .names import did_you_mean
 
 _LONG_NUMBER = re.compile(r"-?[0-9]{4300,}")
 
@@ -96,8 +97,9 @@ class StateReader:
     def choice(self, value: Any, path: str, choices: tuple[str, ...] | list[str]) -> int:
         """The index of `value` in `choices`."""
         if not isinstance(value, str) or value not in choices:
-            shown = ", ".join(repr(c) for c in choices[:12]) + (" …" if len(choices) > 12 else "")
-            raise self.fail(path, f"expected one of {shown}, got {self.describe(value)}")
+            listed = ", ".join(repr(c) for c in choices[:40]) + (" …" if len(choices) > 40 else "")
+            hint = did_you_mean(value, choices) if isinstance(value, str) else ""
+            raise self.fail(path, f"got {self.describe(value)}{hint}; expected one of {listed}")
         return list(choices).index(value)
 
     def array(self, value: Any, path: str, length: int | None = None) -> list:

@@ -415,6 +415,7 @@ def simulate(
     else:
         context = _fork_context()
         children_before = {process.pid for process in _active_children()}
+        previous_term = _stop_on_sigterm()
         pool = ProcessPoolExecutor(
             max_workers=jobs, mp_context=context, initializer=_ignore_interrupts
         )
@@ -433,6 +434,8 @@ def simulate(
         except BaseException:
             _stop_pool(pool, children_before)  # Ctrl-C or a failed game: don't wait for the queue
             raise
+        finally:
+            _restore_sigterm(previous_term)
         pool.shutdown()
     return SimulationResult(
         game=name,
@@ -451,8 +454,33 @@ def _active_children() -> list:
 
 
 def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the parent, which stops them all (no traceback from each worker)."""
+    """Workers leave Ctrl-C to the parent, which stops them all (no traceback from each worker);
+    SIGTERM (how the parent stops them) ends a worker at once, whatever the parent installed."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+class Terminated(SystemExit):
+    """SIGTERM reached the parent of a parallel run: it stops its workers, then exits 143."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated(128 + signum)
+
+
+def _stop_on_sigterm():
+    """While workers run, SIGTERM becomes an exception (so they are stopped), not a silent death
+    of the parent that would leave them running. Only the main thread may set a handler."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+def _restore_sigterm(previous) -> None:
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _stop_pool(pool: ProcessPoolExecutor, children_before: set[int]) -> None:

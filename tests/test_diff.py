@@ -18,6 +18,7 @@ from hansa.compiler.diff import (
     format_json,
     format_markdown,
     format_text,
+    table_changes,
 )
 from hansa.compiler.errors import Span
 from hansa.compiler.ir import Board, Route
@@ -220,7 +221,7 @@ def test_parameter_and_table_row_changes():
     assert messages(diff_rulesets(a, b)) == [
         "pieces: traders 27 → 25",
         "action 'displace': cost merchant 2 → 3",
-        "score C 'bonus_markers': table row 4 6 → 7",
+        "score C 'bonus_markers': 4-5 markers: 6 → 7 PP",
     ]
 
 
@@ -231,12 +232,35 @@ def test_table_rows_added_and_removed():
     b = dataclasses.replace(a, scoring=tuple(scoring))
     edits = diff_rulesets(a, b)
     assert [(e.field, e.old, e.new) for e in edits] == [
-        ("table row 4", 6, None),
-        ("table row 6", 10, None),
-        ("table row 8", 15, None),
-        ("table row 10", 21, None),
-        ("table row 12", None, 30),
+        ("4-5 markers", 6, 3),
+        ("6-7 markers", 10, 3),
+        ("8-9 markers", 15, 3),
+        ("10-11 markers", 21, 3),
+        ("12+ markers", 21, 30),
     ]
+
+
+def test_a_table_is_compared_as_a_function_of_the_count():
+    """A new `4+: 9` row that replaces the rows above 4 is one change per count range, not
+    'row 6 10 → none' (the issue's example); rows that give the same PP are no change."""
+    a = bigbox()
+    scoring = list(a.scoring)
+    scoring[2] = dataclasses.replace(scoring[2], params=(("table", ((1, 1), (2, 3), (4, 9))),))
+    b = dataclasses.replace(a, scoring=tuple(scoring))
+    assert messages(diff_rulesets(a, b)) == [
+        "score C 'bonus_markers': 4-5 markers: 6 → 9 PP",
+        "score C 'bonus_markers': 6-7 markers: 10 → 9 PP",
+        "score C 'bonus_markers': 8-9 markers: 15 → 9 PP",
+        "score C 'bonus_markers': 10+ markers: 21 → 9 PP",
+    ]
+    same = dataclasses.replace(
+        scoring[2],
+        params=(("table", ((1, 1), (2, 3), (3, 3), (4, 6), (6, 10), (8, 15), (10, 21))),),
+    )
+    scoring[2] = same
+    assert diff_rulesets(a, dataclasses.replace(a, scoring=tuple(scoring))) == []
+    assert table_changes({1: 1, 6: 10}, {1: 1, 6: 9}) == [(6, None, 10, 9)]
+    assert table_changes({1: 1, 6: 10, 7: 12}, {1: 1, 6: 9, 7: 12}) == [(6, 6, 10, 9)]
 
 
 def test_components_added_removed_and_options():
@@ -293,7 +317,7 @@ def test_tiebreak_order_matters():
 def test_board_sides_differ_as_printed():
     edits = diff_boards(board("hanseatic_3p"), board("hanseatic_45p"))
     text = messages(edits)
-    assert "board: players 3 → 4 5" in text
+    assert "board: players 3 → 4, 5" in text
     assert "route 'Emden -- Stade' added (points 3 house)" in text
     assert "city 'Stade', space 1: coin 1 → 0" in text
     assert "city 'Bremen', space 2 added (square pink)" in text
@@ -345,8 +369,8 @@ def test_route_attributes():
 def test_britannia_country_facts():
     edits = diff_boards(board("britannia_3p"), board("britannia_45p"))
     text = messages(edits)
-    assert "board: countries england wales → england wales scotland" in text
-    assert "city 'London': permissions wales → scotland wales" in text
+    assert "board: countries england, wales → england, wales, scotland" in text
+    assert "city 'London': permissions wales → scotland, wales" in text
     assert "route 'Carlisle -- Isle of Man': permanent_bonus move_2_any_tradesmen → none" in text
 
 
@@ -361,7 +385,7 @@ def test_games_compare_declaration_rules_and_board():
     assert text[:3] == [
         "game: rules original_2009 → bigbox_2021",
         "game: board hanseatic_3p → hanseatic_45p",
-        "game: players 3 → 4 5",
+        "game: players 3 → 4, 5",
     ]
     areas = [e.area for e in edits]
     assert areas.index("cities") < areas.index("bonus markers")
@@ -612,7 +636,7 @@ def test_ability_and_score_replacements():
         a, abilities=a.abilities[:4] + (treasury,), scoring=a.scoring[:5] + (network,)
     )
     assert messages(diff_rulesets(a, b)) == [
-        "ability 'bank' replaced by 'treasury' (values 2 4 6 all)",
+        "ability 'bank' replaced by 'treasury' (values 2, 4, 6, all)",
         "score F 'network' replaced by 'largest_network' (pp 1)",
     ]
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hansa.runtime.logs import read_log, replay
+from hansa.runtime.logs import action_keys, read_log, replay
 from play_support import GAME, assert_clean_error, load_game, run_cli
 
 
@@ -100,6 +100,7 @@ def test_changed_action_with_a_matching_name_is_caught(capsys, games, log_lines,
     tampered = [dict(line) for line in log_lines]
     tampered[index]["action"] = replacement
     tampered[index]["name"] = game.action_to_string(replacement)
+    tampered[index]["key"] = action_keys(game)[replacement]
     path = write_log(tmp_path, tampered)
     code, out, err = run_cli(capsys, "replay", str(path))
     assert_clean_error(code, out, err, f"{path}:")
@@ -112,6 +113,7 @@ def test_illegal_action_is_caught(capsys, games, log_lines, tmp_path) -> None:
     tampered = [dict(line) for line in log_lines]
     tampered[1]["action"] = 99999
     tampered[1].pop("name")
+    tampered[1].pop("key")
     path = write_log(tmp_path, tampered)
     code, out, err = run_cli(capsys, "replay", str(path))
     assert_clean_error(code, out, err, f"{path}:2:", "illegal action 99999")

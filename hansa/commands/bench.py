@@ -12,8 +12,9 @@ import math
 import random
 import time
 
-import hansa
 from hansa.compiler.errors import HansaError
+
+from .play import add_spec_option, load_game
 
 NAME = "bench"
 HELP = "benchmark random play, clone, JSON round trip and compile time per game"
@@ -29,6 +30,7 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="first game seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    add_spec_option(parser)
 
 
 def random_play(game, seconds: float, seed: int) -> dict:
@@ -82,13 +84,17 @@ def per_call(fn, items: list, repeat: int) -> float:
     return (time.process_time() - start) / (repeat * len(items)) * 1e6
 
 
-def compile_seconds(name: str) -> float:
+def compile_seconds(name: str, spec: str | None = None) -> float:
     """CPU seconds to compile the game in memory from the loaded spec (model, templates, exec)."""
     from hansa.compiler.codegen import build_game_module
     from hansa.compiler.project import load_project
     from hansa.compiler.rules_lower import resolve
+    from hansa.resolve import spec_folder
 
-    project = load_project(["spec"])
+    folder = spec_folder(spec)
+    if folder is None:
+        raise HansaError("no spec folder")
+    project = load_project([folder])
     project.raise_for_errors()
     decl = project.games[name]
     rules = resolve(decl.rules, project.rulesets)
@@ -98,8 +104,10 @@ def compile_seconds(name: str) -> float:
     return time.process_time() - start
 
 
-def bench_game(name: str, players: int | None, seconds: float, seed: int) -> dict:
-    game = hansa.load_game(name, players)
+def bench_game(
+    name: str, players: int | None, seconds: float, seed: int, spec: str | None = None
+) -> dict:
+    game = load_game(name, players, spec)
     figures: dict = {"game": name, "players": game.num_players()}
     figures.update(random_play(game, seconds, seed))
     states = sample_states(game, seed)
@@ -111,7 +119,7 @@ def bench_game(name: str, players: int | None, seconds: float, seed: int) -> dic
         if game.state_from_json(text).to_json() != text:
             raise HansaError(f"{name}: JSON round trip is not exact")
     try:
-        figures["compile_s"] = round(compile_seconds(name), 3)
+        figures["compile_s"] = round(compile_seconds(name, spec), 3)
     except (HansaError, OSError, KeyError):
         figures["compile_s"] = None  # no spec/ here: only the committed module is measured
     return figures
@@ -120,20 +128,22 @@ def bench_game(name: str, players: int | None, seconds: float, seed: int) -> dic
 def run(args) -> int:
     if not (math.isfinite(args.seconds) and 0 < args.seconds <= 3600):
         raise HansaError(f"--seconds must be more than 0 and at most 3600, not {args.seconds}")
-    games = args.games or sorted(hansa.available_games())
+    from hansa.resolve import catalogue
+
+    games = args.games or [g["name"] for g in catalogue(args.spec)["games"] if g["ok"]]
     if not games:
         raise HansaError("no games built; run `hansa build`")
     results = []
     for name in games:
         players = args.players
         if players is not None:
-            counts = hansa.load_game(name).info.player_counts
+            counts = load_game(name, None, args.spec).info.player_counts
             if players not in counts:
                 if args.games:
                     shown = ", ".join(str(c) for c in counts)
                     raise HansaError(f"game {name!r} is for {shown} players, not {players}")
                 continue
-        results.append(bench_game(name, players, args.seconds, args.seed))
+        results.append(bench_game(name, players, args.seconds, args.seed, args.spec))
         if not args.json:
             r = results[-1]
             compile_text = "-" if r["compile_s"] is None else f"{r['compile_s'] * 1000:.0f} ms"

@@ -13,8 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-from hansa.compiler.build_output import stale_modules, write_build
-from hansa.compiler.codegen import generate_modules, index_source
 from hansa.compiler.errors import HansaError
 
 NAME = "build"
@@ -38,6 +36,8 @@ def _current_text(path: Path) -> str | None:
 
 
 def expected_files(spec: Path) -> dict[str, str]:
+    from hansa.compiler.codegen import generate_modules, index_source
+
     modules = generate_modules(spec)
     files = {f"{module}.py": text for module, text in modules.values()}
     files["_index.py"] = index_source(modules)
@@ -45,6 +45,8 @@ def expected_files(spec: Path) -> dict[str, str]:
 
 
 def run(args) -> int:
+    from hansa.compiler.build_output import stale_modules, write_build
+
     spec = Path(args.spec)
     if not spec.is_dir():
         raise HansaError(f"{spec}: no spec folder")

@@ -9,9 +9,12 @@ unless --strict), 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from typing import TYPE_CHECKING
 
-from hansa.compiler.project import Project, load_project
+if TYPE_CHECKING:  # imported when run: `hansa` starts without loading the compiler
+    from hansa.compiler.project import Project
 
 NAME = "check"
 HELP = "check spec files (boards, rule sets, games) and report errors and warnings"
@@ -29,6 +32,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--strict", action="store_true", help="treat warnings as errors (exit 1 on any warning)"
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors and warnings")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the diagnostics as JSON (file, line, column, severity, message) on standard "
+        "output, for editors and CI",
+    )
 
 
 def _plural(count: int, word: str) -> str:
@@ -48,8 +57,35 @@ def summary(project: Project) -> str:
     )
 
 
+def as_json(project: Project) -> dict:
+    """The check's result as data: counts and every diagnostic with its place."""
+    from hansa.resolve import diagnostic_json
+
+    return {
+        "files": [str(f) for f in project.files],
+        "boards": sorted(project.boards),
+        "rulesets": sorted(project.rulesets),
+        "games": sorted(project.games),
+        "errors": len(project.errors),
+        "warnings": len(project.warnings),
+        "diagnostics": [diagnostic_json(d) for d in project.diagnostics],
+    }
+
+
 def run(args: argparse.Namespace) -> int:
-    project = load_project(args.paths)
+    from hansa.compiler.errors import HansaError
+    from hansa.compiler.project import Project, load_project
+
+    try:
+        project = load_project(args.paths)
+    except HansaError as exc:  # no such path, no spec files: still data for --json readers
+        if not args.json:
+            raise
+        project = Project(diagnostics=list(exc.diagnostics))
+    failed = bool(project.errors) or (args.strict and bool(project.warnings))
+    if args.json:
+        print(json.dumps(as_json(project), indent=1, ensure_ascii=False))
+        return 1 if failed else 0
     if project.diagnostics:
         print(project.format_diagnostics(), file=sys.stderr)
     if not args.quiet:

@@ -23,26 +23,19 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hansa.compiler.diff import (
-    Edit,
-    Side,
-    diff_boards,
-    diff_games,
-    diff_rulesets,
-    format_json,
-    format_markdown,
-    format_text,
-)
 from hansa.compiler.errors import HansaError, Span, did_you_mean
-from hansa.compiler.ir import Board
-from hansa.compiler.rules_ir import Game, RuleSet
+
+if TYPE_CHECKING:  # imported where used: `hansa` starts without loading the compiler
+    from hansa.compiler.diff import Edit, Side
+    from hansa.compiler.ir import Board
+    from hansa.compiler.rules_ir import Game, RuleSet
 
 NAME = "diff"
 HELP = "semantic diff of two boards, rule sets or games (exit 0 equal, 1 different, 2 error)"
 
-KIND_WORDS = {Board: "board", RuleSet: "rules", Game: "game"}
+KIND_WORDS = {"Board": "board", "RuleSet": "rules", "Game": "game"}  # by class name
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -222,6 +215,9 @@ class Candidate:
 
 
 def _declarations(project: Any) -> list[tuple[type, str, Any]]:
+    from hansa.compiler.ir import Board
+    from hansa.compiler.rules_ir import Game, RuleSet
+
     return [
         (cls, name, node)
         for cls, attr in ((Board, "boards"), (RuleSet, "rulesets"), (Game, "games"))
@@ -245,6 +241,8 @@ def _split_file_arg(arg: str) -> tuple[str, str | None] | None:
 
 def candidates(arg: str, loader: _Loader) -> list[Candidate]:
     """Everything one command-line argument can mean (usually exactly one declaration)."""
+    from hansa.compiler.ir import Board
+
     split = _split_file_arg(arg)
     if split is not None and split[0].endswith(".json"):
         from hansa.compiler.board_json import load_board_json
@@ -277,7 +275,14 @@ def candidates(arg: str, loader: _Loader) -> list[Candidate]:
         hint = did_you_mean(arg, known)
         if not hint and project.errors:
             hint = f" ({len(project.errors)} errors there; see `hansa check {spec_dir}`)"
-        raise HansaError(f"no board, rule set or game named '{arg}' in {spec_dir}/{hint}")
+        from hansa.resolve import listing
+        from hansa.runtime.names import shown
+
+        kinds = (("boards", "boards"), ("rulesets", "rule sets"), ("games", "games"))
+        there = "; ".join(f"{word}: {listing(getattr(project, a))}" for a, word in kinds)
+        raise HansaError(
+            f"no board, rule set or game named {shown(arg)} in {spec_dir}/{hint} ({there})"
+        )
     out = []
     for cls, name, node in found:
         file = _file_of(node)
@@ -301,7 +306,7 @@ def choose(arg: str, options: list[Candidate], other: list[Candidate]) -> Candid
         fitting = [c for c in options if c.cls in kinds]
         if len(fitting) == 1:
             return fitting[0]
-        names = ", ".join(f"{KIND_WORDS[c.cls]} {c.name}" for c in options)
+        names = ", ".join(f"{KIND_WORDS[c.cls.__name__]} {c.name}" for c in options)
         raise HansaError(
             f"'{arg}' can mean several declarations ({names}); write FILE:NAME to pick one"
         )
@@ -311,7 +316,11 @@ def choose(arg: str, options: list[Candidate], other: list[Candidate]) -> Candid
 def load(candidate: Candidate) -> Loaded:
     """The IR to compare for one declaration: a board, a resolved rule set, or a game with both."""
     cls, name, node, catalogue = candidate.cls, candidate.name, candidate.node, candidate.catalogue
-    side = Side(KIND_WORDS[cls], name, candidate.file)
+    from hansa.compiler.diff import Side
+    from hansa.compiler.ir import Board
+    from hansa.compiler.rules_ir import RuleSet
+
+    side = Side(KIND_WORDS[cls.__name__], name, candidate.file)
     if cls is Board:
         return Loaded(side, node, catalogue=catalogue)
     if cls is RuleSet:
@@ -341,6 +350,10 @@ def load_pair(
 
 def compare(a: Loaded, b: Loaded) -> list[Edit]:
     """The edits from A to B; both sides must be the same kind of declaration."""
+    from hansa.compiler.diff import diff_boards, diff_games, diff_rulesets
+    from hansa.compiler.ir import Board
+    from hansa.compiler.rules_ir import RuleSet
+
     if a.side.kind != b.side.kind:
         raise HansaError(
             f"cannot compare a {a.side.kind} ('{a.side.name}') with a {b.side.kind} "
@@ -439,6 +452,8 @@ def _game_decl(
 ) -> Game:
     """The spec's game that plays `rules` on `board`, else one made up for the simulation (for
     the player counts it was found through, else the board's, else --players)."""
+    from hansa.compiler.rules_ir import Game
+
     games = sorted(
         (g for g in catalogue.games.values() if g.rules == rules and g.board == board.id),
         key=lambda g: g.name,
@@ -479,6 +494,8 @@ def _view(catalogue: Any, loader: _Loader) -> _View:
 
 
 def _board_option(arg: str, loader: _Loader) -> Board:
+    from hansa.compiler.ir import Board
+
     found = [c for c in candidates(arg, loader) if c.cls is Board]
     if not found:
         raise HansaError(f"--board: '{arg}' is not a board")
@@ -598,6 +615,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _semantic_report(args: argparse.Namespace, edits: list[Edit], a: Loaded, b: Loaded) -> str:
+    from hansa.compiler.diff import format_json, format_markdown, format_text
+
     if args.format == "json":
         return format_json(edits, a.side, b.side)
     if args.format == "markdown":
@@ -613,6 +632,8 @@ def _print(text: str) -> None:
 def _run_simulation(
     args: argparse.Namespace, edits: list[Edit], a: Loaded, b: Loaded, loader: _Loader
 ) -> int:
+    from hansa.compiler.diff import format_json
+
     """Prepare both sides (every check before the first game), print the semantic diff, play,
     then print the behavioural comparison and draw the plot."""
     from hansa.compiler import diff_behaviour as behaviour

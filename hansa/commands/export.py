@@ -1,9 +1,9 @@
 """Print a board in the reference JSON schema (schema_version 1).
 
-BOARD is a board's name declared in a spec file under ./spec, or the path of a .hansa file. The
-board is checked first: errors stop the export (the JSON would not be valid reference data),
-warnings are printed to standard error. The output uses the reference files' layout: one city or
-route per line.
+BOARD is a board's name declared in the spec folder (--spec, default ./spec), or the path of a
+.hansa file. The board is checked first: errors stop the export (the JSON would not be valid
+reference data), warnings are printed to standard error. The output uses the reference files'
+layout: one city or route per line.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import argparse
 import sys
 
 from hansa.commands.fmt import write_text_atomically
-from hansa.compiler.board_json import board_to_json, dumps_board_json
 from hansa.compiler.errors import HansaError, Span
 
 NAME = "export"
@@ -21,7 +20,13 @@ HELP = "print a board in the reference JSON schema (schema_version 1)"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "board", metavar="BOARD", help="board name (declared under ./spec) or .hansa file"
+        "board", metavar="BOARD", help="board name (declared under --spec) or .hansa file"
+    )
+    parser.add_argument(
+        "--spec",
+        metavar="DIR",
+        default="spec",
+        help="spec folder that board names are looked up in (default: ./spec)",
     )
     parser.add_argument(
         "--json",
@@ -39,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from hansa.compiler.board_checks import check_board
+    from hansa.compiler.board_json import board_to_json, dumps_board_json
     from hansa.compiler.project import load_board
 
     if args.board.endswith(".json"):
@@ -46,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
             "is a JSON file; export reads a board from the DSL (`hansa import` reads JSON)",
             Span(args.board, 0, 0),
         )
-    board = load_board(args.board)  # a checked board: its errors raise, with their locations
+    # a checked board: its errors raise, with their locations
+    board = load_board(args.board, args.spec)
     for warning in check_board(board):
         if warning.severity != "error":
             print(warning.format(), file=sys.stderr)

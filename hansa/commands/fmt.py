@@ -14,7 +14,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from hansa.compiler.board_format import format_source
 from hansa.compiler.errors import HansaError
 from hansa.runtime.atomic import write_atomically
 
@@ -37,6 +36,7 @@ def write_text_atomically(path: str | Path, text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from hansa.compiler.board_format import format_source
     from hansa.compiler.parser import read_source
     from hansa.compiler.project import find_spec_files
 

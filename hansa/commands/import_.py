@@ -13,8 +13,6 @@ import argparse
 import sys
 
 from hansa.commands.fmt import write_text_atomically
-from hansa.compiler.board_format import format_board
-from hansa.compiler.board_json import load_board_json
 
 NAME = "import"
 HELP = "print a reference-schema board JSON file as board-language text"
@@ -31,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from hansa.compiler.board_format import format_board
+    from hansa.compiler.board_json import load_board_json
+
     text = format_board(load_board_json(args.json_file))
     if args.output:
         write_text_atomically(args.output, text)

@@ -42,7 +42,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
+def add_spec_option(parser: argparse.ArgumentParser) -> None:
+    """`--spec DIR`: where game, board and rule set names are looked up (see hansa.resolve)."""
+    parser.add_argument(
+        "--spec",
+        metavar="DIR",
+        default=None,
+        help="spec folder whose games are compiled on demand (default: ./spec if present; "
+        "then the built-in games)",
+    )
+
+
 def add_game_options(parser: argparse.ArgumentParser) -> None:
+    add_spec_option(parser)
     parser.add_argument(
         "--players",
         type=int,
@@ -66,11 +78,11 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_game(name: str, players: int | None):
-    """The game by name (generated module) for the player count, with hansa's clear errors."""
-    import hansa
+def load_game(name: str, players: int | None, spec: str | None = None):
+    """The game by name (spec folder or built in) for the player count, with clear errors."""
+    from hansa.resolve import load_game as resolve_game
 
-    return hansa.load_game(name, players=players)
+    return resolve_game(name, players, spec)
 
 
 def max_decisions(args: argparse.Namespace) -> int:
@@ -154,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     from hansa.runtime.logs import header_for, write_log
     from hansa.runtime.simulate import make_agents, parse_agents, play_game
 
-    game = load_game(args.game, args.players)
+    game = load_game(args.game, args.players, args.spec)
     limit = max_decisions(args)
     names = parse_agents(args.agents, game.num_players())
     agents = make_agents(names, args.seed)

@@ -1,12 +1,12 @@
 """Draw a board as a picture (SVG or PNG, by the output file's extension).
 
-BOARD is a board's name declared in a spec file under ./spec, or the path of a .hansa file. The
-board is loaded and checked first (errors stop the drawing; warnings go to standard error). The
-picture shows every city at its position with its trading-post spaces left to right (shape,
-privilege colour, coins), abilities, East-West terminals, the special-prestige city with its
-7/8/9/11 spaces, green cities; every route with its connection points (house points white squares,
-ship points dark-blue discs), taverns, permanent bonus markers and country colours; a title and a
-legend.
+BOARD is a board's name declared in the spec folder (--spec, default ./spec), or the path of a
+.hansa file. The board is loaded and checked first (errors stop the drawing; warnings go to
+standard error). The picture shows every city at its position with its trading-post spaces left
+to right (shape, privilege colour, coins), abilities, East-West terminals, the special-prestige
+city with its 7/8/9/11 spaces, green cities; every route with its connection points (house points
+white squares, ship points dark-blue discs), taverns, permanent bonus markers and country colours;
+a title and a legend.
 
 Without -o the picture is written to BOARD_ID.svg in the current folder. The file is written
 atomically: a failure leaves no file behind.
@@ -26,7 +26,13 @@ HELP = "draw a board as an SVG or PNG picture"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
-        "board", metavar="BOARD", help="board name (declared under ./spec) or .hansa file"
+        "board", metavar="BOARD", help="board name (declared under --spec) or .hansa file"
+    )
+    parser.add_argument(
+        "--spec",
+        metavar="DIR",
+        default="spec",
+        help="spec folder that board names are looked up in (default: ./spec)",
     )
     parser.add_argument(
         "-o",
@@ -63,12 +69,12 @@ def run(args: argparse.Namespace) -> int:
         output_format(Path(args.output))
     dpi = check_dpi(args.dpi if args.dpi is not None else DEFAULT_DPI)
     try:
-        board = load_board(args.board)
+        board = load_board(args.board, args.spec)
         failed: HansaError | None = None
     except HansaError as error:
         if not args.draw_anyway:
             raise
-        board, failed = _board_despite_errors(args.board, error), error
+        board, failed = _board_despite_errors(args.board, error, args.spec), error
         print(failed.format(), file=sys.stderr)
     for warning in (d for d in check_board(board) if d.severity != "error"):
         print(warning.format(), file=sys.stderr)
@@ -85,11 +91,11 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed is not None else 0
 
 
-def _board_despite_errors(name_or_path: str, error: HansaError):
+def _board_despite_errors(name_or_path: str, error: HansaError, spec: str = "spec"):
     """The board as lowered though it fails its checks; re-raise `error` if it never got so far."""
     from pathlib import Path
 
-    from hansa.compiler.project import DEFAULT_SPEC_DIR, SPEC_SUFFIX, load_project
+    from hansa.compiler.project import SPEC_SUFFIX, load_project
 
     path = Path(name_or_path)
     if path.is_file() or name_or_path.endswith(SPEC_SUFFIX):
@@ -97,8 +103,8 @@ def _board_despite_errors(name_or_path: str, error: HansaError):
         if len(boards) == 1:
             return boards[0]
         raise error
-    if DEFAULT_SPEC_DIR.is_dir():
-        board = load_project([DEFAULT_SPEC_DIR]).boards.get(name_or_path)
+    if Path(spec).is_dir():
+        board = load_project([spec]).boards.get(name_or_path)
         if board is not None:
             return board
     raise error

@@ -11,10 +11,18 @@ anyway, with a warning.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 
-from .play import end_text, format_scores, load_game, outcome_fields, winners_text
+from .play import (
+    add_spec_option,
+    end_text,
+    format_scores,
+    load_game,
+    outcome_fields,
+    winners_text,
+)
 
 NAME = "replay"
 HELP = "re-apply a game log (hansa play --log) and verify every decision and the final state"
@@ -24,12 +32,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("log", metavar="LOG", help="a game log (JSON lines)")
     parser.add_argument("--json", action="store_true", help="print the verified result as JSON")
+    add_spec_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from hansa.runtime.logs import replay
 
-    result = replay(args.log, load_game)
+    result = replay(args.log, functools.partial(load_game, spec=args.spec))
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     record, state = result.record, result.state

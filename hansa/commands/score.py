@@ -16,7 +16,7 @@ import json
 from hansa.compiler.errors import HansaError, Span
 from hansa.runtime.serialize import json_problem, read_text_file
 
-from .play import format_scores, load_game, winners_text
+from .play import add_spec_option, format_scores, load_game, winners_text
 
 NAME = "score"
 HELP = "print the final scoring (A–F, total, winners) of a saved or hand-written state"
@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="player count, if the state does not say",
     )
     parser.add_argument("--json", action="store_true", help="print the scoring as JSON")
+    add_spec_option(parser)
 
 
 def read_state_file(path: str) -> dict:
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     players = args.players if args.players is not None else data.get("players")
     if players is not None and (isinstance(players, bool) or not isinstance(players, int)):
         raise HansaError(f"{args.state}: players: expected a whole number, got {players!r}")
-    game = load_game(name, players)
+    game = load_game(name, players, args.spec)
     data = dict(data)
     data.setdefault("game", game.name)
     data.setdefault("players", game.num_players())

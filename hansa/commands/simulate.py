@@ -13,6 +13,7 @@ Agents as for `hansa play`: greedy, random or module:Class, one for every seat o
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise HansaError(f"-n must be at least 1, got {args.games}")
     if args.jobs is not None and args.jobs < 1:
         raise HansaError(f"--jobs must be at least 1, got {args.jobs}")
-    game = load_game(args.game, args.players)
+    game = load_game(args.game, args.players, args.spec)
     limit = max_decisions(args)
     progress = _Progress(args.games, enabled=not args.json and sys.stderr.isatty())
     started = time.perf_counter()
@@ -92,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             max_decisions=limit,
             progress=progress,
+            loader=functools.partial(load_game, spec=args.spec),
         )
     finally:
         progress.close()
