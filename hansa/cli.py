@@ -26,6 +26,7 @@ COMMANDS = [
     "replay",
     "score",
     "diff",
+    "serve",
 ]
 
 
