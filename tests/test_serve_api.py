@@ -143,6 +143,7 @@ def test_a_human_decision_is_the_engines_decision(client, catalogue):
         "player": 0,
         "action": place["id"],
         "name": place["name"],
+        "target": place["target"],
     }
 
 
@@ -278,6 +279,7 @@ def test_a_cli_log_opens_for_stepping_through(client, tmp_path, capsys, catalogu
     decisions = [json.loads(line) for line in text.splitlines()[1:-1]]
     assert view["mode"] == "replay" and view["at"] == 0 and view["length"] == len(decisions)
     assert [e["name"] for e in view["history"]] == [d["name"] for d in decisions]
+    assert [e["action"] for e in view["history"]] == [d["action"] for d in decisions]
     assert view["seats"] == ["greedy"] * 3 and view["legal"] == []
     state = catalogue.game(GAME, 3).new_initial_state(6)
     for d in decisions[:10]:

@@ -188,7 +188,7 @@ def create_app(catalogue: Catalogue | None = None, max_sessions: int | None = No
         return JSONResponse(session.view(), status_code=201)
 
     async def on_hansa_error(request: Request, exc: HansaError) -> Response:
-        return _error(exc.format(), 400)
+        return _error(exc.format(getattr(exc, "sources", None)), 400)
 
     async def on_bad_request(request: Request, exc: BadRequest) -> Response:
         return _error(exc.message, exc.status)

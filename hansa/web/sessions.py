@@ -10,6 +10,7 @@ imports a web framework: `hansa.web.app` puts these objects behind HTTP.
 from __future__ import annotations
 
 import secrets
+from contextlib import contextmanager
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -90,9 +91,11 @@ class Catalogue:
         self.lock = threading.Lock()
         built = hansa.available_games()
         bundled = bundled_spec_dir()
-        _games, self.boards, _ = load_spec(bundled)
-        spec_games, spec_boards, self.problems = load_spec(self.spec_dir)
-        self.boards.update(spec_boards)
+        spec_games, self.boards, self.problems = load_spec(self.spec_dir)
+        same = self.spec_dir is not None and bundled is not None and self.spec_dir.is_dir()
+        if bundled is not None and not (same and self.spec_dir.resolve() == bundled):
+            bundled_boards = load_spec(bundled)[1]  # the built games' boards, for drawing
+            self.boards = {**bundled_boards, **self.boards}
         for name in sorted(built):
             module = self._built(name)
             ns = vars(module)
@@ -330,8 +333,8 @@ class Session:
         player = state.current_player()
         live = at == length and self.mode != "replay" and not terminal
         legal = []
+        targets = action_targets(self.game.module)
         if live:
-            targets = action_targets(self.game.module)
             legal = [
                 {"id": a, "name": state.action_to_string(a), "target": targets[a]}
                 for a in state.legal_actions()
@@ -363,7 +366,13 @@ class Session:
                 "final": terminal,
             },
             "history": [
-                {"n": n, "player": p, "action": a, "name": game.action_to_string(a)}
+                {
+                    "n": n,
+                    "player": p,
+                    "action": a,
+                    "name": game.action_to_string(a),
+                    "target": targets[a],
+                }
                 for n, (p, a) in enumerate(self.moves[since:], start=since + 1)
             ],
             "end_trigger": self.tracker.end_trigger(self.state) if at == length else None,
@@ -449,7 +458,8 @@ class Sessions:
         """A log, verified as `hansa replay` verifies it, opened for stepping through."""
         from hansa.runtime.logs import replay
 
-        result = replay(name, self.catalogue.game, text=text)
+        with _quoting(name, text):
+            result = replay(name, self.catalogue.game, text=text)
         head_agents = _header_agents(text, result.game.num_players())
         session = self._add(
             game=result.game,
@@ -470,14 +480,26 @@ class Sessions:
         """A state JSON, checked as `hansa score` checks it; played on from there."""
         from hansa.commands.score import load_state, parse_state_text
 
-        data = parse_state_text(text, name)
-        game, state = load_state(data, name, game_name, players, self.catalogue.game)
+        with _quoting(name, text):
+            data = parse_state_text(text, name)
+            game, state = load_state(data, name, game_name, players, self.catalogue.game)
         if seats is None:
             seats = [HUMAN] * game.num_players()
         seats = check_seats(seats, game.num_players())
         return self._add(
             game=game, mode="position", seed=None, seats=seats, initial=state, source_name=name
         )
+
+
+@contextmanager
+def _quoting(name: str, text: str):
+    """Errors about an uploaded file quote its lines from `text` (never from a file on disk that
+    happens to have the upload's name), as the command line quotes the file."""
+    try:
+        yield
+    except HansaError as exc:
+        exc.sources = {name: text}
+        raise
 
 
 def _header_agents(text: str, players: int) -> list[str]:

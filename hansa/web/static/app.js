@@ -296,27 +296,31 @@ function renderDesks(view) {
   const abilities = S.rules.abilities;
   st.player_state.forEach((ps, p) => {
     const desk = h("div", { class: "desk" + (p === view.current_player ? " current" : ""), "data-player": p });
-    desk.appendChild(swatch(p, 22));
-    const name = h("div");
-    name.appendChild(h("span", { class: "name" }, `Player ${p}`));
-    name.appendChild(document.createTextNode(` · ${seatLabel(view, p)} · supply ${ps.supply.traders}▪ ${ps.supply.merchants}● · stock ${ps.stock.traders}▪ ${ps.stock.merchants}●`));
-    desk.appendChild(name);
-    const pp = h("div", { class: "pp", title: "PP on the track / total if the game ended now" }, `${ps.track} | ${view.scores.totals[p]}`);
-    desk.appendChild(pp);
-    const line2 = h("div", { class: "line2" });
+    desk.appendChild(swatch(p, 24));
+    const lines = h("div", { class: "lines" });
+    const head = h("div");
+    head.appendChild(h("span", { class: "name" }, `Player ${p}`));
+    head.appendChild(document.createTextNode(` · ${seatLabel(view, p)}` + (p === view.current_player ? " · deciding" : "")));
+    lines.appendChild(head);
+    lines.appendChild(h("div", {}, `supply ${ps.supply.traders}▪ ${ps.supply.merchants}● · stock ${ps.stock.traders}▪ ${ps.stock.merchants}● · track ${ps.track} PP`));
     const parts = abilities.map((a) => {
       const level = ps.abilities[a.name];
       let value = a.values[Math.min(level, a.values.length - 1)];
       if (a.name === "privilege") value = PRIVILEGE_NAMES[value] || value;
       if (a.name === "bank" && value >= 99) value = "all";
-      return `${a.name} ${value}`;
+      const short = { privilege: "priv.", actions: "act." }[a.name] || a.name;
+      return `${short} ${value}`;
     });
-    line2.textContent = parts.join(" · ");
+    lines.appendChild(h("div", { class: "abl" }, parts.join(" · ")));
     const markers = ps.markers || { unused: [], used: [] };
     if (markers.unused.length || markers.used.length) {
-      line2.textContent += ` · markers: ${markers.unused.map(markerShort).join(", ") || "—"}` + (markers.used.length ? ` (+${markers.used.length} used)` : "");
+      lines.appendChild(h("div", { class: "mk" }, `markers: ${markers.unused.map(markerShort).join(", ") || "none unused"}` + (markers.used.length ? ` (+${markers.used.length} used)` : "")));
     }
-    desk.appendChild(line2);
+    desk.appendChild(lines);
+    const pp = h("div", { class: "pp", title: "PP if the game ended now (final scoring A–F)" });
+    pp.appendChild(h("b", {}, String(view.scores.totals[p])));
+    pp.appendChild(h("small", {}, "PP now"));
+    desk.appendChild(pp);
     box.appendChild(desk);
   });
 }
@@ -475,7 +479,7 @@ function piece(parent, code, x, y, s, extra = {}) {
   const g = el("g", { class: "piece-g", "data-piece": code, ...extra }, parent);
   if (code[0] === "t") el("rect", { x: x - s / 2, y: y - s / 2, width: s, height: s, rx: s * 0.12, fill: colour(p), class: "piece" }, g);
   else el("circle", { cx: x, cy: y, r: s / 2, fill: colour(p), class: "piece" }, g);
-  el("text", { x, y: y + s * 0.04, "font-size": s * 0.78, fill: TEXT_ON[p % 5], class: "piece-text" }, g, String(p));
+  el("text", { x, y: y + s * 0.05, "font-size": s * 0.82, fill: TEXT_ON[p % 5], class: "piece-text" }, g, String(p));
   return g;
 }
 
@@ -494,7 +498,7 @@ function drawPieces(view) {
     if (!route) continue;
     const points = route.cities[0] === r.cities[0] ? route.points : route.points.slice().reverse();
     r.points.forEach((code, j) => {
-      if (code && points[j]) piece(layer, code, points[j].at[0], points[j].at[1], route.size * 1.15);
+      if (code && points[j]) piece(layer, code, points[j].at[0], points[j].at[1], route.size * 1.45);
     });
     if (r.marker) {
       const [x, y] = midpoint(route);
@@ -513,11 +517,11 @@ function drawPieces(view) {
     const city = byName[c.name];
     if (!city) continue;
     c.posts.forEach((code, j) => {
-      if (code && city.spaces[j]) piece(layer, code, city.spaces[j].at[0], city.spaces[j].at[1], size * 0.82);
+      if (code && city.spaces[j]) piece(layer, code, city.spaces[j].at[0], city.spaces[j].at[1], size * 0.9);
     });
     (c.additional_posts || []).forEach((code, k) => {
       const first = city.spaces[0] ? city.spaces[0].at : city.centre;
-      piece(layer, code, first[0] - (k + 1) * (size + 3), first[1], size * 0.82);
+      piece(layer, code, first[0] - (k + 1) * (size + 3), first[1], size * 0.9);
     });
   }
   const sp = S.layout.special_prestige;
@@ -528,11 +532,11 @@ function drawPieces(view) {
   }
   // the last decision, outlined (its point, route or city)
   const last = view.at > 0 ? S.history[view.at - 1] : null;
-  if (last && view.legal !== undefined) outlineLast(last);
+  if (last) outlineLast(last);
 }
 
 function outlineLast(entry) {
-  const target = (S.targetOf || {})[entry.action];
+  const target = entry.target;
   if (!target) return;
   const shape = targetShape(target);
   if (shape) { shape.setAttribute("class", "last-move"); $("pieces").appendChild(shape); }
@@ -567,8 +571,6 @@ function targetShape(target) {
 function drawTargets(view) {
   const layer = $("targets");
   layer.innerHTML = "";
-  S.targetOf = S.targetOf || {};
-  for (const a of view.legal) if (a.target) S.targetOf[a.id] = a.target;
   if (view.waiting_for !== "human") return;
   const groups = new Map();
   for (const a of view.legal) {
