@@ -140,7 +140,8 @@ OFFERED = """
 const d = document.body.dataset;
 return {
   at: Number(d.at), waiting: d.waiting, terminal: d.terminal,
-  listed: [...document.querySelectorAll("#legal-list button[data-action]")].map(b => b.dataset.action),
+  listed: [...document.querySelectorAll("#legal-list button[data-action]")]
+    .map(b => b.dataset.action),
   targets: [...document.querySelectorAll("#targets .legal")].map(g => g.dataset.target),
 };
 """

@@ -10,9 +10,9 @@ imports a web framework: `hansa.web.app` puts these objects behind HTTP.
 from __future__ import annotations
 
 import secrets
-from contextlib import contextmanager
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
