@@ -195,6 +195,30 @@ def test_agents_play_the_same_game_as_hansa_play(client, catalogue):
     assert response.status_code == 400 and "over" in response.json()["error"]
 
 
+def test_a_house_rule_from_the_spec_is_played_to_the_end_by_a_human_seat(client, catalogue):
+    """The human seat picks among the offered actions (seeded); greedy agents play the others."""
+    import random
+
+    house = "short-hanseatic-45p"
+    assert catalogue.entries[house].source == "spec"
+    view = new_game(client, seats=("human", "greedy", "greedy", "greedy"), game=house, players=4)
+    sid, rng, human = view["id"], random.Random(1), 0
+    while not view["terminal"]:
+        if view["waiting_for"] == "agent":
+            view = finish_with_agents(client, sid)
+            continue
+        choice = rng.choice(view["legal"])["id"]
+        response = client.post(
+            f"/api/sessions/{sid}/action", json={"action": choice, "since": view["length"]}
+        )
+        assert response.status_code == 200, response.text
+        view, human = response.json(), human + 1
+        assert human < 3000
+    assert view["end_trigger"] != "unfinished" and len(view["scores"]["totals"]) == 4
+    track = max(p["track"] for p in view["state"]["player_state"])
+    assert track >= 15 or view["end_trigger"] != "track_pp"  # the house rule's limit
+
+
 def test_agents_step_one_at_a_time(client):
     view = new_game(client, seats=("greedy", "greedy", "greedy"))
     sid = view["id"]

@@ -294,6 +294,11 @@ function renderDesks(view) {
   box.innerHTML = "";
   const st = view.state;
   const abilities = S.rules.abilities;
+  const board = [`cities completed ${st.completed_cities || 0}` + (S.rules.completed_cities ? ` / ${S.rules.completed_cities}` : "")];
+  if (S.rules.end_track_pp) board.push(`game ends at ${S.rules.end_track_pp} track PP`);
+  board.push(`markers in supply ${(st.marker_supply || []).length}`);
+  if ((st.east_west || []).length) board.push(`East-West: ${st.east_west.map((p) => "P" + p).join(", ")}`);
+  box.appendChild(h("div", { id: "board-info", class: "muted" }, board.join(" · ")));
   st.player_state.forEach((ps, p) => {
     const desk = h("div", { class: "desk" + (p === view.current_player ? " current" : ""), "data-player": p });
     desk.appendChild(swatch(p, 24));
