@@ -306,3 +306,37 @@ def test_a_broken_log_shows_the_cli_message(server, browser, tmp_path, capsys):
     shown = driver.find_element(By.ID, "error-text").text
     # the page names the file as the browser uploads it (its base name)
     assert shown == expected.replace(str(log), log.name)
+
+
+def test_a_position_plays_on_step_by_step(server, browser, tmp_path):
+    import hansa
+
+    driver = browser
+    state = hansa.load_game(GAME, 3).new_initial_state(2)
+    for _ in range(12):
+        state.apply_action(state.legal_actions()[-1])
+    position = tmp_path / "position.json"
+    position.write_text(state.to_json(), encoding="utf-8")
+    driver.get(server)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#f-seat-2"), "the seats")
+    for p in range(3):
+        Select(driver.find_element(By.ID, f"f-seat-{p}")).select_by_value("greedy")
+    Select(driver.find_element(By.ID, "agent-delay")).select_by_value("-1")
+    driver.find_element(By.ID, "f-state").send_keys(str(position))
+    wait_for(driver, lambda: body(driver, "waiting") == "agent" and settled_step(driver), "it")
+    assert body(driver, "length") == "0"
+    assert "Save log" in driver.find_element(By.ID, "btn-log").text
+    assert "disabled" in driver.find_element(By.ID, "btn-log").get_attribute("class")
+    for n in range(1, 4):
+        driver.find_element(By.ID, "agent-step").click()
+        wait_for(driver, lambda n=n: body(driver, "length") == str(n), f"agent step {n}")
+    time.sleep(0.3)  # step by step: nothing moves by itself
+    assert body(driver, "length") == "3"
+    pieces = driver.find_elements(By.CSS_SELECTOR, "#pieces .piece-g")
+    assert len(pieces) >= sum(
+        1 for r in state.to_dict()["routes"] for piece in r["points"] if piece
+    )
+
+
+def settled_step(driver) -> bool:
+    return body(driver, "busy") == "0"
