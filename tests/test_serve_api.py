@@ -161,6 +161,15 @@ def test_an_illegal_action_is_refused_and_changes_nothing(client):
     assert again["state"] == view["state"] and again["length"] == 0
 
 
+def test_a_bad_field_beside_a_legal_action_changes_nothing(client):
+    view = new_game(client)
+    sid, action = view["id"], view["legal"][-1]["id"]
+    for extra in ({"since": -1}, {"since": "x"}, {"at": 5}):
+        response = client.post(f"/api/sessions/{sid}/action", json={"action": action, **extra})
+        assert response.status_code == 400, extra
+    assert client.get(f"/api/sessions/{sid}").json()["length"] == 0
+
+
 def test_a_stale_page_cannot_apply_a_decision_twice(client):
     view = new_game(client)
     sid, action = view["id"], view["legal"][-1]["id"]

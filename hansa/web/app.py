@@ -124,12 +124,12 @@ def create_app(catalogue: Catalogue | None = None, max_sessions: int | None = No
     async def act(request: Request) -> Response:
         session = session_of(request)
         data = await _body(request)
-        since = data.get("since", 0)
+        since = _since(data)
 
         def apply():
             with session.lock:
                 session.human_action(data.get("action"), data.get("at"))
-                return session.view(None, min(since, len(session.moves)) if _is_int(since) else 0)
+                return session.view(None, min(since, len(session.moves)))
 
         return JSONResponse(await run_in_threadpool(apply))
 
@@ -138,7 +138,7 @@ def create_app(catalogue: Catalogue | None = None, max_sessions: int | None = No
         data = await _body(request)
         steps = data.get("steps", 1)
         until_human = data.get("until_human", False)
-        since = data.get("since", 0)
+        since = _since(data)
         if not _is_int(steps) or not 1 <= steps <= 20_000:
             raise BadRequest(f"steps: expected a whole number from 1 to 20000, got {steps!r}")
         if not isinstance(until_human, bool):
@@ -147,7 +147,7 @@ def create_app(catalogue: Catalogue | None = None, max_sessions: int | None = No
         def run():
             with session.lock:
                 session.agent_steps(steps, until_human)
-                return session.view(None, min(since, len(session.moves)) if _is_int(since) else 0)
+                return session.view(None, min(since, len(session.moves)))
 
         return JSONResponse(await run_in_threadpool(run))
 
@@ -220,6 +220,14 @@ def create_app(catalogue: Catalogue | None = None, max_sessions: int | None = No
     app.state.catalogue = catalogue
     app.state.sessions = sessions
     return app
+
+
+def _since(data: dict) -> int:
+    """The `since` of a request that changes a game, checked before anything changes."""
+    since = data.get("since", 0)
+    if not _is_int(since) or since < 0:
+        raise BadRequest(f"since: expected a whole number from 0, got {since!r}")
+    return since
 
 
 def _is_int(value: object) -> bool:
