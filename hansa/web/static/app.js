@@ -488,9 +488,18 @@ function piece(parent, code, x, y, s, extra = {}) {
   return g;
 }
 
-function midpoint(route) {
+// Beside the middle of a route, on the side away from its tavern or bonus label.
+function markerSpot(route) {
   const path = route.path;
-  return path[Math.floor(path.length / 2)];
+  const k = Math.floor(path.length / 2);
+  const [x, y] = path[k];
+  const a = path[Math.max(k - 1, 0)], b = path[Math.min(k + 1, path.length - 1)];
+  const len = Math.hypot(b[0] - a[0], b[1] - a[1]) || 1;
+  const nx = -(b[1] - a[1]) / len, ny = (b[0] - a[0]) / len;
+  const off = route.size * 0.75 + 7;
+  const sides = [1, -1].map((s) => [x + s * nx * off, y + s * ny * off]);
+  const away = (p) => Math.min(...route.labels.map((l) => Math.hypot(l.at[0] - p[0], l.at[1] - p[1])), 1e9);
+  return away(sides[0]) >= away(sides[1]) ? sides[0] : sides[1];
 }
 
 function drawPieces(view) {
@@ -506,13 +515,13 @@ function drawPieces(view) {
       if (code && points[j]) piece(layer, code, points[j].at[0], points[j].at[1], route.size * 1.45);
     });
     if (r.marker) {
-      const [x, y] = midpoint(route);
+      const [x, y] = markerSpot(route);
       const text = markerShort(r.marker);
       const w = text.length * 4.2 + 8;
       const g = el("g", { class: "marker", "data-marker": r.marker }, markers);
       el("title", {}, g, `bonus marker: ${r.marker}`);
-      el("rect", { x: x - w / 2, y: y - 16, width: w, height: 11, rx: 5, class: "marker-box" }, g);
-      el("text", { x, y: y - 10.5, "font-size": 7.5, class: "marker-text" }, g, text);
+      el("rect", { x: x - w / 2, y: y - 5.5, width: w, height: 11, rx: 5, class: "marker-box" }, g);
+      el("text", { x, y: y + 0.5, "font-size": 7.5, class: "marker-text" }, g, text);
     }
   }
   const size = S.layout.space_size;
@@ -679,7 +688,10 @@ function setup() {
   $("step-last").addEventListener("click", () => S.view && fetchView(S.view.length));
   $("slider").addEventListener("change", (event) => fetchView(Number(event.target.value)));
   $("agent-step").addEventListener("click", () => agentMove(false));
-  $("agent-delay").addEventListener("change", () => { if (S.view) { renderLegal(S.view); scheduleAgents(); } });
+  $("agent-delay").addEventListener("change", (event) => {
+    event.target.blur(); // the arrow keys step through the game again
+    if (S.view) { renderLegal(S.view); scheduleAgents(); }
+  });
   document.addEventListener("keydown", (event) => {
     if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName) && event.target.type !== "range") return;
     if (event.key === "ArrowLeft") { step(-1); event.preventDefault(); }
