@@ -84,6 +84,27 @@ def test_catalogue_reports_spec_errors_and_keeps_the_built_games(tmp_path):
     assert GAME in catalogue.entries
 
 
+def test_a_spec_with_errors_keeps_the_built_games_and_reports_the_new_one(tmp_path):
+    import shutil
+
+    spec = tmp_path / "spec"
+    shutil.copytree(ROOT / "spec", spec)
+    (spec / "house" / "mine.hansa").write_text(
+        "game mine-45p = no_such_rules on hanseatic_45p players 4..5\n", encoding="utf-8"
+    )
+    catalogue = Catalogue(spec)
+    assert any("no_such_rules" in problem for problem in catalogue.problems)
+    assert catalogue.entries[GAME].source == "built"
+    client = TestClient(create_app(catalogue))
+    assert new_game(client)["game"] == GAME
+    if "mine-45p" in catalogue.entries:  # listed, but it cannot be compiled: the spec's error
+        response = client.post(
+            "/api/sessions",
+            json={"game": "mine-45p", "players": 4, "seats": ["human"] * 4},
+        )
+        assert response.status_code == 400 and "no_such_rules" in response.json()["error"]
+
+
 def test_board_layout_places_every_city_space_route_and_point(client, catalogue):
     data = client.get(f"/api/games/{GAME}/board").json()
     layout = data["layout"]

@@ -103,6 +103,8 @@ class Catalogue:
                 name, "built", tuple(ns["PLAYER_COUNTS"]), ns["RULES_NAME"], ns["BOARD_ID"]
             )
         for name in sorted(spec_games):  # the spec's own version wins: it is what the author edits
+            if self.problems and name in built:
+                continue  # a spec with errors compiles no game: keep the built one playable
             decl = spec_games[name]
             self.entries[name] = GameEntry(name, "spec", decl.players, decl.rules, decl.board)
             self.modules.pop(name, None)
