@@ -27,6 +27,7 @@ COMMANDS = [
     "score",
     "diff",
     "list_",
+    "serve",
 ]
 
 

@@ -185,9 +185,12 @@ def _field(path: str, entry: LogLine, key: str, kind: type | tuple[type, ...], w
     return value
 
 
-def read_log(path: str) -> GameLog:
-    """Read and structurally check a log; every problem names the file and line."""
-    raw = read_text_file(path)
+def read_log(path: str, text: str | None = None) -> GameLog:
+    """Read and structurally check a log; every problem names the file and line.
+
+    `text` is the log's content when it did not come from a file (an upload), named `path`.
+    """
+    raw = read_text_file(path) if text is None else text
     entries: list[LogLine] = []
     for number, text in enumerate(raw.split("\n"), start=1):  # "\n" only: see the docstring
         if not text.strip():
@@ -265,12 +268,13 @@ class ReplayResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def replay(path: str, loader) -> ReplayResult:
+def replay(path: str, loader, text: str | None = None) -> ReplayResult:
     """Re-apply a log to a fresh game and check every decision and the footer's claims.
 
-    `loader(name, players)` gives the `Game` (normally `hansa.load_game`).
+    `loader(name, players)` gives the `Game` (normally `hansa.load_game`); `text`, when given, is
+    the log's content (see `read_log`).
     """
-    log = read_log(path)
+    log = read_log(path, text)
     head = log.header.data
     game = loader(head["game"], head["players"])
     warnings = []

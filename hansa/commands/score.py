@@ -38,7 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def read_state_file(path: str) -> dict:
-    text = read_text_file(path)
+    return parse_state_text(read_text_file(path), path)
+
+
+def parse_state_text(text: str, path: str) -> dict:
+    """The JSON object of a state file's text (named `path` in errors); `hansa serve` shares it."""
     if not text.strip():
         raise HansaError("empty file (expected a state as JSON)", Span(path, 0, 0))
     try:
@@ -57,17 +61,15 @@ def read_state_file(path: str) -> dict:
     return data
 
 
-def run(args: argparse.Namespace) -> int:
-    data = read_state_file(args.state)
-    name = args.game if args.game is not None else data.get("game")
+def load_state(data: dict, path: str, game_name=None, players=None, loader=load_game):
+    """The game and checked state of a state file's JSON; errors name the file and the field."""
+    name = game_name if game_name is not None else data.get("game")
     if not isinstance(name, str):
-        raise HansaError(
-            f"{args.state}: game: the state names no game (a string); give --game GAME"
-        )
-    players = args.players if args.players is not None else data.get("players")
+        raise HansaError(f"{path}: game: the state names no game (a string); give --game GAME")
+    players = players if players is not None else data.get("players")
     if players is not None and (isinstance(players, bool) or not isinstance(players, int)):
-        raise HansaError(f"{args.state}: players: expected a whole number, got {players!r}")
-    game = load_game(name, players, args.spec)
+        raise HansaError(f"{path}: players: expected a whole number, got {players!r}")
+    game = loader(name, players)
     data = dict(data)
     data.setdefault("game", game.name)
     data.setdefault("players", game.num_players())
@@ -77,7 +79,15 @@ def run(args: argparse.Namespace) -> int:
         message = exc.message
         if message.startswith("state JSON: "):
             message = message[len("state JSON: ") :]
-        raise HansaError(f"{args.state}: {message}") from None
+        raise HansaError(f"{path}: {message}") from None
+    return game, state
+
+
+def run(args: argparse.Namespace) -> int:
+    data = read_state_file(args.state)
+    game, state = load_state(
+        data, args.state, args.game, args.players, lambda n, p: load_game(n, p, args.spec)
+    )
     breakdown = state.score_breakdown()
     returns = [sum(b.values()) for b in breakdown]
     winners = state.winners()

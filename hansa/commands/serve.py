@@ -1,0 +1,96 @@
+"""Serve a local web app to play games against agents and step through game logs.
+
+Open the printed URL in a browser. The start page offers every built game and every game declared
+in the spec folder (`--spec`, default spec/; compiled in memory, so a house rule being edited is
+played as written), the player count, who plays each seat (a human in the page, or an agent such
+as greedy or random) and the seed. The board shows the pieces in player colours with the player's
+number on each (traders square, merchants round); the legal actions of the current decision are
+offered on the board and as a list. A game played in the page can be saved as a log that
+`hansa replay` accepts; a log (`hansa play --log`) or a state JSON can be opened and stepped
+through. Needs the `web` extra: pip install -e '.[web]'. The API is described in docs/serve.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+
+from hansa.compiler.errors import HansaError
+
+NAME = "serve"
+HELP = "serve a local web app to play games and step through logs in a browser"
+
+INSTALL_HINT = "hansa serve needs the web extra (starlette, uvicorn): pip install -e '.[web]'"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument(
+        "--spec",
+        metavar="DIR",
+        default=None,
+        help="spec folder whose games are offered too, compiled in memory (default: spec/ if any)",
+    )
+    parser.add_argument(
+        "--port", type=int, default=8000, metavar="N", help="port (default 8000; 0 picks one)"
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: only this machine can connect)",
+    )
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket, so a busy port is one clear error before the server starts."""
+    if not 0 <= port <= 65535:
+        raise HansaError(f"--port must be from 0 to 65535, got {port}")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise HansaError(f"--host {host!r}: {exc.strerror}") from None
+    family, kind, proto, _name, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise HansaError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/"
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import starlette  # noqa: F401
+        import uvicorn
+    except ImportError:
+        raise HansaError(INSTALL_HINT) from None
+    from pathlib import Path
+
+    from hansa.web.app import create_app
+    from hansa.web.sessions import Catalogue
+
+    spec = args.spec
+    if spec is not None and not Path(spec).is_dir():
+        raise HansaError(f"--spec {spec}: no such folder")
+    catalogue = Catalogue(spec if spec is not None else "spec")
+    for problem in catalogue.problems:
+        print(problem, file=sys.stderr)
+    sock = bind(args.host, args.port)
+    config = uvicorn.Config(create_app(catalogue), log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    print(f"hansa serve: {url_of(sock)}  (Ctrl-C stops)", flush=True)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0

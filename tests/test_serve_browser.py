@@ -1,0 +1,342 @@
+"""`hansa serve` in a real headless browser (Debian's chromium + chromedriver, driven by selenium).
+
+A human seat plays a full game of bigbox-hanseatic-3p against two greedy agents by clicking the
+legal actions the page offers (on the board and in the list) until the final scoring; the game's
+log is saved from the page and verified by `hansa replay`; a `hansa play --log` log is opened and
+stepped through with the arrow keys. Screenshots go to tests/artifacts/ (not committed).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import socket
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+    pytest.skip(
+        "needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)",
+        allow_module_level=True,
+    )
+pytest.importorskip("selenium")
+pytest.importorskip("uvicorn")
+pytest.importorskip("starlette")
+
+import uvicorn  # noqa: E402
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
+
+from hansa.cli import main  # noqa: E402
+from hansa.web.app import create_app  # noqa: E402
+from hansa.web.sessions import Catalogue  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+GAME = "bigbox-hanseatic-3p"
+FLAGS = (
+    "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+    "--disable-background-networking --disable-component-update --disable-sync "
+    "--disable-dev-shm-usage --window-size=1366,768"
+).split()
+MAX_HUMAN_DECISIONS = 1500
+
+
+@pytest.fixture(scope="module")
+def server():
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    app = create_app(Catalogue(ROOT / "spec"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    server.should_exit = True
+    thread.join(timeout=10)
+    sock.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    profile = tempfile.mkdtemp(prefix="hansa-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1366, "height": 768, "deviceScaleFactor": 1, "mobile": False},
+    )
+    driver.set_script_timeout(90)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def shot(driver, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+
+
+def body(driver, key: str) -> str | None:
+    return driver.execute_script(f"return document.body.dataset.{key} || null")
+
+
+def wait_for(driver, condition, what: str, timeout: float = 30.0, error_expected: bool = False):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if body(driver, "error") == "1" and not error_expected:
+            text = driver.find_element(By.ID, "error-text").text
+            raise AssertionError(f"the page shows an error while waiting for {what}: {text}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.03)
+
+
+def settled(driver) -> bool:
+    """The page is idle: no request running and no agent about to move."""
+    return body(driver, "busy") == "0" and (
+        body(driver, "waiting") != "agent" or body(driver, "terminal") == "1"
+    )
+
+
+# Waits inside the page (one round trip) until it shows a decision after `at` and is idle.
+WAIT_AFTER = """
+const [at, done] = [arguments[0], arguments[arguments.length - 1]];
+const start = Date.now();
+(function poll() {
+  const d = document.body.dataset;
+  if (d.error === "1") return done("error: " + document.getElementById("error-text").textContent);
+  const idle = d.busy === "0" && (d.waiting !== "agent" || d.terminal === "1");
+  if (idle && Number(d.at) > at) return done("ok");
+  if (Date.now() - start > 60000) return done("timeout");
+  setTimeout(poll, 5);
+})();
+"""
+# What the page offers now: the list's action ids and the board's highlighted targets.
+OFFERED = """
+const d = document.body.dataset;
+return {
+  at: Number(d.at), waiting: d.waiting, terminal: d.terminal,
+  listed: [...document.querySelectorAll("#legal-list button[data-action]")]
+    .map(b => b.dataset.action),
+  targets: [...document.querySelectorAll("#targets .legal")].map(g => g.dataset.target),
+};
+"""
+
+
+def click_board_target(driver, target) -> bool:
+    """Click a highlighted board element where it is drawn (a route at the middle of its line)."""
+    x, y, hit = driver.execute_script(
+        """
+        const target = arguments[0];
+        const shape = target.querySelector('.hit, .route-under');
+        let p;
+        if (shape.tagName === 'polyline') {
+          p = shape.getPointAtLength(shape.getTotalLength() / 2);
+        } else {
+          const b = shape.getBBox();
+          p = {x: b.x + b.width / 2, y: b.y + b.height / 2};
+        }
+        const m = shape.getScreenCTM();
+        const x = p.x * m.a + p.y * m.c + m.e, y = p.x * m.b + p.y * m.d + m.f;
+        const top = document.elementFromPoint(x, y);
+        return [x, y, !!top && target.contains(top)];
+        """,
+        target,
+    )
+    if not hit:  # covered by another target: the list offers the same actions
+        return False
+    actions = ActionChains(driver)
+    actions.w3c_actions.pointer_action.move_to_location(int(x), int(y))
+    actions.w3c_actions.pointer_action.click()
+    actions.perform()
+    return True
+
+
+def play_one_human_decision(driver, offered: dict, rng: random.Random, stats: dict) -> None:
+    assert offered["listed"], "a human decision without legal actions in the list"
+    clicked = False
+    if offered["targets"] and rng.random() < 0.5:
+        key = rng.choice(offered["targets"])
+        target = driver.find_element(By.CSS_SELECTOR, f'#targets [data-target="{key}"]')
+        if click_board_target(driver, target):
+            menu = driver.find_elements(By.CSS_SELECTOR, "#menu:not(.hidden) button[data-action]")
+            if menu:
+                rng.choice(menu).click()
+                stats["menu"] += 1
+            stats["board"] += 1
+            clicked = True
+    if not clicked:
+        action = rng.choice(offered["listed"])
+        driver.find_element(By.CSS_SELECTOR, f'#legal-list button[data-action="{action}"]').click()
+        stats["list"] += 1
+    result = driver.execute_async_script(WAIT_AFTER, offered["at"])
+    assert result == "ok", result
+
+
+def test_a_full_game_with_a_human_seat_in_the_browser(server, browser, tmp_path):
+    driver = browser
+    driver.get(server)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#f-game option"), "games")
+    Select(driver.find_element(By.ID, "f-game")).select_by_value(GAME)
+    seats = [Select(driver.find_element(By.ID, f"f-seat-{p}")) for p in range(3)]
+    for seat, name in zip(seats, ["human", "greedy", "greedy"], strict=True):
+        seat.select_by_value(name)
+    seed = driver.find_element(By.ID, "f-seed")
+    seed.clear()
+    seed.send_keys("7")
+    shot(driver, "01-start")
+    Select(driver.find_element(By.ID, "agent-delay")).select_by_value("0")
+    driver.find_element(By.ID, "f-start").click()
+    wait_for(driver, lambda: body(driver, "waiting") == "human", "the human's first decision")
+    status = driver.find_element(By.ID, "status").text
+    assert "Player 0 (you)" in status and "your decision" in status
+    assert driver.find_elements(By.CSS_SELECTOR, "#board .city")  # the board is drawn
+    shot(driver, "02-first-decision")
+
+    rng = random.Random(7)
+    stats = {"board": 0, "list": 0, "menu": 0}
+    started = time.monotonic()
+    for decision in range(MAX_HUMAN_DECISIONS):
+        offered = driver.execute_script(OFFERED)
+        if offered["terminal"] == "1":
+            break
+        assert offered["waiting"] == "human", offered
+        if decision == 40:
+            shot(driver, "03-midgame")
+        play_one_human_decision(driver, offered, rng, stats)
+    else:
+        raise AssertionError(f"the game did not end after {MAX_HUMAN_DECISIONS} human decisions")
+    elapsed = time.monotonic() - started
+    print(f"human decisions: {decision} ({stats}), {elapsed:.1f} s")
+    assert stats["board"] > 10 and stats["list"] > 10
+
+    # the final scoring table opens by itself
+    wait_for(driver, lambda: driver.find_element(By.ID, "scores").is_displayed(), "final scores")
+    assert driver.find_element(By.ID, "scores-title").text == "Final scoring"
+    rows = driver.find_elements(By.CSS_SELECTOR, "#scores-table tbody tr")
+    assert len(rows) == 3 and driver.find_elements(By.CSS_SELECTOR, "#scores-table tr.winner")
+    assert "wins" in driver.find_element(By.ID, "status").text or "Shared" in (
+        driver.find_element(By.ID, "status").text
+    )
+    shot(driver, "04-final-scores")
+    driver.find_element(By.ID, "scores-close").click()
+
+    # the page's log is a hansa play --log log: hansa replay verifies it
+    href = driver.find_element(By.ID, "btn-log").get_attribute("href")
+    with urllib.request.urlopen(href, timeout=30) as response:
+        text = response.read().decode("utf-8")
+    log = tmp_path / "browser-game.jsonl"
+    log.write_text(text, encoding="utf-8")
+    assert main(["replay", str(log)]) == 0
+    footer = json.loads(text.splitlines()[-1])
+    assert footer["finished"] is True and footer["decisions"] == int(body(driver, "length"))
+
+
+def test_a_cli_log_is_stepped_through_with_the_keyboard(server, browser, tmp_path):
+    driver = browser
+    log = tmp_path / "greedy.jsonl"
+    assert main(["play", GAME, "--seed", "3", "--agents", "greedy", "--log", str(log)]) == 0
+    decisions = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()[1:-1]]
+    driver.get(server)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#f-game option"), "games")
+    driver.find_element(By.ID, "f-log").send_keys(str(log))
+    wait_for(driver, lambda: body(driver, "length") == str(len(decisions)), "the log to open")
+    assert body(driver, "at") == "0"
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#history li")) == len(decisions)
+    page = driver.find_element(By.TAG_NAME, "body")
+    for n in range(1, 6):
+        page.send_keys(Keys.ARROW_RIGHT)
+        wait_for(driver, lambda n=n: body(driver, "at") == str(n) and settled(driver), f"step {n}")
+        now = driver.find_element(By.CSS_SELECTOR, "#history li.now").text
+        assert now == f"P{decisions[n - 1]['player']}: {decisions[n - 1]['name']}"
+    page.send_keys(Keys.ARROW_LEFT)
+    wait_for(driver, lambda: body(driver, "at") == "4" and settled(driver), "a step back")
+    slider = driver.find_element(By.ID, "slider")
+    driver.execute_script(
+        "arguments[0].value = 150; arguments[0].dispatchEvent(new Event('change'))", slider
+    )
+    wait_for(driver, lambda: body(driver, "at") == "150" and settled(driver), "the slider")
+    assert "position after decision 150" in driver.find_element(By.ID, "status").text
+    pieces = driver.find_elements(By.CSS_SELECTOR, "#pieces .piece-g")
+    assert pieces, "no pieces on the board at decision 150"
+    shot(driver, "05-log-step")
+    page.send_keys(Keys.END)
+    wait_for(driver, lambda: body(driver, "terminal") == "1" and settled(driver), "the end")
+    shot(driver, "06-log-end")
+
+
+def test_a_broken_log_shows_the_cli_message(server, browser, tmp_path, capsys):
+    driver = browser
+    log = tmp_path / "broken.jsonl"
+    assert main(["play", GAME, "--seed", "1", "--log", str(log)]) == 0
+    lines = log.read_text(encoding="utf-8").splitlines()
+    log.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")  # no footer
+    capsys.readouterr()
+    assert main(["replay", str(log)]) == 1
+    expected = capsys.readouterr().err.strip()
+    driver.get(server)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#f-game option"), "games")
+    driver.find_element(By.ID, "f-log").send_keys(str(log))
+    shown = lambda: driver.find_element(By.ID, "error").is_displayed()  # noqa: E731
+    wait_for(driver, shown, "the error", error_expected=True)
+    shown = driver.find_element(By.ID, "error-text").text
+    # the page names the file as the browser uploads it (its base name)
+    assert shown == expected.replace(str(log), log.name)
+
+
+def test_a_position_plays_on_step_by_step(server, browser, tmp_path):
+    import hansa
+
+    driver = browser
+    state = hansa.load_game(GAME, 3).new_initial_state(2)
+    for _ in range(12):
+        state.apply_action(state.legal_actions()[-1])
+    position = tmp_path / "position.json"
+    position.write_text(state.to_json(), encoding="utf-8")
+    driver.get(server)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#f-seat-2"), "the seats")
+    for p in range(3):
+        Select(driver.find_element(By.ID, f"f-seat-{p}")).select_by_value("greedy")
+    Select(driver.find_element(By.ID, "agent-delay")).select_by_value("-1")
+    driver.find_element(By.ID, "f-state").send_keys(str(position))
+    wait_for(driver, lambda: body(driver, "waiting") == "agent" and settled_step(driver), "it")
+    assert body(driver, "length") == "0"
+    assert "Save log" in driver.find_element(By.ID, "btn-log").text
+    assert "disabled" in driver.find_element(By.ID, "btn-log").get_attribute("class")
+    for n in range(1, 4):
+        driver.find_element(By.ID, "agent-step").click()
+        wait_for(driver, lambda n=n: body(driver, "length") == str(n), f"agent step {n}")
+    time.sleep(0.3)  # step by step: nothing moves by itself
+    assert body(driver, "length") == "3"
+    pieces = driver.find_elements(By.CSS_SELECTOR, "#pieces .piece-g")
+    assert len(pieces) >= sum(
+        1 for r in state.to_dict()["routes"] for piece in r["points"] if piece
+    )
+
+
+def settled_step(driver) -> bool:
+    return body(driver, "busy") == "0"
