@@ -411,7 +411,7 @@ def test_a_state_json_opens_and_plays_on(client, catalogue):
 def test_a_malformed_state_is_refused_with_the_cli_message(client, tmp_path, capsys, text):
     path = tmp_path / "state.json"
     path.write_text(text, encoding="utf-8")
-    expected = cli_error(capsys, ["score", str(path)])
+    expected = cli_error(capsys, ["score", str(path), "--spec", str(ROOT / "spec")])
     response = client.post("/api/positions", json={"name": str(path), "text": text})
     assert response.status_code == 400
     assert response.json()["error"] == expected

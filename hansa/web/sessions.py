@@ -75,9 +75,11 @@ def load_spec(spec_dir: str | Path | None) -> tuple[dict, dict, list[str]]:
 
 
 def compile_spec_game(name: str, spec_dir: str | Path) -> ModuleType:
-    from hansa.compiler.codegen import compile_module
+    """The module of a game declared in `spec_dir`, compiled by the CLI's resolver (cached by the
+    spec folder's hash, so `hansa play --spec` and the page share one compiled module)."""
+    from hansa.resolve import load_game
 
-    return compile_module(name, game=name, spec_dir=spec_dir)
+    return load_game(name, None, spec_dir).module
 
 
 class Catalogue:
@@ -119,6 +121,10 @@ class Catalogue:
         if entry is None:
             from hansa.compiler.errors import did_you_mean
 
+            if isinstance(name, str) and self.spec_dir is not None and self.spec_dir.is_dir():
+                from hansa.resolve import load_game
+
+                load_game(name, None, self.spec_dir)  # raises the CLI's message for an unknown name
             raise HansaError(f"unknown game {name!r}{did_you_mean(str(name), self.entries)}")
         with self.lock:
             module = self.modules.get(entry.name)
