@@ -16,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hansa.runtime.serialize import json_problem
+
 from .board_lower import MAX_ROUTE_POINTS, PLAYER_COUNT_RANGE, VERIFICATION_LIST_KEYS
 from .errors import HansaError, Span, did_you_mean
 from .ir import (
@@ -479,8 +481,9 @@ def load_board_json(path: str | Path) -> Board:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise HansaError(f"not valid JSON: {exc.msg}", Span(name, exc.lineno, exc.colno)) from None
-    except RecursionError:
-        raise HansaError("not valid JSON: nested too deeply", Span(name, 0, 0)) from None
+    except (RecursionError, ValueError) as exc:  # nesting, or a number of 5,000 digits
+        message, line, column = json_problem(exc, text)
+        raise HansaError(message, Span(name, line, column)) from None
     return board_from_json(data, name)
 
 

@@ -480,11 +480,15 @@ def check_rules_project(
     resolved: dict[str, RuleSet] = {}
     out: list[Diagnostic] = []
     folded: dict = {}  # shared by every resolve: each link of a chain is folded once
+    reported: set[Diagnostic] = set()  # a parent's errors reach every child: report them once
     for name in rulesets:
         try:
             resolved[name] = resolve(name, rulesets, cache=folded)
         except HansaError as exc:
-            out.extend(d for d in exc.diagnostics if d not in out)
+            for d in exc.diagnostics:
+                if d not in reported:
+                    reported.add(d)
+                    out.append(d)
     for game in games.values():
         if game.rules in rulesets and game.rules not in resolved:
             continue  # its rule set's errors are reported already

@@ -147,8 +147,14 @@ def write_text_atomically(path: str, text: str) -> None:
     write_atomically(path, text)
 
 
+# Characters other tools (and str.splitlines) take for line ends; json.dumps leaves them raw inside
+# strings (a city named with U+2028), so they are written as JSON escapes: one entry, one line.
+_LINE_BREAKERS = str.maketrans({ch: f"\\u{ord(ch):04x}" for ch in "\x85\u2028\u2029"})
+
+
 def write_log(path: str, game: Game, header: dict, record: GameRecord, state) -> None:
-    write_text_atomically(path, "\n".join(log_lines(game, header, record, state)) + "\n")
+    text = "\n".join(log_lines(game, header, record, state)) + "\n"
+    write_text_atomically(path, text.translate(_LINE_BREAKERS))
 
 
 # ---- reading
@@ -193,6 +199,7 @@ def read_log(path: str, text: str | None = None) -> GameLog:
     raw = read_text_file(path) if text is None else text
     entries: list[LogLine] = []
     for number, text in enumerate(raw.split("\n"), start=1):  # "\n" only: see the docstring
+        text = text.removesuffix("\r")
         if not text.strip():
             continue
         try:

@@ -212,3 +212,14 @@ def test_score_and_replay_refuse_hostile_json_with_a_location(tmp_path, capsys):
     log.write_text("[" * 100_000 + "\n", encoding="utf-8")
     assert main(["replay", str(log)]) == 1
     assert "nested too deeply" in capsys.readouterr().err
+
+
+def test_board_import_refuses_hostile_json_with_a_location(tmp_path, capsys):
+    big = tmp_path / "big.json"
+    big.write_text('{\n "schema": ' + "1" * 5000 + "}\n", encoding="utf-8")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000, encoding="utf-8")
+    assert main(["import", str(big)]) == 1
+    assert f"{big}:2:12: error: a number of 5000 digits is too large" in capsys.readouterr().err
+    assert main(["import", str(deep)]) == 1
+    assert f"{deep}:1:1: error: not valid JSON for us: nested too deeply" in capsys.readouterr().err
