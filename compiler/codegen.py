@@ -128,7 +128,13 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         sources=[_comment_safe(repr(s)) for s in shown],
         constants=constants,
         origins=origins,
-        marker_kinds_used=[k for k in _marker_kind_order() if comp.get("marker_" + k)],
+        marker_kinds_used=[
+            k
+            for k in _marker_kind_order()
+            if comp.get("marker_" + k)
+            or (k == "develop_ability" and comp.get("permanent_develop_ability"))
+        ],
+        permanent_names=list(model.constants.get("PERMANENT_NAMES", ())),
         end_kinds_used=[k for k in END_KINDS if comp.get("end_" + k)],
         marker_type_kinds=_marker_type_kinds(model),
         marker_types=list(
