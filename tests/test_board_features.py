@@ -295,3 +295,18 @@ def test_a_large_board_builds_in_seconds_and_its_module_grows_linearly(tmp_path)
         sizes[side] = len(text)
     # 4x the routes: well under 16x the text (quadratic growth would give about 16x)
     assert sizes[32] < 6 * sizes[16]
+
+
+def test_check_warns_past_the_board_size_build_is_measured_on():
+    from hansa.compiler.board_checks import BUILD_TESTED_CITIES, check_board
+    from hansa.compiler.ir import Board, City, PostSpace, Route
+
+    space = (PostSpace("square", "white"),)
+    n = BUILD_TESTED_CITIES + 1
+    cities = tuple(City(f"C{i}", space) for i in range(n))
+    routes = tuple(Route((f"C{i}", f"C{i + 1}"), ("any", "any")) for i in range(n - 1))
+    board = Board("huge", "Huge", east_west=("C0", f"C{n - 1}"), cities=cities, routes=routes)
+    warnings = [d for d in check_board(board) if d.severity == "warning"]
+    assert any("hansa build is measured up to" in d.message for d in warnings)
+    small = Board("small", "Small", east_west=("C0", "C9"), cities=cities[:10], routes=routes[:9])
+    assert not any("measured" in d.message for d in check_board(small))
