@@ -397,6 +397,12 @@ POINT_CLASS = tuple(_CLASS_KEYS.index(_point_class_key(x)) for x in range(N_POIN
 N_CLASSES = len(_CLASS_KEYS)
 CLASS_ROUTE = tuple(POINT_ROUTE[POINT_CLASS.index(cl)] for cl in range(N_CLASSES))
 CLASS_MERCHANT = tuple(key[2] for key in _CLASS_KEYS)
+# Route groups (country, needs a permission): a moved piece's origin as the rules see it.
+_GROUP_KEYS = sorted({(ROUTE_COUNTRY[r], ROUTE_PERMIT_BIT[r] > 0) for r in range(N_ROUTES)})
+ROUTE_GROUP = tuple(
+    _GROUP_KEYS.index((ROUTE_COUNTRY[r], ROUTE_PERMIT_BIT[r] > 0)) for r in range(N_ROUTES)
+)
+GROUP_ROUTE = tuple(ROUTE_GROUP.index(g) for g in range(len(_GROUP_KEYS)))
 
 
 # ---- the state
@@ -1132,8 +1138,7 @@ def _legal_move_frame(s: State, top: tuple) -> list[int]:
         if held:
             acts.append(A_DONE_PICKING)
         return acts
-    acts = _drop_points(s, whose, picked, held)
-    acts = _country_drops(s, whose, picked, held, acts)
+    acts = _country_drops(s, whose, picked, held)
     if unchanged and len(held) == 1:
         restoring = {A_DROP + x for x, code in picked if code == held[0]}
         changing = [a for a in acts if a not in restoring]
@@ -1177,45 +1182,109 @@ def _apply_move_frame(s: State, top: tuple, action: int) -> None:
 # A moved piece's destinations depend on the country of the route it came from: own Move
 # `own_or_free`, a marker's move `same_country`. Points fall into classes (country,
 # free or not, ship point) so a drop is offered only when the other held pieces can still go down.
-def _country_ok(whose: int, origin: int, r2: int) -> bool:
-    if whose == 0:
+def _country_ok(mode: int, origin: int, r2: int) -> bool:
+    if mode == 0:
         return ROUTE_COUNTRY[r2] == ROUTE_COUNTRY[origin] or not ROUTE_PERMIT_BIT[r2]
     return ROUTE_COUNTRY[r2] == ROUTE_COUNTRY[origin]
 
 
-def _class_ok(whose: int, code: int, origin: int, cl: int) -> bool:
-    return bool(code & 1 or not CLASS_MERCHANT[cl]) and _country_ok(whose, origin, CLASS_ROUTE[cl])
+def _allowed_classes(mode: int, kind: int, origin: int) -> tuple[bool, ...]:
+    """Per point class: may a piece of `kind` from route `origin` go there in an own Move (mode 0)
+    or a marker's move (mode 1)."""
+    return tuple(
+        bool(kind or not CLASS_MERCHANT[cl]) and _country_ok(mode, origin, CLASS_ROUTE[cl])
+        for cl in range(N_CLASSES)
+    )
 
 
-def _feasible(whose: int, held: tuple, origins: list, i: int, counts: list) -> bool:
-    """Whether held pieces i.. can all be put on free points of their allowed classes."""
-    if i == len(held):
+# ALLOWED[mode][kind][route group] (route group: country and whether it needs a permission)
+ALLOWED = tuple(
+    tuple(
+        tuple(_allowed_classes(mode, kind, GROUP_ROUTE[g]) for g in range(len(GROUP_ROUTE)))
+        for kind in (0, 1)
+    )
+    for mode in (0, 1)
+)
+# The same per point: ALLOWED_POINTS[mode][kind][route group][point]
+ALLOWED_POINTS = tuple(
+    tuple(tuple(tuple(ok[cl] for cl in POINT_CLASS) for ok in by_group) for by_group in by_kind)
+    for by_kind in ALLOWED
+)
+
+
+def _feasible(oks: list, i: int, counts: list) -> bool:
+    """Whether held pieces i.. can all be put on free points of classes they may take."""
+    if i == len(oks):
         return True
+    ok = oks[i]
     for cl in range(N_CLASSES):
-        if counts[cl] and _class_ok(whose, held[i], origins[i], cl):
+        if counts[cl] and ok[cl]:
             counts[cl] -= 1
-            ok = _feasible(whose, held, origins, i + 1, counts)
+            found = _feasible(oks, i + 1, counts)
             counts[cl] += 1
-            if ok:
+            if found:
                 return True
     return False
 
 
-def _country_drops(s: State, whose: int, picked: tuple, held: tuple, acts: list) -> list:
+def _country_drops(s: State, whose: int, picked: tuple, held: tuple) -> list[int]:
+    """DROP ids for the first held piece where its country allows, leaving room for the others
+    (the point classes count ship points apart, so held traders keep their house points)."""
     if len(picked) < len(held):
-        return acts
-    origins = [POINT_ROUTE[x] for x, _code in picked[len(picked) - len(held) :]]
-    counts = [0] * N_CLASSES
-    for x in s.free:
-        counts[POINT_CLASS[x]] += 1
-    allowed = set()
+        return _drop_points(s, whose, picked, held)
+    free = s.free
+    first = len(picked) - len(held)
+    table = ALLOWED[1 if whose else 0]
+    oks = [
+        table[code & 1][ROUTE_GROUP[POINT_ROUTE[picked[first + i][0]]]]
+        for i, code in enumerate(held)
+    ]
+    ok = oks[0]
+    point_class = POINT_CLASS
+    ok_points = ALLOWED_POINTS[1 if whose else 0][held[0] & 1][
+        ROUTE_GROUP[POINT_ROUTE[picked[first][0]]]
+    ]
+    if len(oks) == 1:
+        return [A_DROP + x for x in free if ok_points[x]]
+    # Usually each other held piece can go back to the point it came from: then any allowed
+    # point but those is fine, and taking one of those is fine when its piece may go to the
+    # first piece's point instead. Otherwise count the free points by class.
+    pt = s.pt
+    origins = [picked[first + i][0] for i in range(len(held))]
+    rest = origins[1:]
+    counts = None
+    if all(pt[y] < 0 for y in rest):
+        drops = [A_DROP + x for x in free if ok_points[x]]
+        home = origins[0] if pt[origins[0]] < 0 else -1
+        for j, x in enumerate(rest, 1):
+            if ok[point_class[x]] and not (home >= 0 and oks[j][point_class[home]]):
+                if counts is None:
+                    counts = _class_counts(free)
+                cl = point_class[x]
+                counts[cl] -= 1
+                fits = _feasible(oks, 1, counts)
+                counts[cl] += 1
+                if not fits:
+                    drops.remove(A_DROP + x)
+        return drops
+    counts = _class_counts(free)
+    room = []
     for cl in range(N_CLASSES):
-        if counts[cl] and _class_ok(whose, held[0], origins[0], cl):
+        fits = False
+        if ok[cl] and counts[cl]:
             counts[cl] -= 1
-            if _feasible(whose, held, origins, 1, counts):
-                allowed.add(cl)
+            fits = _feasible(oks, 1, counts)
             counts[cl] += 1
-    return [a for a in acts if a < A_DROP or POINT_CLASS[a - A_DROP] in allowed]
+        room.append(fits)
+    return [A_DROP + x for x in free if room[point_class[x]]]
+
+
+def _class_counts(free: list[int]) -> list[int]:
+    counts = [0] * N_CLASSES
+    point_class = POINT_CLASS
+    for x in free:
+        counts[point_class[x]] += 1
+    return counts
 
 
 # ---- action: create a trade route
