@@ -248,6 +248,10 @@ def _city_summary(city: City) -> str:
     parts = [f"{{ {spaces} }}" if spaces else "{ }"]
     if city.abilities:
         parts.insert(0, "ability " + " | ".join(city.abilities))
+    if city.permissions:
+        parts.insert(0, "permission " + ", ".join(city.permissions))
+    if city.countries:
+        parts.insert(0, "country " + ", ".join(city.countries))
     if not city.hanseatic:
         parts.insert(0, "green")
     return " ".join(parts)

@@ -310,3 +310,85 @@ def test_check_warns_past_the_board_size_build_is_measured_on():
     assert any("hansa build is measured up to" in d.message for d in warnings)
     small = Board("small", "Small", east_west=("C0", "C9"), cities=cities[:10], routes=routes[:9])
     assert not any("measured" in d.message for d in check_board(small))
+
+
+def test_make_position_writes_green_city_posts_and_permanent_marker_frames():
+    """make_position balances pieces for the new JSON fields: a green city's posts, a pending
+    permanent-marker frame holding a piece lifted off the board, the permissions used."""
+    from hansa.runtime.positions import make_position
+
+    eastern = hansa.load_game("bigbox-eastern", 3)
+    state = make_position(
+        eastern,
+        {
+            "cities": [{"name": "Belgard", "green": True, "posts": ["t1", "m0"]}],
+            "completed_cities": 1,  # a green city with a post is complete
+            "routes": [{"cities": ["Danzig", "Malmö"], "points": ["t0", "t0", None, None]}],
+            "stack": [
+                {
+                    "frame": "permanent_marker",
+                    "player": 0,
+                    "route": ["Danzig", "Malmö"],
+                    "left": 2,
+                    "holding": None,
+                }
+            ],
+        },
+    )
+    assert state.to_dict()["cities"][2] == {"name": "Belgard", "green": True, "posts": ["t1", "m0"]}
+    assert state.score_breakdown()[0]["E"] == 2  # the rightmost post wins the tie
+    names = [state.action_to_string(a) for a in state.legal_actions()]
+    assert "put a trader of the created route on Lübeck–Wismar #1" in names
+    britannia = hansa.load_game("bigbox-britannia-45p", 4)
+    state = make_position(
+        britannia,
+        {
+            "cities": [{"name": "Cardiff", "posts": ["t0", None, None, None, None]}],
+            "turn": {"permissions_used": ["Cardiff"]},
+            "stack": [
+                {
+                    "frame": "permanent_marker",
+                    "player": 0,
+                    "route": ["Calais", "Southampton"],
+                    "left": 1,
+                    "holding": "trader",
+                }
+            ],
+        },
+    )
+    names = [state.action_to_string(a) for a in state.legal_actions()]
+    assert names and all(n.startswith("put an own trader on") for n in names)
+    assert state.to_dict()["turn"]["permissions_used"] == ["Cardiff"]
+
+
+def test_diff_lists_the_board_features_that_differ(tmp_path):
+    """hansa diff between the Hanseatic and Britannia games names the board's features (countries,
+    permissions, permanent markers); a house rule's changed board rule is one edit at its line."""
+    run = subprocess.run(
+        [sys.executable, "-m", "hansa", "diff", "bigbox-hanseatic-45p", "bigbox-britannia-45p"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert run.returncode == 1, run.stderr
+    out = run.stdout
+    assert "countries none → england wales scotland" in out
+    assert "completed_cities 10 → 8" in out
+    assert "city 'Cardiff' added (country wales permission wales {" in out
+    assert "permanent place_2_tradesmen_in_wales_or_scotland, country england" in out
+    house = tmp_path / "house.hansa"
+    house.write_text(
+        "rules majority_5 extends bigbox_2021 {\n    score G country_majority pp 5, 3, 1\n"
+        "    board_rules permissions once_per_turn no\n}\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "hansa", "diff", "bigbox_2021", str(house)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert run.returncode == 1, run.stderr
+    assert "2 differences" in run.stdout
+    assert "board rule 'permissions': once_per_turn yes → no" in run.stdout
+    assert "house.hansa:2" in run.stdout and "house.hansa:3" in run.stdout
