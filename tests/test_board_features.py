@@ -392,3 +392,25 @@ def test_diff_lists_the_board_features_that_differ(tmp_path):
     assert "2 differences" in run.stdout
     assert "board rule 'permissions': once_per_turn yes → no" in run.stdout
     assert "house.hansa:2" in run.stdout and "house.hansa:3" in run.stdout
+
+
+def test_greedy_uses_permanent_markers():
+    """The greedy beginner takes a permanent marker's effect rather than declining it."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from scenario_support import Position, act
+
+    from hansa.runtime.greedy import GreedyAgent
+
+    game = hansa.load_game("bigbox-eastern", 4)
+    no_post = "neither post nor ability: all route pieces to the stock"
+    for route, expected in (
+        (("Stralsund", "Malmö", "t0", "m0", "m0"), "develop privilege"),
+        (("Malmö", "Visby", "t0", "m0", "t0"), "establish a post in green city"),
+        (("Danzig", "Malmö", "t0", "t0", "t0", "m0"), "put a "),
+        (("Wismar", "Stralsund", "t0", "m0", "m0"), "use the permanent marker"),
+    ):
+        pos = Position(game).route(*route).player(0, book=1).route("Lübeck", "Wismar", "t1")
+        state = pos.state()
+        act(state, f"create route {route[0]}–{route[1]}", no_post)
+        choice = GreedyAgent(seed=0).step(state, state.legal_actions())
+        assert state.action_to_string(choice).startswith(expected)
