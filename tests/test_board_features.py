@@ -397,9 +397,8 @@ def test_diff_lists_the_board_features_that_differ(tmp_path):
 def test_greedy_uses_permanent_markers():
     """The greedy beginner takes a permanent marker's effect rather than declining it."""
     sys.path.insert(0, str(Path(__file__).parent))
-    from scenario_support import Position, act
-
     from hansa.runtime.greedy import GreedyAgent
+    from scenario_support import Position, act
 
     game = hansa.load_game("bigbox-eastern", 4)
     no_post = "neither post nor ability: all route pieces to the stock"
