@@ -101,6 +101,16 @@ class GameTables:
         self.permanent_routes = frozenset(
             r for r, m in enumerate(ns.get("ROUTE_PERMANENT", ())) if m >= 0
         )
+        self.route_country: tuple = ns.get("ROUTE_COUNTRY", ())
+        self.route_permit: tuple = ns.get("ROUTE_PERMIT_BIT", ())
+
+    def can_move_between(self, origin: int, target: int) -> bool:
+        """Whether an own Move may take a piece from route `origin` to route `target` (countries:
+        into the piece's own country or a free one)."""
+        if not self.route_country:
+            return True
+        same = self.route_country[origin] == self.route_country[target]
+        return same or not self.route_permit[target]
 
 
 _TABLES: dict[type, GameTables] = {}
@@ -404,11 +414,24 @@ class GreedyAgent:
     def _gathering_target(self, state, t: GameTables, me: int) -> int | None:
         """The route to complete with pieces moved from other routes, if there are enough."""
         mine, opp, free = self._route_counts(state, t, me)
-        total = sum(mine)
+        merchants = [0] * t.n_routes  # my merchants per route; free ship points per route
+        free_ships = [0] * t.n_routes
+        for x, code in enumerate(state.pt):
+            r = t.point_route[x]
+            if code < 0 and t.merchant_only[x]:
+                free_ships[r] += 1
+            elif code >= 0 and code >> 1 == me and code & 1:
+                merchants[r] += 1
         best, best_key = None, None
         for r in range(t.n_routes):
-            if opp[r] or not free[r] or total - mine[r] < free[r]:
+            if opp[r] or not free[r]:
                 continue
+            sources = [o for o in range(t.n_routes) if o != r and mine[o]]
+            sources = [o for o in sources if t.can_move_between(o, r)]
+            if sum(mine[o] for o in sources) < free[r]:
+                continue
+            if sum(merchants[o] for o in sources) < free_ships[r]:
+                continue  # ship points take merchants only
             key = (mine[r] - free[r], mine[r])
             if best_key is None or key > best_key:
                 best, best_key = r, key
@@ -665,7 +688,7 @@ class GreedyAgent:
             code = state.pt[x]
             if code >> 1 == me:
                 value = 0.5 * opp[r]  # own piece stuck on a blocked route
-                if gathering and r != target:
+                if gathering and r != target and t.can_move_between(r, target):
                     value += 10.0 - mine[r]  # from the least advanced route first
             else:
                 value = float(mine[r])  # an opponent blocking my route
