@@ -178,7 +178,7 @@ def _independent_scores(data: dict, game) -> list[dict[str, int]]:
     out = [{"E": 0, "F": 0} for _ in range(n)]
     posts = {p: {} for p in range(n)}
     for city in data["cities"]:
-        ordered = list(city["additional_posts"]) + [x for x in city["posts"] if x]
+        ordered = list(city.get("additional_posts", [])) + [x for x in city["posts"] if x]
         counts = [sum(1 for x in ordered if int(x[1:]) == p) for p in range(n)]
         for p in range(n):
             if counts[p]:
@@ -206,7 +206,7 @@ def _east_west_linked(data: dict, p: int, ends: list[str]) -> bool:
     mine = [
         c["name"]
         for c in data["cities"]
-        if any(x and int(x[1:]) == p for x in c["posts"] + c["additional_posts"])
+        if any(x and int(x[1:]) == p for x in c["posts"] + c.get("additional_posts", []))
     ]
     sub = graph.subgraph(mine)
     return all(e in sub for e in ends) and nx.has_path(sub, *ends)
