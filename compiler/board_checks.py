@@ -334,7 +334,19 @@ def _check_countries(board: Board, report: _Report) -> None:
 # ------------------------------------------------------------------------------------------ numbers
 
 
+# The largest board `hansa build` is measured on (seconds to build; tests/test_board_features).
+BUILD_TESTED_CITIES = 2_000
+BUILD_TESTED_ROUTES = 8_000
+
+
 def _check_board_numbers(board: Board, report: _Report) -> None:
+    if len(board.cities) > BUILD_TESTED_CITIES or len(board.routes) > BUILD_TESTED_ROUTES:
+        report.warning(
+            f"the board has {len(board.cities)} cities and {len(board.routes)} routes; "
+            f"hansa build is measured up to {BUILD_TESTED_CITIES:,} cities and "
+            f"{BUILD_TESTED_ROUTES:,} routes (larger boards may take minutes to build and play)",
+            board.span,
+        )
     span = board.statement_span("completed_cities")
     if board.completed_cities < 1:
         report.error(f"completed_cities is {board.completed_cities}; it must be at least 1", span)

@@ -62,10 +62,50 @@ def ensure_safe_literal(value: object) -> None:
     raise HansaError(f"internal error: {type(value).__name__} value cannot be a module constant")
 
 
+# Constants whose repr is longer than this (tables of very large boards) skip pprint, which is
+# superlinear on them, for a one-item-per-line layout written in one pass.
+FAST_LAYOUT_CHARS = 8_000
+
+
+def _layout(value: object, indent: int) -> str:
+    """A literal of `value` whose lines fit the width where items allow: containers that do not
+    fit on the rest of the line get one item per line, recursively."""
+    text = repr(value)
+    if indent + len(text) < LINE_WIDTH or not isinstance(value, (tuple, list, dict)) or not value:
+        return text
+    pad = " " * (indent + 4)
+    lines = []
+    if isinstance(value, dict):
+        try:
+            items = sorted(value.items())
+        except TypeError:
+            items = list(value.items())
+        for key, item in items:
+            head = f"{key!r}: "
+            lines.append(f"{pad}{head}{_layout(item, indent + 4 + len(head))},")
+        brackets = "{}"
+    elif all(isinstance(item, (int, str, bool)) or item is None for item in value):
+        line = pad  # scalars: as many per line as fit
+        for item in value:
+            word = f"{item!r},"
+            if len(line) + len(word) + 1 > LINE_WIDTH and line.strip():
+                lines.append(line.rstrip())
+                line = pad
+            line += word + " "
+        lines.append(line.rstrip())
+        brackets = "()" if isinstance(value, tuple) else "[]"
+    else:
+        lines = [f"{pad}{_layout(item, indent + 4)}," for item in value]
+        brackets = "()" if isinstance(value, tuple) else "[]"
+    return brackets[0] + "\n" + "\n".join(lines) + "\n" + " " * indent + brackets[1]
+
+
 def render_constant(name: str, value: object) -> str:
     """`NAME = literal`, wrapped to the line width; the literal is `repr`-based, so always safe."""
     ensure_safe_literal(value)
     prefix = f"{name} = "
+    if len(repr(value)) > FAST_LAYOUT_CHARS:
+        return prefix + _layout(value, 0)
     text = pprint.pformat(value, width=LINE_WIDTH - len(prefix), compact=True, sort_dicts=True)
     if "\n" not in text and len(prefix) + len(text) <= LINE_WIDTH:
         return prefix + text
@@ -128,7 +168,13 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         sources=[_comment_safe(repr(s)) for s in shown],
         constants=constants,
         origins=origins,
-        marker_kinds_used=[k for k in _marker_kind_order() if comp.get("marker_" + k)],
+        marker_kinds_used=[
+            k
+            for k in _marker_kind_order()
+            if comp.get("marker_" + k)
+            or (k == "develop_ability" and comp.get("permanent_develop_ability"))
+        ],
+        permanent_names=list(model.constants.get("PERMANENT_NAMES", ())),
         end_kinds_used=[k for k in END_KINDS if comp.get("end_" + k)],
         marker_type_kinds=_marker_type_kinds(model),
         marker_types=list(

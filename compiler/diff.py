@@ -29,6 +29,7 @@ from .errors import Span
 from .ir import Board, City, PostSpace, Route, SpecialPrestige, SpecialSpace
 from .rules_ir import (
     Ability,
+    BoardRule,
     BonusMarker,
     CreateRoute,
     Displace,
@@ -38,6 +39,7 @@ from .rules_ir import (
     MarkerRules,
     Move,
     Option,
+    PermanentMarker,
     Pieces,
     Place,
     RuleSet,
@@ -251,6 +253,10 @@ def _city_summary(city: City) -> str:
     parts = [f"{{ {spaces} }}" if spaces else "{ }"]
     if city.abilities:
         parts.insert(0, "ability " + " | ".join(city.abilities))
+    if city.permissions:
+        parts.insert(0, "permission " + ", ".join(city.permissions))
+    if city.countries:
+        parts.insert(0, "country " + ", ".join(city.countries))
     if not city.hanseatic:
         parts.insert(0, "green")
     return " ".join(parts)
@@ -421,6 +427,22 @@ KINDS: dict[type, Kind] = {
         segment=lambda o, i: f"option:{o.name}",
         summary=lambda o: f"value {format_value(o.value)}",
     ),
+    BoardRule: Kind(
+        key=lambda b, i: b.kind,
+        name=lambda b, i: f"board rule '{b.kind}'",
+        segment=lambda b, i: f"board_rules:{b.kind}",
+        replaceable=lambda a, b: True,  # another rule of play for a board feature
+        summary=lambda b: ", ".join(f"{k} {format_value(v)}" for k, v in b.params),
+    ),
+    PermanentMarker: Kind(
+        key=lambda m, i: m.name,
+        name=lambda m, i: f"permanent marker '{m.name}'",
+        segment=lambda m, i: f"permanent_marker:{m.name}",
+        replaceable=lambda a, b: a.kind == b.kind,  # the same effect under another board word
+        summary=lambda m: (
+            m.kind + (" (" + ", ".join(f"{k}: {format_value(v)}" for k, v in m.params) + ")")
+        ),
+    ),
     Game: Kind(
         key=lambda g, i: g.name,
         name=lambda g, i: "game",
@@ -444,6 +466,8 @@ AREAS: dict[type, dict[str, str]] = {
         "scoring": "scoring",
         "tiebreak": "tie-break",
         "options": "options",
+        "board_rules": "board features",
+        "permanent_markers": "board features",
     },
 }
 DEFAULT_AREA = {Board: "board", RuleSet: "rules", Game: "game"}
@@ -461,6 +485,7 @@ AREA_ORDER = (
     "scoring",
     "tie-break",
     "options",
+    "board features",
     "rules",
 )
 

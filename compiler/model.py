@@ -70,8 +70,10 @@ SCORE_KINDS = (
     "special_prestige",
     "controlled_cities",
     "network",
+    "country_majority",
 )
 PLACEMENT_CONDITIONS = ("no_marker", "no_pieces", "vacant_space_in_a_city")
+BOARD_PLACEMENT_CONDITIONS = ("no_permanent_marker", "not_in_permission_country")
 
 
 def mangle_module_name(game_name: str) -> str:
@@ -118,59 +120,187 @@ def _error(message: str, span: Span | None) -> HansaError:
 
 def _check_board_supported(board: Board, game: Game) -> None:
     for city in board.cities:
-        if not city.hanseatic:
-            raise _error(
-                f"game {game.name!r}: board {board.id!r} has the non-Hanseatic (green) city "
-                f"{city.name!r}; green cities are not supported by the code generator yet",
-                city.span,
-            )
-        if city.countries or city.permissions:
-            raise _error(
-                f"game {game.name!r}: board {board.id!r} has countries/permissions (city "
-                f"{city.name!r}); countries are not supported by the code generator yet",
-                city.span,
-            )
-        if not city.spaces:
+        if not city.spaces and city.hanseatic:
             raise _error(f"city {city.name!r} has no trading-post spaces", city.span)
-    for route in board.routes:
-        if route.permanent_bonus:
-            raise _error(
-                f"game {game.name!r}: route {route.cities[0]}–{route.cities[1]} has a permanent "
-                "bonus marker; permanent bonuses are not supported by the code generator yet",
-                route.span,
-            )
-        if route.country:
-            raise _error(
-                f"game {game.name!r}: route {route.cities[0]}–{route.cities[1]} belongs to a "
-                "country; countries are not supported by the code generator yet",
-                route.span,
-            )
-    if board.countries:
-        raise _error(f"board {board.id!r} declares countries; not supported yet", board.span)
     if board.east_west is None:
         raise _error(f"board {board.id!r} has no East-West connection", board.span)
 
 
-def _route_rings(n_routes: int, route_cities, city_routes) -> tuple[tuple[tuple[int, ...], ...]]:
-    """For each route, the routes at distance 1, 2, … (sharing a city = distance 1)."""
-    rings_all = []
-    for start in range(n_routes):
-        seen = {start}
-        frontier = [start]
-        rings = []
-        while frontier:
-            nxt = set()
-            for r in frontier:
-                for c in route_cities[r]:
-                    for r2 in city_routes[c]:
-                        if r2 not in seen:
-                            nxt.add(r2)
-            seen |= nxt
-            if nxt:
-                rings.append(tuple(sorted(nxt)))
-            frontier = sorted(nxt)
-        rings_all.append(tuple(rings))
-    return tuple(rings_all)
+PERMANENT_KINDS = (
+    "move_tradesmen",
+    "develop_ability",
+    "green_city_post",
+    "place_from_route",
+    "place_in_countries",
+)
+
+
+def _board_features(model: GameModel, rules: RuleSet, board: Board, names: list[str]) -> None:
+    """Green cities, countries, permissions and permanent markers: the board says where they are,
+    the rule set's `board_rules` and `permanent_marker` components say how they play. A feature
+    the board lacks compiles to nothing (no constants, no code); one the rules lack is an error
+    at the board's line."""
+    k, comp, origins = model.constants, model.components, model.origins
+    game = model.game
+    city_index = {c.name: i for i, c in enumerate(board.cities)}
+    # ---- green cities
+    green = tuple(i for i, c in enumerate(board.cities) if not c.hanseatic)
+    green_rule = rules.board_rule("green_cities")
+    if green and green_rule is None:
+        city = board.cities[green[0]]
+        raise _error(
+            f"game {game!r}: city {city.name!r} of board {board.id!r} is green, but rule set "
+            f"{rules.name!r} has no `board_rules green_cities`",
+            city.span,
+        )
+    comp["green_cities"] = bool(green)
+    comp["green_first_post_completes"] = bool(green) and bool(
+        green_rule.param("first_post_completes", True)
+    )
+    comp["green_additional_post"] = bool(green) and bool(green_rule.param("additional_post", True))
+    if green:
+        k["GREEN_CITIES"] = green
+        k["CITY_GREEN"] = tuple(1 if not c.hanseatic else 0 for c in board.cities)
+        origins["board_rules:green_cities"] = where(green_rule.span)
+    # ---- countries and permissions
+    countries = list(board.countries)
+    for c in board.cities:
+        for name in c.countries + c.permissions:
+            if name not in countries:
+                countries.append(name)
+    for r in board.routes:
+        if r.country and r.country not in countries:
+            countries.append(r.country)
+    permit = [n for n in countries if any(n in c.permissions for c in board.cities)]
+    uses_countries = bool(countries) and any(r.country for r in board.routes)
+    country_rule = rules.board_rule("countries")
+    if uses_countries and country_rule is None:
+        raise _error(
+            f"game {game!r}: board {board.id!r} has countries, but rule set {rules.name!r} has no "
+            "`board_rules countries`",
+            board.statement_span("countries"),
+        )
+    permission_rule = rules.board_rule("permissions")
+    if permit and permission_rule is None:
+        city = next(c for c in board.cities if c.permissions)
+        raise _error(
+            f"game {game!r}: city {city.name!r} of board {board.id!r} grants permissions, but rule "
+            f"set {rules.name!r} has no `board_rules permissions`",
+            city.span,
+        )
+    if permit and not uses_countries:
+        city = next(c for c in board.cities if c.permissions)
+        raise _error(
+            f"game {game!r}: city {city.name!r} grants a permission, but no route of board "
+            f"{board.id!r} lies in a country",
+            city.span,
+        )
+    comp["countries"] = uses_countries
+    comp["permissions"] = bool(permit)
+    cidx = {n: i for i, n in enumerate(countries)}
+    if uses_countries:
+        k["COUNTRY_NAMES"] = tuple(countries)
+        k["ROUTE_COUNTRY"] = tuple(cidx[r.country] if r.country else -1 for r in board.routes)
+        k["CITY_COUNTRIES"] = tuple(tuple(cidx[n] for n in c.countries) for c in board.cities)
+        permit_bits = sum(1 << cidx[n] for n in permit)
+        k["ROUTE_PERMIT_BIT"] = tuple(
+            (1 << cidx[r.country]) & permit_bits if r.country else 0 for r in board.routes
+        )
+        k["PERMIT_COUNTRIES"] = tuple(cidx[n] for n in permit)
+        comp["displaced_to"] = country_rule.param("displaced_to", "own_or_free")
+        comp["move_rule"] = country_rule.param("move", "own_or_free")
+        comp["marker_move_rule"] = country_rule.param("marker_move", "same_country")
+        origins["board_rules:countries"] = where(country_rule.span)
+    else:
+        comp["displaced_to"] = comp["move_rule"] = comp["marker_move_rule"] = "anywhere"
+    comp["country_moves"] = uses_countries and (
+        comp["move_rule"] != "anywhere" or comp["marker_move_rule"] != "anywhere"
+    )
+    if permit:
+        grants = [
+            (city_index[c.name], sum(1 << cidx[n] for n in c.permissions))
+            for c in board.cities
+            if c.permissions
+        ]
+        grants.sort(key=lambda g: (bin(g[1]).count("1"), g[0]))  # the narrowest is used first
+        k["PERMISSION_CITIES"] = tuple(grants)
+        actions = tuple(permission_rule.param("actions", ("place", "displace")))
+        comp["permission_place"] = "place" in actions
+        comp["permission_displace"] = "displace" in actions
+        comp["permission_once"] = bool(permission_rule.param("once_per_turn", True))
+        origins["board_rules:permissions"] = where(permission_rule.span)
+    else:
+        comp["permission_place"] = comp["permission_displace"] = False
+        comp["permission_once"] = False
+    # ---- permanent markers
+    by_name = {pm.name: pm for pm in rules.permanent_markers}
+    used: list[str] = []
+    route_permanent = []
+    for r in board.routes:
+        if not r.permanent_bonus:
+            route_permanent.append(-1)
+            continue
+        pm = by_name.get(r.permanent_bonus)
+        if pm is None:
+            raise _error(
+                f"game {game!r}: route {r.cities[0]}–{r.cities[1]} has the permanent marker "
+                f"{r.permanent_bonus!r}, which rule set {rules.name!r} does not declare "
+                f"(`permanent_marker {r.permanent_bonus} = …`)",
+                r.span,
+            )
+        if pm.kind not in PERMANENT_KINDS:
+            raise _error(f"permanent marker kind {pm.kind!r} has no template", pm.span)
+        if pm.kind == "develop_ability":
+            ab = pm.param("ability", "any")
+            if ab != "any" and ab not in names:
+                raise _error(f"develop_ability names unknown ability {ab!r}", pm.span)
+        if pm.kind == "place_in_countries" and not permit:
+            raise _error(
+                f"game {game!r}: route {r.cities[0]}–{r.cities[1]}: permanent marker "
+                f"{pm.name!r} places pieces in countries that need a permission, and board "
+                f"{board.id!r} has none",
+                r.span,
+            )
+        if pm.kind == "green_city_post" and not green:
+            raise _error(
+                f"game {game!r}: route {r.cities[0]}–{r.cities[1]}: permanent marker "
+                f"{pm.name!r} posts in a green city, and board {board.id!r} has none",
+                r.span,
+            )
+        if pm.name not in used:
+            used.append(pm.name)
+            origins["permanent:" + pm.name] = where(pm.span)
+        route_permanent.append(used.index(pm.name))
+    comp["permanent"] = bool(used)
+    kinds_used = {by_name[n].kind for n in used}
+    for kind in PERMANENT_KINDS:
+        comp["permanent_" + kind] = kind in kinds_used
+    comp["lift_for_countries"] = False
+    if used:
+        table: list[tuple] = []
+        for n in used:
+            pm = by_name[n]
+            kind = PERMANENT_KINDS.index(pm.kind)
+            if pm.kind == "move_tradesmen":
+                whose = 1 if pm.param("whose", "any") == "opponents" else 2
+                table.append((kind, int(pm.param("count", 2)), whose))
+            elif pm.kind == "develop_ability":
+                ab = pm.param("ability", "any")
+                table.append((kind, -1 if ab == "any" else names.index(ab), 0))
+            elif pm.kind == "green_city_post":
+                table.append((kind, 1 if pm.param("side", "right") == "right" else 0, 0))
+            elif pm.kind == "place_from_route":
+                table.append((kind, int(pm.param("count", 2)), 0))
+            else:
+                sources = tuple(
+                    ("stock", "supply", "board").index(x)
+                    for x in pm.param("from", ("stock", "supply", "board"))
+                )
+                table.append((kind, int(pm.param("count", 2)), sources))
+                comp["lift_for_countries"] = comp["lift_for_countries"] or 2 in sources
+        k["PERMANENT_NAMES"] = tuple(used)
+        k["PERMANENT"] = tuple(table)
+        k["ROUTE_PERMANENT"] = tuple(route_permanent)
 
 
 def _marker_key(kind: str, params: tuple, unique: bool, name: str = "") -> str:
@@ -364,12 +494,12 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     k["POINT_ROUTE"] = tuple(point_route)
     k["POINT_MERCHANT_ONLY"] = tuple(point_merchant)
     k["N_POINTS"] = len(point_route)
-    k["ROUTE_RINGS"] = _route_rings(n_routes, route_cities, city_routes)
     k["TAVERN_ROUTES"] = tuple(i for i, r in enumerate(board.routes) if r.tavern)
     ew = board.east_west
     k["EAST_WEST"] = (city_index[ew[0]], city_index[ew[1]])
     k["BOARD_COMPLETED_CITIES"] = board.completed_cities
     origins["board"] = where(board.span)
+    _board_features(model, rules, board, names)
 
     # Per route and free-point mask: the free points (all, and those a trader may take).
     free_pts, free_any = [], []
@@ -536,12 +666,28 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     comp["usable_in_taking_action"] = bool(mr is not None and mr.usable_in_taking_action)
     if mr is not None:
         for cond in mr.placement:
-            if cond not in PLACEMENT_CONDITIONS:
+            if cond not in PLACEMENT_CONDITIONS + BOARD_PLACEMENT_CONDITIONS:
                 raise _error(f"unknown marker placement condition {cond!r}", mr.span)
         comp["placement"] = tuple(mr.placement)
         origins["marker_rules"] = where(mr.span)
     else:
         comp["placement"] = PLACEMENT_CONDITIONS
+    # Conditions about board features the board lacks compile to nothing.
+    placement = [
+        cond
+        for cond in comp["placement"]
+        if not (cond == "no_permanent_marker" and not comp["permanent"])
+        and not (cond == "not_in_permission_country" and not comp["permissions"])
+    ]
+    comp["placement"] = tuple(placement)
+    if "no_permanent_marker" in placement or "not_in_permission_country" in placement:
+        k["MARKER_ROUTE_ALLOWED"] = tuple(
+            0
+            if ("no_permanent_marker" in placement and k["ROUTE_PERMANENT"][r] >= 0)
+            or ("not_in_permission_country" in placement and k["ROUTE_PERMIT_BIT"][r])
+            else 1
+            for r in range(n_routes)
+        )
 
     # ---- end triggers
     ends = {}
@@ -581,6 +727,11 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
             params = {"table": table}
         if sc.kind == "controlled_cities":
             params = {"pp": int(params.get("pp", 2))}
+        if sc.kind == "country_majority":
+            if not comp["permissions"]:
+                continue  # no country needs a permission on this board: nothing to score
+            params = {"pp": tuple(int(v) for v in params.get("pp", (7, 4, 2)))}
+            k["COUNTRY_MAJORITY_PP"] = params["pp"]
         categories.append((sc.key, sc.kind, params))
         origins[f"score:{sc.key}"] = where(sc.span)
     k["SCORE_KEYS"] = tuple(c[0] for c in categories)
@@ -641,6 +792,12 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         ("LIFT", n_points if comp["lift_from_board"] else 0),
         ("DECLINE", 1),
         ("PLACE_MARKER", n_routes),
+        # board features (size 0 when the board lacks them, so other games' ids never move)
+        ("PERM_USE", 1 if comp["permanent"] else 0),
+        ("GREEN_POST", 2 * len(city_names) if comp["permanent_green_city_post"] else 0),
+        ("ROUTE_PLACE", 2 * n_points if comp["permanent_place_from_route"] else 0),
+        ("COUNTRY_PLACE", 2 * n_points if comp["permanent_place_in_countries"] else 0),
+        ("COUNTRY_LIFT", n_points if comp["lift_for_countries"] else 0),
     ]
     base = 0
     for kind, size in layout_sizes:

@@ -318,7 +318,16 @@ class Component:
 
 # Sections in the order a rule set lists them; the first three are single statements.
 SINGLE_SECTIONS = ("pieces", "setup", "markers")
-KEYED_SECTIONS = ("ability", "action", "bonus", "end", "score", "option")
+KEYED_SECTIONS = (
+    "ability",
+    "action",
+    "bonus",
+    "end",
+    "score",
+    "option",
+    "board_rules",
+    "permanent_marker",
+)
 SECTIONS = SINGLE_SECTIONS + KEYED_SECTIONS
 
 
@@ -368,7 +377,13 @@ COMPONENTS: tuple[Component, ...] = (
             Param("usable_in_taking_action", BOOL, False, "may a marker be used in its action"),
             Param(
                 "placement",
-                choice_list("no_marker", "no_pieces", "vacant_space_in_a_city"),
+                choice_list(
+                    "no_marker",
+                    "no_pieces",
+                    "vacant_space_in_a_city",
+                    "no_permanent_marker",
+                    "not_in_permission_country",
+                ),
                 ("no_marker", "no_pieces", "vacant_space_in_a_city"),
                 "conditions a route must meet to receive a drawn marker at the end of a turn",
             ),
@@ -508,6 +523,13 @@ COMPONENTS: tuple[Component, ...] = (
     ),
     Component("score", "network", (), "Posts in the best connected group × the network_factor."),
     Component(
+        "score",
+        "country_majority",
+        (Param("pp", INT_LIST, (7, 4, 2), "PP for the 1st, 2nd, … place in each country"),),
+        "Per country needing a permission: places by controlled cities there (ties: posts there,"
+        " then shared PP rounded down); players controlling none take leftover places by posts.",
+    ),
+    Component(
         "option",
         "displaced_extra_kind",
         (Param("value", choice("owner_chooses", "traders_only"), "owner_chooses"),),
@@ -538,6 +560,104 @@ COMPONENTS: tuple[Component, ...] = (
         "Whether every piece picked up in a Move must be put back (docs/rules.md §4 D).",
     ),
 )
+
+BOARD_FEATURE_COMPONENTS: tuple[Component, ...] = (
+    Component(
+        "board_rules",
+        "green_cities",
+        (
+            Param("first_post_completes", BOOL, True, "a green city's first post completes it"),
+            Param(
+                "additional_post",
+                BOOL,
+                True,
+                "the Additional Trading Post marker may put a post there (left of any)",
+            ),
+        ),
+        "Green (non-Hanseatic) cities: no printed spaces; posts only through markers.",
+    ),
+    Component(
+        "board_rules",
+        "countries",
+        (
+            Param(
+                "displaced_to",
+                choice("own_or_free", "anywhere"),
+                "own_or_free",
+                "routes a displaced piece may be re-placed on: its route's country or a free one",
+            ),
+            Param(
+                "move",
+                choice("own_or_free", "same_country", "anywhere"),
+                "own_or_free",
+                "where a Move may put a piece (a piece in a free country stays in one)",
+            ),
+            Param(
+                "marker_move",
+                choice("same_country", "own_or_free", "anywhere"),
+                "same_country",
+                "where a marker's move (bonus or permanent) may put a piece",
+            ),
+        ),
+        "Countries: a country a city grants a permission for needs one; the others are free.",
+    ),
+    Component(
+        "board_rules",
+        "permissions",
+        (
+            Param("once_per_turn", BOOL, True, "each permission serves one action per turn"),
+            Param(
+                "actions",
+                choice_list("place", "displace"),
+                ("place", "displace"),
+                "the actions that need a permission in a country that requires one",
+            ),
+        ),
+        "Permissions: the rightmost post in a permission city grants its countries.",
+    ),
+    Component(
+        "permanent_marker",
+        "move_tradesmen",
+        (
+            Param("count", INT, doc="up to this many pieces"),
+            Param("whose", choice("opponents", "any"), "any", "whose pieces may move"),
+        ),
+        "Move pieces on routes to free points (swaps allowed).",
+    ),
+    Component(
+        "permanent_marker",
+        "develop_ability",
+        (Param("ability", ABILITY_OR_ANY, "any", "which ability may be developed"),),
+        "Develop one ability.",
+    ),
+    Component(
+        "permanent_marker",
+        "green_city_post",
+        (Param("side", choice("right", "left"), "right", "where among the posts there"),),
+        "A post from the personal supply in a green city of the creator's choice.",
+    ),
+    Component(
+        "permanent_marker",
+        "place_from_route",
+        (Param("count", INT, doc="up to this many of the route's pieces"),),
+        "Put the created route's pieces on free points instead of returning them to the stock.",
+    ),
+    Component(
+        "permanent_marker",
+        "place_in_countries",
+        (
+            Param("count", INT, doc="up to this many pieces"),
+            Param(
+                "from",
+                choice_list("stock", "supply", "board"),
+                ("stock", "supply", "board"),
+                "where the pieces come from, in order",
+            ),
+        ),
+        "Put own pieces on free points in the countries that need a permission.",
+    ),
+)
+COMPONENTS = COMPONENTS + BOARD_FEATURE_COMPONENTS
 
 CATALOGUE: dict[tuple[str, str], Component] = {(c.section, c.kind): c for c in COMPONENTS}
 
@@ -576,6 +696,8 @@ _SECTION_WORDS = {
     "end": "end trigger",
     "score": "scoring kind",
     "option": "option",
+    "board_rules": "board rule",
+    "permanent_marker": "permanent marker kind",
 }
 
 PRIVILEGE_COLOURS = PRIVILEGES

@@ -399,7 +399,24 @@ def check_game(
     if ruleset is None or board is None:
         return out
     out += _fit_rules_to_board(game, ruleset, board)
+    if not any(d.severity == "error" for d in out) and ruleset.extends is None:
+        out += _compiles(game, ruleset, board)
     return out
+
+
+def _compiles(game: Game, ruleset: RuleSet, board: Board) -> list[Diagnostic]:
+    """Whatever check accepts, build compiles: the code generator's own refusals (a board feature
+    the rules cannot play, a component without a template, a missing action) are check errors."""
+    from .model import build_model
+
+    try:
+        build_model(game, ruleset, board)
+    except HansaError as exc:
+        return [
+            Diagnostic(d.message, d.span if d.span is not None else _at(game.span, game))
+            for d in exc.diagnostics
+        ]
+    return []
 
 
 def _at(span: Span, game: Game) -> Span:

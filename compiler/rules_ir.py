@@ -209,6 +209,39 @@ class Option:
 
 
 @dataclass(frozen=True)
+class BoardRule:
+    """The rules of play for one board feature (`board_rules KIND PARAMS`): green_cities,
+    countries, permissions. A board without the feature compiles it to nothing."""
+
+    kind: str
+    params: tuple[tuple[str, object], ...] = ()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def param(self, name: str, default=None):
+        for k, v in self.params:
+            if k == name:
+                return v
+        return default
+
+
+@dataclass(frozen=True)
+class PermanentMarker:
+    """What a board's permanent bonus marker does (`permanent_marker NAME = KIND(PARAMS)`): `name`
+    is the word a board route names after `permanent`; `kind` the effect component."""
+
+    name: str
+    kind: str
+    params: tuple[tuple[str, object], ...] = ()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def param(self, name: str, default=None):
+        for k, v in self.params:
+            if k == name:
+                return v
+        return default
+
+
+@dataclass(frozen=True)
 class RuleSet:
     name: str
     title: str = ""
@@ -230,6 +263,15 @@ class RuleSet:
     # applies onto the parent's components, and the `extends` clause's span. Empty once resolved.
     statements: tuple = field(default=(), compare=False, repr=False)
     extends_span: Span = field(default=NO_SPAN, compare=False, repr=False)
+    # Rules of play for board features and the permanent markers' effects (§9-10 of the rules).
+    board_rules: tuple[BoardRule, ...] = ()
+    permanent_markers: tuple[PermanentMarker, ...] = ()
+
+    def board_rule(self, kind: str) -> BoardRule | None:
+        for rule in self.board_rules:
+            if rule.kind == kind:
+                return rule
+        return None
 
     def option(self, name: str, default=None):
         for o in self.options:

@@ -43,6 +43,7 @@ from .rules_catalogue import (
 )
 from .rules_ir import (
     Ability,
+    BoardRule,
     BonusMarker,
     CreateRoute,
     Displace,
@@ -52,6 +53,7 @@ from .rules_ir import (
     MarkerRules,
     Move,
     Option,
+    PermanentMarker,
     Pieces,
     Place,
     RuleSet,
@@ -281,6 +283,10 @@ def _set_statement(section: str, key: str, kind: str, body: lark.Tree, stmt: lar
     if section == "bonus":
         params = _convert_params(comp, _param_pairs(args[0].children) if args else [], file)
         marker = _convert_params(comp, _param_pairs(clauses), file, allowed=MARKER_PARAMS)
+    elif section == "permanent_marker":
+        params = _convert_params(
+            comp, (_param_pairs(args[0].children) if args else []) + _param_pairs(clauses), file
+        )
     else:
         pairs = (_param_pairs(args[0].children) if args else []) + _param_pairs(clauses)
         params = _convert_params(comp, pairs, file, seen=seen)
@@ -365,6 +371,8 @@ _REMOVE = {
     "r_remove_bonus": "bonus",
     "r_remove_score": "score",
     "r_remove_end": "end",
+    "r_remove_board_rules": "board_rules",
+    "r_remove_permanent": "permanent_marker",
 }
 _REPLACE = {
     "r_replace_ability": "ability",
@@ -391,6 +399,19 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
         return [_set_statement("action", name, name, body, stmt, file)]
     if data == "r_bonus":
         return [_bonus(stmt.children[0], stmt, file)]
+    if data == "r_board_rules":
+        body = stmt.children[0]
+        name = str(body.children[0])
+        return [_set_statement("board_rules", name, name, body, stmt, file)]
+    if data == "r_permanent":
+        body = stmt.children[0]
+        label = [c for c in body.children if isinstance(c, lark.Tree) and c.data == "r_label"]
+        kind_token = next(c for c in body.children if isinstance(c, lark.Token))
+        key = str(label[0].children[0]) if label else str(kind_token)
+        statement = _set_statement("permanent_marker", key, str(kind_token), body, stmt, file)
+        if label:
+            statement = replace(statement, key_span=span_of(label[0].children[0], file))
+        return [statement]
     if data == "r_end":
         return [_trigger(t, file) for t in stmt.children]
     if data == "r_score":
@@ -482,6 +503,8 @@ def _empty_state() -> _State:
             "end",
             "score",
             "option",
+            "board_rules",
+            "permanent_marker",
         )
     }
 
@@ -496,6 +519,8 @@ _SECTION_WORDS = {
     "end": "end trigger",
     "score": "score category",
     "option": "option",
+    "board_rules": "board rule",
+    "permanent_marker": "permanent marker",
 }
 
 
@@ -615,6 +640,10 @@ def _state_of(ruleset: RuleSet) -> tuple[_State, list[TieBreakStep]]:
         state["score"][s.key] = _Built(s.kind, dict(s.params), {}, s.span)
     for o in ruleset.options:
         state["option"][o.name] = _Built(o.name, {"value": o.value}, {}, o.span)
+    for br in ruleset.board_rules:
+        state["board_rules"][br.kind] = _Built(br.kind, dict(br.params), {}, br.span)
+    for pm in ruleset.permanent_markers:
+        state["permanent_marker"][pm.name] = _Built(pm.kind, dict(pm.params), {}, pm.span)
     return state, list(ruleset.tiebreak)
 
 
@@ -681,6 +710,20 @@ def _build(base: RuleSet, state: _State, tiebreak: list[TieBreakStep]) -> RuleSe
     options = tuple(
         Option(name, b.params["value"], span=b.span) for name, b in state["option"].items()
     )
+
+    def ordered(section: str, b: _Built) -> tuple:
+        return tuple(
+            (p.name, b.params.get(p.name, p.default)) for p in CATALOGUE[(section, b.kind)].params
+        )
+
+    board_rules = tuple(
+        BoardRule(kind, ordered("board_rules", b), span=b.span)
+        for kind, b in state["board_rules"].items()
+    )
+    permanent = tuple(
+        PermanentMarker(name, b.kind, ordered("permanent_marker", b), span=b.span)
+        for name, b in state["permanent_marker"].items()
+    )
     return RuleSet(
         name=base.name,
         title=base.title,
@@ -699,6 +742,8 @@ def _build(base: RuleSet, state: _State, tiebreak: list[TieBreakStep]) -> RuleSe
         sources=base.sources,
         statements=base.statements,
         extends_span=base.extends_span,
+        board_rules=board_rules,
+        permanent_markers=permanent,
     )
 
 

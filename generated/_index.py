@@ -1,7 +1,10 @@
 """Index of the generated game modules (written by `hansa build`; do not edit)."""
 
 # fmt: off
-GAMES = {'bigbox-hanseatic-3p': 'bigbox_hanseatic_3p',
+GAMES = {'bigbox-britannia-3p': 'bigbox_britannia_3p',
+ 'bigbox-britannia-45p': 'bigbox_britannia_45p',
+ 'bigbox-eastern': 'bigbox_eastern',
+ 'bigbox-hanseatic-3p': 'bigbox_hanseatic_3p',
  'bigbox-hanseatic-45p': 'bigbox_hanseatic_45p',
  'no-compensation-hanseatic-45p': 'no_compensation_hanseatic_45p',
  'original-hanseatic-23p': 'original_hanseatic_23p',

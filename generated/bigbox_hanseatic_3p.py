@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-3p'
 # rules: 'bigbox_2021'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=ec50294a681031feed264ae1bcac6c280d1ec82fa1586b33ea82f38f804fb240
+# hansa-generated: spec-sha256=3d42ce66488bdfa1f4b514bd7f874d82e7c076cb7731fb48622346df69330627
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 
@@ -109,72 +109,6 @@ POINT_MERCHANT_ONLY = (
      0, 0, 0, 0, 0, 0, 0, 0)
 )
 N_POINTS = 101
-ROUTE_RINGS = (
-    (((1, 2, 10), (11, 25, 28), (5, 6, 7, 13, 23, 24, 29, 30), (3, 4, 8, 9, 12, 14, 22),
-      (15, 16, 19, 20, 21, 26, 27, 31), (17, 18)),
-     ((0, 2, 25), (6, 10, 13, 28), (3, 4, 5, 7, 11, 12, 23, 29), (8, 19, 20, 21, 22, 24, 30),
-      (9, 14, 26, 27, 31), (15, 16), (17, 18)),
-     ((0, 1, 28), (5, 7, 10, 23, 25, 29), (3, 4, 6, 8, 11, 13, 22, 24, 30),
-      (9, 12, 14, 19, 20, 21, 26, 27, 31), (15, 16), (17, 18)),
-     ((4, 5, 6, 19, 20, 21), (7, 13, 22, 23, 25, 26, 28, 29), (1, 2, 8, 11, 12, 24, 30, 31),
-      (0, 9, 10, 14, 27), (15, 16), (17, 18)),
-     ((3, 5, 6, 22, 23), (7, 13, 19, 20, 21, 25, 26, 28, 29), (1, 2, 8, 11, 12, 24, 30, 31),
-      (0, 9, 10, 14, 27), (15, 16), (17, 18)),
-     ((3, 4, 6, 7, 23, 28, 29), (2, 8, 11, 13, 19, 20, 21, 22, 24, 25, 30),
-      (0, 1, 9, 10, 12, 14, 26, 27, 31), (15, 16), (17, 18)),
-     ((3, 4, 5, 13, 25), (1, 7, 12, 19, 20, 21, 22, 23, 28, 29), (0, 2, 8, 11, 24, 26, 30),
-      (9, 10, 14, 27, 31), (15, 16), (17, 18)),
-     ((5, 8, 23, 28, 29), (2, 3, 4, 6, 11, 22, 24, 27, 30, 31),
-      (0, 1, 9, 10, 13, 14, 15, 19, 20, 21, 25, 26), (12, 16), (17, 18)),
-     ((7, 27, 31), (5, 15, 23, 26, 28, 29), (2, 3, 4, 6, 11, 14, 16, 20, 22, 24, 30),
-      (0, 1, 9, 10, 13, 17, 18, 19, 21, 25), (12,)),
-     ((30,), (11, 24, 29), (5, 7, 10, 14, 23, 28), (0, 2, 3, 4, 6, 8, 15, 16, 22),
-      (1, 13, 17, 18, 19, 20, 21, 25, 26, 27, 31), (12,)),
-     ((0, 11), (1, 2, 24, 29, 30), (5, 7, 9, 14, 23, 25, 28), (3, 4, 6, 8, 13, 15, 16, 22),
-      (12, 17, 18, 19, 20, 21, 26, 27, 31)),
-     ((10, 24, 29, 30), (0, 5, 7, 9, 14, 23, 28), (1, 2, 3, 4, 6, 8, 15, 16, 22),
-      (13, 17, 18, 19, 20, 21, 25, 26, 27, 31), (12,)),
-     ((13,), (6, 25), (1, 3, 4, 5), (0, 2, 7, 19, 20, 21, 22, 23, 28, 29), (8, 10, 11, 24, 26, 30),
-      (9, 14, 27, 31), (15, 16), (17, 18)),
-     ((6, 12, 25), (1, 3, 4, 5), (0, 2, 7, 19, 20, 21, 22, 23, 28, 29), (8, 10, 11, 24, 26, 30),
-      (9, 14, 27, 31), (15, 16), (17, 18)),
-     ((15, 16, 24), (11, 17, 18, 27, 29, 30), (5, 7, 8, 9, 10, 23, 28, 31),
-      (0, 2, 3, 4, 6, 22, 26), (1, 13, 19, 20, 21, 25), (12,)),
-     ((14, 16, 27), (8, 17, 18, 24, 31), (7, 11, 26, 29, 30), (5, 9, 10, 20, 22, 23, 28),
-      (0, 2, 3, 4, 6, 19, 21), (1, 13, 25), (12,)),
-     ((14, 15, 17, 18), (24, 27), (8, 11, 29, 30, 31), (5, 7, 9, 10, 23, 26, 28),
-      (0, 2, 3, 4, 6, 20, 22), (1, 13, 19, 21, 25), (12,)),
-     ((16, 18), (14, 15), (24, 27), (8, 11, 29, 30, 31), (5, 7, 9, 10, 23, 26, 28),
-      (0, 2, 3, 4, 6, 20, 22), (1, 13, 19, 21, 25), (12,)),
-     ((16, 17), (14, 15), (24, 27), (8, 11, 29, 30, 31), (5, 7, 9, 10, 23, 26, 28),
-      (0, 2, 3, 4, 6, 20, 22), (1, 13, 19, 21, 25), (12,)),
-     ((3, 20, 21), (4, 5, 6, 22, 26), (7, 13, 23, 25, 28, 29, 31), (1, 2, 8, 11, 12, 24, 27, 30),
-      (0, 9, 10, 14, 15), (16,), (17, 18)),
-     ((3, 19, 21, 22, 26), (4, 5, 6, 23, 31), (7, 8, 13, 25, 27, 28, 29),
-      (1, 2, 11, 12, 15, 24, 30), (0, 9, 10, 14, 16), (17, 18)),
-     ((3, 19, 20), (4, 5, 6, 22, 26), (7, 13, 23, 25, 28, 29, 31), (1, 2, 8, 11, 12, 24, 27, 30),
-      (0, 9, 10, 14, 15), (16,), (17, 18)),
-     ((4, 20, 23, 26), (3, 5, 6, 7, 19, 21, 28, 29, 31), (2, 8, 11, 13, 24, 25, 27, 30),
-      (0, 1, 9, 10, 12, 14, 15), (16,), (17, 18)),
-     ((4, 5, 7, 22, 28, 29), (2, 3, 6, 8, 11, 20, 24, 26, 30),
-      (0, 1, 9, 10, 13, 14, 19, 21, 25, 27, 31), (12, 15, 16), (17, 18)),
-     ((11, 14, 29, 30), (5, 7, 9, 10, 15, 16, 23, 28), (0, 2, 3, 4, 6, 8, 17, 18, 22, 27),
-      (1, 13, 19, 20, 21, 25, 26, 31), (12,)),
-     ((1, 6, 13), (0, 2, 3, 4, 5, 12), (7, 10, 19, 20, 21, 22, 23, 28, 29), (8, 11, 24, 26, 30),
-      (9, 14, 27, 31), (15, 16), (17, 18)),
-     ((20, 22, 31), (3, 4, 8, 19, 21, 23, 27), (5, 6, 7, 15, 28, 29),
-      (2, 11, 13, 14, 16, 24, 25, 30), (0, 1, 9, 10, 12, 17, 18)),
-     ((8, 15, 31), (7, 14, 16, 26), (5, 17, 18, 20, 22, 23, 24, 28, 29),
-      (2, 3, 4, 6, 11, 19, 21, 30), (0, 1, 9, 10, 13, 25), (12,)),
-     ((2, 5, 7, 23, 29), (0, 1, 3, 4, 6, 8, 11, 22, 24, 30),
-      (9, 10, 13, 14, 19, 20, 21, 25, 26, 27, 31), (12, 15, 16), (17, 18)),
-     ((5, 7, 11, 23, 24, 28, 30), (2, 3, 4, 6, 8, 9, 10, 14, 22),
-      (0, 1, 13, 15, 16, 19, 20, 21, 25, 26, 27, 31), (12, 17, 18)),
-     ((9, 11, 24, 29), (5, 7, 10, 14, 23, 28), (0, 2, 3, 4, 6, 8, 15, 16, 22),
-      (1, 13, 17, 18, 19, 20, 21, 25, 26, 27, 31), (12,)),
-     ((8, 26, 27), (7, 15, 20, 22), (3, 4, 5, 14, 16, 19, 21, 23, 28, 29),
-      (2, 6, 11, 17, 18, 24, 30), (0, 1, 9, 10, 13, 25), (12,)))
-)
 TAVERN_ROUTES = (6, 14, 26)
 EAST_WEST = (25, 0)
 BOARD_COMPLETED_CITIES = 10
@@ -334,6 +268,11 @@ A_EXTRA = 1066
 A_LIFT = 1068
 A_DECLINE = 1169
 A_PLACE_MARKER = 1170
+A_PERM_USE = 1202
+A_GREEN_POST = 1202
+A_ROUTE_PLACE = 1202
+A_COUNTRY_PLACE = 1202
+A_COUNTRY_LIFT = 1202
 NUM_ACTIONS = 1202
 ACTION_RANGES = (
     (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 202), ('DISPLACE', 343, 202),
@@ -383,6 +322,12 @@ def _ids_by_mask(base: int, table: tuple) -> tuple:
     return tuple(tuple(tuple(base + x for x in points) for points in row) for row in table)
 
 
+# Routes sharing a city with each route (displacement looks further out breadth-first, at run time,
+# so the module grows linearly with the board).
+ROUTE_ADJACENT = tuple(
+    tuple(sorted({r2 for c in ROUTE_CITIES[r] for r2 in CITY_ROUTES[c]} - {r}))
+    for r in range(N_ROUTES)
+)
 RING_ANY = _ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
 RING_HOUSE = _ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
 _income_cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
@@ -817,7 +762,7 @@ def _settle_never(s: State, top: tuple) -> bool:
 
 
 # ---- end trigger: a player reaches END_TRACK_PP on the track
-# spec/bigbox_2021.hansa:37
+# spec/bigbox_2021.hansa:38
 def _end_track_pp(s: State) -> None:
     """Checked when an action finishes (track PP only rises while creating a route)."""
     if max(s.track) >= END_TRACK_PP:
@@ -825,14 +770,14 @@ def _end_track_pp(s: State) -> None:
 
 
 # ---- end trigger: a replacement marker must be drawn from the empty supply
-# spec/bigbox_2021.hansa:37
+# spec/bigbox_2021.hansa:38
 def _end_marker_supply_empty(s: State) -> None:
     """The game ends after this action; the marker just taken is never usable."""
     s.ending = True
 
 
 # ---- end trigger: the END_COMPLETED_CITIES-th city is completed
-# spec/bigbox_2021.hansa:37
+# spec/bigbox_2021.hansa:38
 def _end_completed_cities(s: State) -> None:
     if s.completed >= END_COMPLETED_CITIES:
         s.ending = True
@@ -934,15 +879,28 @@ def _apply_pay(s: State, top: tuple, action: int) -> None:
 # The displaced player's frame: (F_DISPLACED, owner, route, holding kind or -1, extras left).
 def _ring_points(s: State, route: int, kind: int) -> list[int]:
     """PLACE_DISPLACED ids of the free points a piece of `kind` may take on the nearest routes (by
-    distance from `route`) that have one; rings list routes in order, so the ids come sorted."""
+    distance from `route`) that have one; each ring lists its routes in order, so the ids come
+    sorted. Rings beyond the first are found breadth-first over ROUTE_ADJACENT."""
     mask = s.mask
     table = RING_ANY if kind else RING_HOUSE
-    for ring in ROUTE_RINGS[route]:
+    ring = ROUTE_ADJACENT[route]
+    seen = None
+    while ring:
         found = []
         for r in ring:
             found += table[r][mask[r]]
         if found:
             return found
+        if seen is None:
+            seen = set(ring)
+            seen.add(route)
+        nxt = set()
+        for r in ring:
+            for r2 in ROUTE_ADJACENT[r]:
+                if r2 not in seen:
+                    nxt.add(r2)
+        seen |= nxt
+        ring = sorted(nxt)
     return []
 
 
@@ -1390,7 +1348,10 @@ def _use_marker(s: State, p: int, m: int) -> None:
 # ---- end of turn: placing drawn markers
 # spec/bigbox_2021.hansa:34
 def _marker_routes(s: State) -> list[int]:
-    """Routes a drawn marker may go to: no_marker, no_pieces, vacant_space_in_a_city."""
+    """Routes a drawn marker may go to (conditions: 3).
+
+    no_marker, no_pieces, vacant_space_in_a_city
+    """
     found = []
     filled = s.filled
     for r in range(N_ROUTES):
@@ -1427,17 +1388,17 @@ def _apply_markers(s: State, top: tuple, action: int) -> None:
     s.plate = s.plate[1:]
 
 
-# score A (track): spec/bigbox_2021.hansa:40
+# score A (track): spec/bigbox_2021.hansa:41
 def _score_A(s: State, p: int) -> int:
     return s.track[p]
 
 
-# score B (fully developed abilities): spec/bigbox_2021.hansa:41
+# score B (fully developed abilities): spec/bigbox_2021.hansa:42
 def _score_B(s: State, p: int) -> int:
     return sum(ABILITY_FULL_PP[a] for a in range(NA) if s.level[p * NA + a] >= ABILITY_MAX[a])
 
 
-# score C (collected bonus markers, used or not): spec/bigbox_2021.hansa:42
+# score C (collected bonus markers, used or not): spec/bigbox_2021.hansa:43
 def _score_C(s: State, p: int) -> int:
     count = len(s.unused[p]) + len(s.used[p])
     if p == s.player:
@@ -1449,18 +1410,18 @@ def _score_C(s: State, p: int) -> int:
     return points
 
 
-# score D (special prestige spaces): spec/bigbox_2021.hansa:43
+# score D (special prestige spaces): spec/bigbox_2021.hansa:44
 def _score_D(s: State, p: int) -> int:
     special = s.special
     return sum(SPECIAL_POINTS[j] for j, code in enumerate(special) if code >= 0 and code >> 1 == p)
 
 
-# score E (controlled cities): spec/bigbox_2021.hansa:44
+# score E (controlled cities): spec/bigbox_2021.hansa:45
 def _score_E(s: State, p: int) -> int:
     return CITY_CONTROL_PP * sum(1 for c in range(N_CITIES) if _controller(s, c) == p)
 
 
-# score F (network): spec/bigbox_2021.hansa:45
+# score F (network): spec/bigbox_2021.hansa:46
 def _score_F(s: State, p: int) -> int:
     """Posts in the best connected group of cities holding p's posts, times the network ability."""
     counts = _post_counts(s, p)
@@ -1503,7 +1464,7 @@ def score_breakdown(s: State) -> list[dict[str, int]]:
 
 
 # ---- winners and the tie-break chain
-# spec/bigbox_2021.hansa:46
+# spec/bigbox_2021.hansa:48
 def winners(s: State) -> list[int]:
     """Players with the most points; ties go down the TIEBREAK chain (ability or score)."""
     breakdown = score_breakdown(s)
@@ -1860,7 +1821,12 @@ def state_from_dict(data: dict, num_players: int) -> State:
         top["turn"],
         "turn",
         ("player", "actions_left"),
-        ("game_ends_after_action", "game_over", "markers_taken_this_action", "markers_to_place"),
+        (
+            "game_ends_after_action",
+            "game_over",
+            "markers_taken_this_action",
+            "markers_to_place",
+        ),
     )
     s.player = rd.integer(turn["player"], "turn.player", 0, n - 1)
     s.actions_left = rd.integer(turn["actions_left"], "turn.actions_left", 0, 1000)

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'short-hanseatic-45p'
 # rules: 'short_game'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=9283bc17399f049164926e7cc4633f7f80d9f49074e65487511299bbd9a87fc6
+# hansa-generated: spec-sha256=bfbc52008a64be32bfe5804c70db6f2a818431714c0f26659f19c41aa2d88c6b
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/short_game.hansa'
@@ -111,76 +111,6 @@ POINT_MERCHANT_ONLY = (
      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 )
 N_POINTS = 107
-ROUTE_RINGS = (
-    (((1, 2, 10), (11, 27, 30), (5, 6, 7, 13, 25, 26, 31, 32), (3, 4, 8, 9, 12, 14, 15, 19, 24),
-      (16, 17, 18, 21, 22, 23, 28, 29, 33), (20,)),
-     ((0, 2, 27), (6, 10, 13, 30), (3, 4, 5, 7, 11, 12, 14, 25, 31), (8, 21, 22, 23, 24, 26, 32),
-      (9, 15, 19, 28, 29, 33), (16, 17, 18), (20,)),
-     ((0, 1, 30), (5, 7, 10, 25, 27, 31), (3, 4, 6, 8, 11, 13, 24, 26, 32),
-      (9, 12, 14, 15, 19, 21, 22, 23, 28, 29, 33), (16, 17, 18), (20,)),
-     ((4, 5, 6, 21, 22, 23), (7, 13, 14, 24, 25, 27, 28, 30, 31), (1, 2, 8, 11, 12, 26, 32, 33),
-      (0, 9, 10, 15, 19, 29), (16, 17, 18), (20,)),
-     ((3, 5, 6, 24, 25), (7, 13, 21, 22, 23, 27, 28, 30, 31), (1, 2, 8, 11, 12, 14, 26, 32, 33),
-      (0, 9, 10, 15, 19, 29), (16, 17, 18), (20,)),
-     ((3, 4, 6, 7, 25, 30, 31), (2, 8, 11, 13, 21, 22, 23, 24, 26, 27, 32),
-      (0, 1, 9, 10, 12, 14, 15, 19, 28, 29, 33), (16, 17, 18), (20,)),
-     ((3, 4, 5, 13, 27), (1, 7, 12, 14, 21, 22, 23, 24, 25, 30, 31), (0, 2, 8, 11, 26, 28, 32),
-      (9, 10, 15, 19, 29, 33), (16, 17, 18), (20,)),
-     ((5, 8, 25, 30, 31), (2, 3, 4, 6, 11, 24, 26, 29, 32, 33),
-      (0, 1, 9, 10, 13, 15, 16, 19, 21, 22, 23, 27, 28), (12, 14, 17, 18), (20,)),
-     ((7, 29, 33), (5, 16, 25, 28, 30, 31), (2, 3, 4, 6, 11, 15, 17, 22, 24, 26, 32),
-      (0, 1, 9, 10, 13, 18, 19, 20, 21, 23, 27), (12, 14)),
-     ((19, 32), (11, 18, 26, 31), (5, 7, 10, 15, 17, 20, 25, 30), (0, 2, 3, 4, 6, 8, 16, 24),
-      (1, 13, 21, 22, 23, 27, 28, 29, 33), (12, 14)),
-     ((0, 11), (1, 2, 26, 31, 32), (5, 7, 9, 15, 19, 25, 27, 30), (3, 4, 6, 8, 13, 16, 17, 18, 24),
-      (12, 14, 20, 21, 22, 23, 28, 29, 33)),
-     ((10, 26, 31, 32), (0, 5, 7, 9, 15, 19, 25, 30), (1, 2, 3, 4, 6, 8, 16, 17, 18, 24),
-      (13, 20, 21, 22, 23, 27, 28, 29, 33), (12, 14)),
-     ((13, 14), (6, 23, 27), (1, 3, 4, 5, 21, 22), (0, 2, 7, 24, 25, 28, 30, 31),
-      (8, 10, 11, 26, 32, 33), (9, 15, 19, 29), (16, 17, 18), (20,)),
-     ((6, 12, 14, 27), (1, 3, 4, 5, 23), (0, 2, 7, 21, 22, 24, 25, 30, 31),
-      (8, 10, 11, 26, 28, 32), (9, 15, 19, 29, 33), (16, 17, 18), (20,)),
-     ((12, 13, 23), (3, 6, 21, 22, 27), (1, 4, 5, 24, 28), (0, 2, 7, 25, 30, 31, 33),
-      (8, 10, 11, 26, 29, 32), (9, 15, 16, 19), (17, 18), (20,)),
-     ((16, 17, 26), (11, 18, 20, 29, 31, 32), (5, 7, 8, 9, 10, 19, 25, 30, 33),
-      (0, 2, 3, 4, 6, 24, 28), (1, 13, 21, 22, 23, 27), (12, 14)),
-     ((15, 17, 29), (8, 18, 20, 26, 33), (7, 11, 19, 28, 31, 32), (5, 9, 10, 22, 24, 25, 30),
-      (0, 2, 3, 4, 6, 21, 23), (1, 13, 14, 27), (12,)),
-     ((15, 16, 18, 20), (19, 26, 29), (8, 9, 11, 31, 32, 33), (5, 7, 10, 25, 28, 30),
-      (0, 2, 3, 4, 6, 22, 24), (1, 13, 21, 23, 27), (12, 14)),
-     ((17, 19, 20), (9, 15, 16, 32), (11, 26, 29, 31), (5, 7, 8, 10, 25, 30, 33),
-      (0, 2, 3, 4, 6, 24, 28), (1, 13, 21, 22, 23, 27), (12, 14)),
-     ((9, 18, 32), (11, 17, 20, 26, 31), (5, 7, 10, 15, 16, 25, 30), (0, 2, 3, 4, 6, 8, 24, 29),
-      (1, 13, 21, 22, 23, 27, 28, 33), (12, 14)),
-     ((17, 18), (15, 16, 19), (9, 26, 29, 32), (8, 11, 31, 33), (5, 7, 10, 25, 28, 30),
-      (0, 2, 3, 4, 6, 22, 24), (1, 13, 21, 23, 27), (12, 14)),
-     ((3, 22, 23), (4, 5, 6, 14, 24, 28), (7, 12, 13, 25, 27, 30, 31, 33),
-      (1, 2, 8, 11, 26, 29, 32), (0, 9, 10, 15, 16, 19), (17, 18), (20,)),
-     ((3, 21, 23, 24, 28), (4, 5, 6, 14, 25, 33), (7, 8, 12, 13, 27, 29, 30, 31),
-      (1, 2, 11, 16, 26, 32), (0, 9, 10, 15, 17, 19), (18, 20)),
-     ((3, 14, 21, 22), (4, 5, 6, 12, 13, 24, 28), (7, 25, 27, 30, 31, 33),
-      (1, 2, 8, 11, 26, 29, 32), (0, 9, 10, 15, 16, 19), (17, 18), (20,)),
-     ((4, 22, 25, 28), (3, 5, 6, 7, 21, 23, 30, 31, 33), (2, 8, 11, 13, 14, 26, 27, 29, 32),
-      (0, 1, 9, 10, 12, 15, 16, 19), (17, 18), (20,)),
-     ((4, 5, 7, 24, 30, 31), (2, 3, 6, 8, 11, 22, 26, 28, 32),
-      (0, 1, 9, 10, 13, 15, 19, 21, 23, 27, 29, 33), (12, 14, 16, 17, 18), (20,)),
-     ((11, 15, 31, 32), (5, 7, 9, 10, 16, 17, 19, 25, 30), (0, 2, 3, 4, 6, 8, 18, 20, 24, 29),
-      (1, 13, 21, 22, 23, 27, 28, 33), (12, 14)),
-     ((1, 6, 13), (0, 2, 3, 4, 5, 12, 14), (7, 10, 21, 22, 23, 24, 25, 30, 31),
-      (8, 11, 26, 28, 32), (9, 15, 19, 29, 33), (16, 17, 18), (20,)),
-     ((22, 24, 33), (3, 4, 8, 21, 23, 25, 29), (5, 6, 7, 14, 16, 30, 31),
-      (2, 11, 12, 13, 15, 17, 26, 27, 32), (0, 1, 9, 10, 18, 19, 20)),
-     ((8, 16, 33), (7, 15, 17, 28), (5, 18, 20, 22, 24, 25, 26, 30, 31),
-      (2, 3, 4, 6, 11, 19, 21, 23, 32), (0, 1, 9, 10, 13, 14, 27), (12,)),
-     ((2, 5, 7, 25, 31), (0, 1, 3, 4, 6, 8, 11, 24, 26, 32),
-      (9, 10, 13, 15, 19, 21, 22, 23, 27, 28, 29, 33), (12, 14, 16, 17, 18), (20,)),
-     ((5, 7, 11, 25, 26, 30, 32), (2, 3, 4, 6, 8, 9, 10, 15, 19, 24),
-      (0, 1, 13, 16, 17, 18, 21, 22, 23, 27, 28, 29, 33), (12, 14, 20)),
-     ((9, 11, 19, 26, 31), (5, 7, 10, 15, 18, 25, 30), (0, 2, 3, 4, 6, 8, 16, 17, 20, 24),
-      (1, 13, 21, 22, 23, 27, 28, 29, 33), (12, 14)),
-     ((8, 28, 29), (7, 16, 22, 24), (3, 4, 5, 15, 17, 21, 23, 25, 30, 31),
-      (2, 6, 11, 14, 18, 20, 26, 32), (0, 1, 9, 10, 12, 13, 19, 27)))
-)
 TAVERN_ROUTES = (6, 15, 28)
 EAST_WEST = (25, 0)
 BOARD_COMPLETED_CITIES = 10
@@ -344,6 +274,11 @@ A_EXTRA = 1115
 A_LIFT = 1117
 A_DECLINE = 1224
 A_PLACE_MARKER = 1225
+A_PERM_USE = 1259
+A_GREEN_POST = 1259
+A_ROUTE_PLACE = 1259
+A_COUNTRY_PLACE = 1259
+A_COUNTRY_LIFT = 1259
 NUM_ACTIONS = 1259
 ACTION_RANGES = (
     (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 214), ('DISPLACE', 355, 214),
@@ -393,6 +328,12 @@ def _ids_by_mask(base: int, table: tuple) -> tuple:
     return tuple(tuple(tuple(base + x for x in points) for points in row) for row in table)
 
 
+# Routes sharing a city with each route (displacement looks further out breadth-first, at run time,
+# so the module grows linearly with the board).
+ROUTE_ADJACENT = tuple(
+    tuple(sorted({r2 for c in ROUTE_CITIES[r] for r2 in CITY_ROUTES[c]} - {r}))
+    for r in range(N_ROUTES)
+)
 RING_ANY = _ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
 RING_HOUSE = _ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
 _income_cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
@@ -835,14 +776,14 @@ def _end_track_pp(s: State) -> None:
 
 
 # ---- end trigger: a replacement marker must be drawn from the empty supply
-# spec/bigbox_2021.hansa:37
+# spec/bigbox_2021.hansa:38
 def _end_marker_supply_empty(s: State) -> None:
     """The game ends after this action; the marker just taken is never usable."""
     s.ending = True
 
 
 # ---- end trigger: the END_COMPLETED_CITIES-th city is completed
-# spec/bigbox_2021.hansa:37
+# spec/bigbox_2021.hansa:38
 def _end_completed_cities(s: State) -> None:
     if s.completed >= END_COMPLETED_CITIES:
         s.ending = True
@@ -944,15 +885,28 @@ def _apply_pay(s: State, top: tuple, action: int) -> None:
 # The displaced player's frame: (F_DISPLACED, owner, route, holding kind or -1, extras left).
 def _ring_points(s: State, route: int, kind: int) -> list[int]:
     """PLACE_DISPLACED ids of the free points a piece of `kind` may take on the nearest routes (by
-    distance from `route`) that have one; rings list routes in order, so the ids come sorted."""
+    distance from `route`) that have one; each ring lists its routes in order, so the ids come
+    sorted. Rings beyond the first are found breadth-first over ROUTE_ADJACENT."""
     mask = s.mask
     table = RING_ANY if kind else RING_HOUSE
-    for ring in ROUTE_RINGS[route]:
+    ring = ROUTE_ADJACENT[route]
+    seen = None
+    while ring:
         found = []
         for r in ring:
             found += table[r][mask[r]]
         if found:
             return found
+        if seen is None:
+            seen = set(ring)
+            seen.add(route)
+        nxt = set()
+        for r in ring:
+            for r2 in ROUTE_ADJACENT[r]:
+                if r2 not in seen:
+                    nxt.add(r2)
+        seen |= nxt
+        ring = sorted(nxt)
     return []
 
 
@@ -1400,7 +1354,10 @@ def _use_marker(s: State, p: int, m: int) -> None:
 # ---- end of turn: placing drawn markers
 # spec/bigbox_2021.hansa:34
 def _marker_routes(s: State) -> list[int]:
-    """Routes a drawn marker may go to: no_marker, no_pieces, vacant_space_in_a_city."""
+    """Routes a drawn marker may go to (conditions: 3).
+
+    no_marker, no_pieces, vacant_space_in_a_city
+    """
     found = []
     filled = s.filled
     for r in range(N_ROUTES):
@@ -1437,17 +1394,17 @@ def _apply_markers(s: State, top: tuple, action: int) -> None:
     s.plate = s.plate[1:]
 
 
-# score A (track): spec/bigbox_2021.hansa:40
+# score A (track): spec/bigbox_2021.hansa:41
 def _score_A(s: State, p: int) -> int:
     return s.track[p]
 
 
-# score B (fully developed abilities): spec/bigbox_2021.hansa:41
+# score B (fully developed abilities): spec/bigbox_2021.hansa:42
 def _score_B(s: State, p: int) -> int:
     return sum(ABILITY_FULL_PP[a] for a in range(NA) if s.level[p * NA + a] >= ABILITY_MAX[a])
 
 
-# score C (collected bonus markers, used or not): spec/bigbox_2021.hansa:42
+# score C (collected bonus markers, used or not): spec/bigbox_2021.hansa:43
 def _score_C(s: State, p: int) -> int:
     count = len(s.unused[p]) + len(s.used[p])
     if p == s.player:
@@ -1459,18 +1416,18 @@ def _score_C(s: State, p: int) -> int:
     return points
 
 
-# score D (special prestige spaces): spec/bigbox_2021.hansa:43
+# score D (special prestige spaces): spec/bigbox_2021.hansa:44
 def _score_D(s: State, p: int) -> int:
     special = s.special
     return sum(SPECIAL_POINTS[j] for j, code in enumerate(special) if code >= 0 and code >> 1 == p)
 
 
-# score E (controlled cities): spec/bigbox_2021.hansa:44
+# score E (controlled cities): spec/bigbox_2021.hansa:45
 def _score_E(s: State, p: int) -> int:
     return CITY_CONTROL_PP * sum(1 for c in range(N_CITIES) if _controller(s, c) == p)
 
 
-# score F (network): spec/bigbox_2021.hansa:45
+# score F (network): spec/bigbox_2021.hansa:46
 def _score_F(s: State, p: int) -> int:
     """Posts in the best connected group of cities holding p's posts, times the network ability."""
     counts = _post_counts(s, p)
@@ -1513,7 +1470,7 @@ def score_breakdown(s: State) -> list[dict[str, int]]:
 
 
 # ---- winners and the tie-break chain
-# spec/bigbox_2021.hansa:46
+# spec/bigbox_2021.hansa:48
 def winners(s: State) -> list[int]:
     """Players with the most points; ties go down the TIEBREAK chain (ability or score)."""
     breakdown = score_breakdown(s)
@@ -1870,7 +1827,12 @@ def state_from_dict(data: dict, num_players: int) -> State:
         top["turn"],
         "turn",
         ("player", "actions_left"),
-        ("game_ends_after_action", "game_over", "markers_taken_this_action", "markers_to_place"),
+        (
+            "game_ends_after_action",
+            "game_over",
+            "markers_taken_this_action",
+            "markers_to_place",
+        ),
     )
     s.player = rd.integer(turn["player"], "turn.player", 0, n - 1)
     s.actions_left = rd.integer(turn["actions_left"], "turn.actions_left", 0, 1000)

@@ -27,6 +27,10 @@ FREE_POINT_COST = 1.0  # each point still to fill costs about one action
 DISPLACE_COST = 0.5  # on top of the point it takes: the piece paid, the compensation given
 MARKER_ON_ROUTE = 2.0  # a bonus marker scores at the end and usually helps at once
 NETWORK_BONUS = 1.0  # a post next to one's own posts grows the network (category F)
+# The decisions a permanent marker offers (besides declining it): it always helps, so take it.
+PERMANENT_KINDS = ("PERM_USE", "GREEN_POST", "ROUTE_PLACE", "COUNTRY_PLACE", "COUNTRY_LIFT")
+PERMISSION_VALUE = 2.0  # the rightmost post in a city granting a permission
+PERMANENT_ROUTE_VALUE = 1.5  # creating a route whose permanent marker is then used
 # The action kinds of a turn decision (the others belong to decisions inside an action).
 TURN_KINDS = ("END_TURN", "INCOME", "PLACE", "DISPLACE", "MOVE", "CREATE", "USE_MARKER")
 KEYS_PER_POST = 0.8  # developing Keys adds about this much per post held
@@ -94,6 +98,21 @@ class GameTables:
             self.marker_kind[m] = "move"
         for m, *_ in ns.get("REMOVE_MARKERS", ()):
             self.marker_kind[m] = "remove"
+        # Board features (absent on boards without them).
+        self.permission_cities = frozenset(c for c, _ in ns.get("PERMISSION_CITIES", ()))
+        self.permanent_routes = frozenset(
+            r for r, m in enumerate(ns.get("ROUTE_PERMANENT", ())) if m >= 0
+        )
+        self.route_country: tuple = ns.get("ROUTE_COUNTRY", ())
+        self.route_permit: tuple = ns.get("ROUTE_PERMIT_BIT", ())
+
+    def can_move_between(self, origin: int, target: int) -> bool:
+        """Whether an own Move may take a piece from route `origin` to route `target` (countries:
+        into the piece's own country or a free one)."""
+        if not self.route_country:
+            return True
+        same = self.route_country[origin] == self.route_country[target]
+        return same or not self.route_permit[target]
 
 
 _TABLES: dict[type, GameTables] = {}
@@ -158,6 +177,8 @@ class GreedyAgent:
             return self._route_choice(state, t, me, legal_actions)
         if first == "PAY":
             return legal_actions[0]  # pay with as few merchants as possible
+        if last in PERMANENT_KINDS:
+            return self._permanent(state, t, me, legal_actions)
         if first in ("PLACE_DISPLACED", "EXTRA", "LIFT", "DECLINE"):
             return self._displaced(state, t, me, legal_actions)
         if first in ("PICK", "DONE_PICKING"):
@@ -364,6 +385,8 @@ class GreedyAgent:
             best = max(best, 0.5 * max(t.special_points))
         if state.rmark[r] >= 0:
             best += MARKER_ON_ROUTE
+        if r in t.permanent_routes:
+            best += PERMANENT_ROUTE_VALUE
         return best
 
     # ---- the turn
@@ -405,11 +428,24 @@ class GreedyAgent:
     def _gathering_target(self, state, t: GameTables, me: int) -> int | None:
         """The route to complete with pieces moved from other routes, if there are enough."""
         mine, opp, free = self._route_counts(state, t, me)
-        total = sum(mine)
+        merchants = [0] * t.n_routes  # my merchants per route; free ship points per route
+        free_ships = [0] * t.n_routes
+        for x, code in enumerate(state.pt):
+            r = t.point_route[x]
+            if code < 0 and t.merchant_only[x]:
+                free_ships[r] += 1
+            elif code >= 0 and code >> 1 == me and code & 1:
+                merchants[r] += 1
         best, best_key = None, None
         for r in range(t.n_routes):
-            if opp[r] or not free[r] or total - mine[r] < free[r]:
+            if opp[r] or not free[r]:
                 continue
+            sources = [o for o in range(t.n_routes) if o != r and mine[o]]
+            sources = [o for o in sources if t.can_move_between(o, r)]
+            if sum(mine[o] for o in sources) < free[r]:
+                continue
+            if sum(merchants[o] for o in sources) < free_ships[r]:
+                continue  # ship points take merchants only
             key = (mine[r] - free[r], mine[r])
             if best_key is None or key > best_key:
                 best, best_key = r, key
@@ -624,6 +660,8 @@ class GreedyAgent:
             space = t.city_spaces[c][state.filled[c]]
             after = self._controller_of(posts + [2 * me], players)
             value = 3.0 + 2.0 * t.space_coin[space]
+            if c in t.permission_cities:
+                value += PERMISSION_VALUE  # the rightmost post grants the permission
         if after == me and before != me:
             value += 2.5
         if near:
@@ -666,7 +704,7 @@ class GreedyAgent:
             code = state.pt[x]
             if code >> 1 == me:
                 value = 0.5 * opp[r]  # own piece stuck on a blocked route
-                if gathering and r != target:
+                if gathering and r != target and t.can_move_between(r, target):
                     value += 10.0 - mine[r]  # from the least advanced route first
             else:
                 value = float(mine[r])  # an opponent blocking my route
@@ -713,7 +751,43 @@ class GreedyAgent:
     # ---- markers
     def _best_develop(self, state, t: GameTables, me: int, legal: list[int]) -> int:
         base = t.base["DEVELOP"]
-        return max(legal, key=lambda a: self._develop_value(state, t, me, a - base))
+        options = [a for a in legal if t.kind_of[a] == "DEVELOP"]
+        return max(options, key=lambda a: self._develop_value(state, t, me, a - base))
+
+    def _permanent(self, state, t: GameTables, me: int, legal: list[int]) -> int:
+        """A permanent marker's decision: use it (move, post in a green city, put pieces down)."""
+        if t.base.get("PERM_USE", -1) in legal:
+            return t.base["PERM_USE"]
+        kinds = {t.kind_of[a] for a in legal}
+        if "DEVELOP" in kinds:
+            return self._best_develop(state, t, me, legal)
+        mine, opp, free = self._route_counts(state, t, me)
+        my_cities = self._my_cities(state, t, me)
+        players = len(state.track)
+        best, best_value = legal[-1], -1e9
+        for a in legal:
+            kind = t.kind_of[a]
+            if kind == "GREEN_POST":
+                c, piece = divmod(a - t.base[kind], 2)
+                posts = self._city_posts(state, t, c)
+                value = 3.0 - 0.5 * piece
+                if self._controller_of(posts + [2 * me], players) == me:
+                    value += 2.5
+                if c in my_cities or any(d in my_cities for d in t.city_neighbors[c]):
+                    value += 1.0
+            elif kind in ("ROUTE_PLACE", "COUNTRY_PLACE"):
+                x, piece = divmod(a - t.base[kind], 2)
+                r = t.point_route[x]
+                value = MY_PIECE_WEIGHT * mine[r] - 2 * opp[r] - 0.3 * free[r] - 0.2 * piece
+            elif kind == "COUNTRY_LIFT":
+                r = t.point_route[a - t.base[kind]]
+                value = opp[r] - mine[r]  # a piece stuck on a route others block
+            else:
+                continue
+            value += self._noise()
+            if value > best_value:
+                best, best_value = a, value
+        return best
 
     def _exchange_gain(self, state, t: GameTables, me: int) -> bool:
         """Whether some swap of adjacent posts would win me a city (looked at again only when

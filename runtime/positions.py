@@ -84,7 +84,7 @@ def _count_pieces(data: dict, players: int) -> list[list[int]]:
         if isinstance(holding, list):
             for piece in holding:
                 add(piece)
-        elif isinstance(holding, str) and frame.get("frame") == "displaced":
+        elif isinstance(holding, str) and frame.get("frame") in ("displaced", "permanent_marker"):
             counts[frame["player"]][holding == "merchant"] += 1
     return counts
 

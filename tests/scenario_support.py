@@ -174,6 +174,7 @@ class Position:
         self.out: list[str] = []
         self.east_west: list[int] = []
         self.stack: list[dict] = []
+        self.permissions_used: list[str] = []
         self.game_over = False
         self.ending = False
 
@@ -203,6 +204,13 @@ class Position:
             "posts": list(posts) + [None] * (size - len(posts)),
             "additional_posts": list(additional),
         }
+        return self
+
+    def green_city(self, name: str, *posts: str) -> Position:
+        """Posts in a green city (no printed spaces), left to right (Big Box p. 12)."""
+        if self._city_sizes[name]:
+            raise ValueError(f"{name} is not a green city")
+        self.cities[name] = {"name": name, "green": True, "posts": list(posts)}
         return self
 
     def special_space(self, index: int, piece: str) -> Position:
@@ -252,7 +260,7 @@ class Position:
             placed.update(x for x in entry["points"] if x)
         for entry in self.cities.values():
             placed.update(x for x in entry["posts"] if x)
-            placed.update(entry["additional_posts"])
+            placed.update(entry.get("additional_posts", ()))
         placed.update(x for x in self.special if x)
         return placed
 
@@ -329,6 +337,7 @@ class Position:
                 "game_over": self.game_over,
                 "markers_taken_this_action": self.fresh,
                 "markers_to_place": self.plate,
+                **({"permissions_used": self.permissions_used} if self.permissions_used else {}),
             },
             "player_state": players,
             "marker_supply": marker_supply,

@@ -218,7 +218,7 @@ def test_uncommitted_house_rule_is_compiled_in_memory(capsys, tmp_path) -> None:
         'rules tiny "ends at 8 PP" extends bigbox_2021 {\n    end when track_pp >= 8\n}\n',
         encoding="utf-8",
     )
-    # bigbox_2021 is played on two boards: the command asks which one
+    # bigbox_2021 is played on every board side: the command asks which one
     code, out, err = run_diff(capsys, str(house), "bigbox_2021", "--simulate", "3")
     assert code == 2 and out == ""
     assert "hanseatic_3p, hanseatic_45p" in err and "--board" in err
@@ -231,11 +231,11 @@ def test_uncommitted_house_rule_is_compiled_in_memory(capsys, tmp_path) -> None:
     assert sim["a"]["game"] == "tiny-on-hanseatic_45p" and sim["b"]["game"] == BIGBOX
     turns = next(c for c in sim["comparisons"] if c["measure"] == "turns")
     assert turns["a"]["mean"] < turns["b"]["mean"]
-    # --players picks the board as well: only hanseatic_45p is played by 4
-    code, doc = json_diff(
-        capsys, str(house), "bigbox_2021", "--simulate", "2", "--players", "4", "-j", "1"
+    # --players narrows the boards, but three sides are played by 4: still ask
+    code, out, err = run_diff(
+        capsys, str(house), "bigbox_2021", "--simulate", "2", "--players", "4"
     )
-    assert code == 1 and doc["simulation"]["b"]["board"] == "hanseatic_45p"
+    assert code == 2 and "britannia_45p, eastern, hanseatic_45p" in err
 
 
 def test_two_boards_with_different_player_counts(capsys) -> None:
@@ -387,7 +387,17 @@ def test_modified_copy_of_an_edition_keeps_its_own_rules(capsys, tmp_path) -> No
     copy = tmp_path / "bigbox_2021.hansa"
     copy.write_text(text.replace("track_pp >= 20", "track_pp >= 26"), encoding="utf-8")
     code, doc = json_diff(
-        capsys, str(copy), "bigbox_2021", "--simulate", "4", "--players", "4", "-j", "1"
+        capsys,
+        str(copy),
+        "bigbox_2021",
+        "--simulate",
+        "4",
+        "--players",
+        "4",
+        "--board",
+        "hanseatic_45p",
+        "-j",
+        "1",
     )
     assert code == 1 and len(doc["edits"]) == 1
     sim = doc["simulation"]

@@ -63,6 +63,8 @@ def check_consistency(state) -> None:
         if frame[0] == module.F_MOVE:
             for code in frame[4]:
                 held[code] += 1
+        if frame[0] == getattr(module, "F_PERMANENT", -1) and frame[4] >= 0:
+            held[2 * frame[1] + frame[4]] += 1  # a piece lifted by a permanent marker
     for p in range(n):
         for kind, owned in ((0, module.TRADERS), (1, module.MERCHANTS)):
             code = 2 * p + kind
@@ -87,8 +89,12 @@ def check_consistency(state) -> None:
 
 def _module_of(state):
     import sys
+    import types
 
-    return sys.modules[type(state).__module__]
+    module = sys.modules.get(type(state).__module__)
+    if module is None:  # compiled in memory (hansa.compile_game): its globals
+        return types.SimpleNamespace(**type(state)._legal.__globals__)
+    return module
 
 
 def run_checked(game, seed: int, max_decisions: int, json_every: int = 1) -> list[int]:
@@ -172,7 +178,7 @@ def _independent_scores(data: dict, game) -> list[dict[str, int]]:
     out = [{"E": 0, "F": 0} for _ in range(n)]
     posts = {p: {} for p in range(n)}
     for city in data["cities"]:
-        ordered = list(city["additional_posts"]) + [x for x in city["posts"] if x]
+        ordered = list(city.get("additional_posts", [])) + [x for x in city["posts"] if x]
         counts = [sum(1 for x in ordered if int(x[1:]) == p) for p in range(n)]
         for p in range(n):
             if counts[p]:
@@ -200,7 +206,7 @@ def _east_west_linked(data: dict, p: int, ends: list[str]) -> bool:
     mine = [
         c["name"]
         for c in data["cities"]
-        if any(x and int(x[1:]) == p for x in c["posts"] + c["additional_posts"])
+        if any(x and int(x[1:]) == p for x in c["posts"] + c.get("additional_posts", []))
     ]
     sub = graph.subgraph(mine)
     return all(e in sub for e in ends) and nx.has_path(sub, *ends)

@@ -11,6 +11,7 @@ from hansa.compiler.errors import HansaError
 from hansa.compiler.project import load_project
 from hansa.compiler.rules_ir import (
     Ability,
+    BoardRule,
     BonusMarker,
     CreateRoute,
     Displace,
@@ -19,6 +20,7 @@ from hansa.compiler.rules_ir import (
     MarkerRules,
     Move,
     Option,
+    PermanentMarker,
     Pieces,
     Place,
     RuleSet,
@@ -80,7 +82,13 @@ BIGBOX = RuleSet(
     ),
     marker_rules=MarkerRules(
         usable_in_taking_action=False,
-        placement=("no_marker", "no_pieces", "vacant_space_in_a_city"),
+        placement=(
+            "no_marker",
+            "no_pieces",
+            "vacant_space_in_a_city",
+            "no_permanent_marker",
+            "not_in_permission_country",
+        ),
     ),
     end_triggers=(
         EndTrigger("track_pp", 20),
@@ -98,6 +106,7 @@ BIGBOX = RuleSet(
         ScoreCategory("D", "special_prestige"),
         ScoreCategory("E", "controlled_cities", (("pp", 2),)),
         ScoreCategory("F", "network"),
+        ScoreCategory("G", "country_majority", (("pp", (7, 4, 2)),)),
     ),
     tiebreak=(
         TieBreakStep("fewest", "ability", "actions"),
@@ -110,6 +119,30 @@ BIGBOX = RuleSet(
         Option("unplaceable_marker", "out_of_game"),
         Option("no_op_actions", "illegal"),
         Option("move_must_place_all", True),
+    ),
+    # §9-10 (Big Box pp. 12-14): the rules of play of the Eastern and Britannia boards' features.
+    board_rules=(
+        BoardRule("green_cities", (("first_post_completes", True), ("additional_post", True))),
+        BoardRule(
+            "countries",
+            (
+                ("displaced_to", "own_or_free"),
+                ("move", "own_or_free"),
+                ("marker_move", "same_country"),
+            ),
+        ),
+        BoardRule("permissions", (("once_per_turn", True), ("actions", ("place", "displace")))),
+    ),
+    permanent_markers=(
+        PermanentMarker("move_2_any_tradesmen", "move_tradesmen", (("count", 2), ("whose", "any"))),
+        PermanentMarker("develop_privilege", "develop_ability", (("ability", "privilege"),)),
+        PermanentMarker("post_in_green_city", "green_city_post", (("side", "right"),)),
+        PermanentMarker("place_2_tradesmen_from_route", "place_from_route", (("count", 2),)),
+        PermanentMarker(
+            "place_2_tradesmen_in_wales_or_scotland",
+            "place_in_countries",
+            (("count", 2), ("from", ("stock", "supply", "board"))),
+        ),
     ),
 )
 
@@ -243,6 +276,9 @@ def test_games(project):
         "original-hanseatic-45p": ("original_2009", "hanseatic_45p", (4, 5)),
         "short-hanseatic-45p": ("short_game", "hanseatic_45p", (4, 5)),
         "no-compensation-hanseatic-45p": ("no_compensation", "hanseatic_45p", (4, 5)),
+        "bigbox-eastern": ("bigbox_2021", "eastern", (3, 4, 5)),
+        "bigbox-britannia-3p": ("bigbox_2021", "britannia_3p", (3,)),
+        "bigbox-britannia-45p": ("bigbox_2021", "britannia_45p", (4, 5)),
     }
     assert {name: (g.rules, g.board, g.players) for name, g in games.items()} == expected
 
