@@ -391,6 +391,10 @@ def check_game(
     if ruleset is None or board is None:
         return out
     out += _fit_rules_to_board(game, ruleset, board)
+    if ruleset.pawn is not None:
+        from .regions import check_pawn
+
+        out += check_pawn(board, ruleset.pawn.soldiers, ruleset.pawn.span, game.name)
     return out
 
 
