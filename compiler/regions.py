@@ -42,9 +42,10 @@ class Regions:
     """The plane split into regions. Region 0 is the outer region (outside the drawing).
 
     `route_regions[i]` lists the regions on the two sides of route i (one region when both sides
-    lie in the same region, e.g. a dead-end route); `region_routes[r]` the routes bordering region r;
-    `distance[r][q]` the fewest borders the pawn crosses from r to q; `cities[r]` the cities on r's
-    boundary (for names and drawings); `polygons[r]` the boundary walks (lists of city names).
+    lie in the same region, e.g. a dead-end route); `region_routes[r]` the routes bordering
+    region r; `distance[r][q]` the fewest borders the pawn crosses from r to q; `cities[r]` the
+    cities on r's boundary (for names and drawings); `polygons[r]` the boundary walks (lists of
+    city names).
     """
 
     route_regions: tuple[tuple[int, ...], ...]
@@ -254,8 +255,7 @@ def _faces_to_regions(
         holders = [
             j
             for j in bounded
-            if component[walks[j][0]] != comp
-            and _inside(probe, [positions[c] for c in walks[j]])
+            if component[walks[j][0]] != comp and _inside(probe, [positions[c] for c in walks[j]])
         ]
         if holders:
             parent[i] = min(holders, key=lambda j: abs(areas[j]))
@@ -324,9 +324,7 @@ def board_regions(board: Board, soldiers: Sequence[Pair] = (), span: Span = NO_S
         for alias in c.aliases:
             canonical.setdefault(alias, c.name)
     positions = {c.name: c.position for c in board.cities if c.position is not None}
-    resolved = [
-        Soldier((canonical.get(a, a), canonical.get(b, b)), span) for a, b in soldiers
-    ]
+    resolved = [Soldier((canonical.get(a, a), canonical.get(b, b)), span) for a, b in soldiers]
     unknown = [
         Diagnostic(
             f"soldier {a} -- {b}: board {board.id} has no city {c!r}"
