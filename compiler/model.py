@@ -654,7 +654,7 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         ("PLACE_MARKER", n_routes),
     ]
     if comp["pawn"]:  # only games with the pawn get these ids (the others stay byte-identical)
-        layout_sizes += [("PAWN", k["N_REGIONS"]), ("PAWN_PAY", k["N_REGIONS"])]
+        layout_sizes += [("PAWN", k["N_REGIONS"]), ("PAWN_PAY", 1)]
     base = 0
     for kind, size in layout_sizes:
         model.layout.append((kind, base, size))

@@ -363,7 +363,7 @@ A_DECLINE = 1271
 A_PLACE_MARKER = 1272
 A_PAWN = 1304
 A_PAWN_PAY = 1315
-NUM_ACTIONS = 1326
+NUM_ACTIONS = 1316
 ACTION_RANGES = (
     (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 202), ('DISPLACE', 343, 202),
      ('MOVE', 545, 1), ('CREATE', 546, 32), ('USE_MARKER', 578, 6), ('PAY', 584, 3),
@@ -371,7 +371,7 @@ ACTION_RANGES = (
      ('DONE_REMOVING', 891, 1), ('ESTABLISH', 892, 54), ('ADDITIONAL', 946, 54),
      ('DEVELOP', 1000, 5), ('SPECIAL', 1005, 4), ('NO_POST', 1009, 1), ('EXCHANGE', 1010, 57),
      ('PLACE_DISPLACED', 1067, 101), ('EXTRA', 1168, 2), ('LIFT', 1170, 101), ('DECLINE', 1271, 1),
-     ('PLACE_MARKER', 1272, 32), ('PAWN', 1304, 11), ('PAWN_PAY', 1315, 11))
+     ('PLACE_MARKER', 1272, 32), ('PAWN', 1304, 11), ('PAWN_PAY', 1315, 1))
 )
 GAME_NAME = 'original-hanseatic-2p'
 PLAYER_COUNTS = (2,)
@@ -443,6 +443,7 @@ F_ROUTE = 5
 F_EXCHANGE = 6
 F_DEVELOP = 7
 F_MARKERS = 8
+F_PAWN = 9
 FRAME_NAMES = (
     "turn",
     "pay_displacement_cost",
@@ -453,6 +454,7 @@ FRAME_NAMES = (
     "exchange",
     "develop",
     "place_markers",
+    "move_pawn",
 )
 WHOSE_NAMES = ("own", "opponents", "any")
 
@@ -877,31 +879,24 @@ PAWN_NEAR = tuple(
     tuple(q for q in range(N_REGIONS) if 0 < REGION_DISTANCE[g][q] <= PAWN_FREE_BORDERS)
     for g in range(N_REGIONS)
 )
-PAWN_FAR = tuple(
-    tuple(q for q in range(N_REGIONS) if REGION_DISTANCE[g][q] > PAWN_FREE_BORDERS)
-    for g in range(N_REGIONS)
-)
 PAWN_OTHER = tuple(tuple(q for q in range(N_REGIONS) if q != g) for g in range(N_REGIONS))
 
 
 def _legal_pawn(s: State, acts: list[int]) -> None:
     """Free: up to PAWN_FREE_BORDERS borders, once a turn, before the first action or after the
-    last. Paid (one action): anywhere, at any other time."""
-    g = s.pawn
+    last. Paid: one action, then any other region (the move_pawn decision)."""
     if s.pawn_turn < 2:
-        acts += [A_PAWN + q for q in PAWN_NEAR[g]]
+        acts += [A_PAWN + q for q in PAWN_NEAR[s.pawn]]
     if s.actions_left > 0:
-        # before the first action a near region is reached for free, so paying is not offered
-        targets = PAWN_FAR[g] if s.pawn_turn == 0 else PAWN_OTHER[g]
-        acts += [A_PAWN_PAY + q for q in targets]
+        acts.append(A_PAWN_PAY)
 
 
 def _apply_pawn(s: State, action: int) -> None:
-    if action >= A_PAWN_PAY:
+    if action == A_PAWN_PAY:
         s.actions_left -= 1
-        s.pawn = action - A_PAWN_PAY
         if s.pawn_turn == 0:
             s.pawn_turn = 1
+        s.stack.append((F_PAWN, s.player))
         return
     if s.pawn < 0:  # setup: placed by the last seat; the first seat starts
         s.pawn = action - A_PAWN
@@ -913,6 +908,16 @@ def _apply_pawn(s: State, action: int) -> None:
         s.actions_left = 0
     s.pawn = action - A_PAWN
     s.pawn_turn = 2
+
+
+def _legal_pawn_frame(s: State, top: tuple) -> list[int]:
+    return [A_PAWN + q for q in PAWN_OTHER[s.pawn]]
+
+
+def _apply_pawn_frame(s: State, top: tuple, action: int) -> None:
+    """The paid move's destination: any other region."""
+    s.stack.pop()
+    s.pawn = action - A_PAWN
 
 
 # ---- end trigger: a player reaches END_TRACK_PP on the track
@@ -1716,9 +1721,9 @@ def _describe_action(kind: str, i: int) -> str:
     if kind == "DECLINE":
         return "decline further extra pieces"
     if kind == "PAWN":
-        return f"pawn to {REGION_LABELS[i]} (setup placement or free move)"
+        return f"pawn to {REGION_LABELS[i]}"
     if kind == "PAWN_PAY":
-        return f"pawn to {REGION_LABELS[i]} (costs an action)"
+        return "move the pawn any distance (costs an action)"
     return f"place the drawn marker on {ROUTE_LABELS[i]}"
 
 
@@ -1922,6 +1927,7 @@ def _read_frame(rd: StateReader, value, path: str, n: int) -> tuple:
         F_EXCHANGE: ("must_own_one",),
         F_DEVELOP: ("ability",),
         F_MARKERS: (),
+        F_PAWN: (),
     }[kind]
     optional = ("picked", "unchanged") if kind == F_MOVE else ()
     rd.object(value, path, ("frame", "player") + need, optional)
@@ -2257,6 +2263,8 @@ def _check_stack_shape(rd: StateReader, s: State) -> None:
             for _x, code in top[6]:
                 if top[2] == 0 and code >> 1 != top[1]:
                     raise rd.fail(path + ".picked", "a move picks the mover's own pieces")
+        if top[0] == F_PAWN and (top[1] != s.player or s.pawn < 0):
+            raise rd.fail(path, "only the turn player moves the placed pawn")
         if top[0] == F_MARKERS and not s.plate:
             raise rd.fail(path, "no drawn markers to place (turn.markers_to_place is empty)")
     if s.fresh and kinds != [F_ROUTE]:
@@ -2284,6 +2292,7 @@ LEGAL = (
     _legal_exchange,
     _legal_develop,
     _legal_markers,
+    _legal_pawn_frame,
 )
 APPLY = (
     None,
@@ -2295,6 +2304,7 @@ APPLY = (
     _apply_exchange,
     _apply_develop,
     _apply_markers,
+    _apply_pawn_frame,
 )
 SETTLE = (
     None,
@@ -2306,6 +2316,7 @@ SETTLE = (
     _settle_never,
     _settle_never,
     _settle_markers,
+    _settle_never,
 )
 INFO = GameInfo(
     name=GAME_NAME,

@@ -176,6 +176,7 @@ class Position:
         self.stack: list[dict] = []
         self.game_over = False
         self.ending = False
+        self.pawn: dict[str, Any] | None = None  # the 2-player variant's neutral pawn
 
     # -- writing the position
     def route(self, a: str, b: str, *pieces: str | None, marker: str | None = None) -> Position:
@@ -243,6 +244,11 @@ class Position:
         """Whose turn it is and how many actions are left (default: the Actions value)."""
         self.turn = {"player": player, "actions_left": actions_left}
         self.plate = list(plate)
+        return self
+
+    def pawn_in(self, region: int | None, free_move: str = "before_first_action") -> Position:
+        """The neutral pawn of the 2-player variant: its region and the turn's free move."""
+        self.pawn = {"region": region, "free_move": free_move}
         return self
 
     # -- assembling the JSON
@@ -317,7 +323,7 @@ class Position:
         completed = sum(
             1 for entry in self.cities.values() if all(x is not None for x in entry["posts"])
         )
-        return {
+        out = {
             "format": "hansa-state",
             "version": 1,
             "game": self.game.name,
@@ -340,6 +346,9 @@ class Position:
             "special_prestige": self.special,
             "stack": self.stack,
         }
+        if self.pawn is not None:
+            out["pawn"] = self.pawn
+        return out
 
     def state(self):
         return self.game.state_from_json(json.dumps(self.to_dict(), ensure_ascii=False))
