@@ -184,7 +184,7 @@ def test_a_pawn_rule_set_is_checked_against_its_games_board(tmp_path):
     """The soldiers name cities of the board a game plays on; errors point at the statement."""
     spec = tmp_path / "house.hansa"
     spec.write_text(
-        'rules duel extends original_2009 {\n'
+        "rules duel extends original_2009 {\n"
         "    pawn soldiers Osnabrück -- Münster, Münster -- Dortmun free_borders 1\n"
         "}\n"
         "game duel-2p = duel on hanseatic_3p players 2\n",
@@ -219,7 +219,8 @@ def test_pawn_statement_errors_are_located(tmp_path):
 
 def test_remove_pawn(tmp_path):
     spec = tmp_path / "plain.hansa"
-    spec.write_text("rules plain extends original_2009_2p {\n    remove pawn\n}\n", encoding="utf-8")
+    text = "rules plain extends original_2009_2p {\n    remove pawn\n}\n"
+    spec.write_text(text, encoding="utf-8")
     project = load_project([spec, SPEC])
     assert project.errors == []
     assert resolve("plain", project.rulesets).pawn is None

@@ -4,9 +4,9 @@ Source: seed 001 (the Argentum 2009 rule book, Greek; its text has no page numbe
 section, "Παιχνίδι δύο παικτών" (game for two players), cited by its phrases:
 - "Το ταμπλό χωρίζεται σε περιοχές. Τα σύνορα είναι οι εμπορικοί δρόμοι και τέσσερις στρατιώτες"
   (the board is split into regions; the borders are the routes and four soldiers);
-- "Οι παίκτες μπορούν να μετακινήσουν το πιόνι πάνω από δύο σύνορα ... πριν την πρώτη τους ενέργεια ή
-  μετά την τελευταία, χωρίς κόστος" (move the pawn across up to two borders before the first action
-  or after the last, free);
+- "Οι παίκτες μπορούν να μετακινήσουν το πιόνι πάνω από δύο σύνορα ... πριν την πρώτη τους
+  ενέργεια ή μετά την τελευταία, χωρίς κόστος" (move the pawn across up to two borders before the
+  first action or after the last, free);
 - "οποιαδήποτε άλλη στιγμή της σειράς τους, αλλά ξοδεύοντας έτσι μια ενέργειά τους" (at any other
   time of the turn, spending an action);
 - "Εισαγωγή ..., Αφαίρεση ... και Δημιουργία Εμπορικού Δρόμου, μπορούν να εκτελεστούν μόνο όταν το
@@ -28,12 +28,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scenario_support import Position, act, doc, legal, load, refuse, route_points, supply
-
-import hansa
 from hansa.compiler.project import load_project
 from hansa.compiler.regions import board_regions
 from hansa.compiler.rules_lower import resolve
+from scenario_support import Position, act, doc, legal, load, refuse, route_points, supply
+
+import hansa
 
 GAME = "original-hanseatic-2p"
 SPEC = Path(__file__).resolve().parent.parent / "spec"
@@ -67,9 +67,7 @@ def named(regions):
         "NORTH_WEST": region(regions, "Bremen", "Minden", "Münster", "Osnabrück"),
         "MIDDLE": region(regions, "Bremen", "Hannover", "Minden"),
     }
-    return {
-        name: (r, f"pawn to {regions.label(r)}") for name, r in ids.items()
-    }
+    return {name: (r, f"pawn to {regions.label(r)}") for name, r in ids.items()}
 
 
 def pawn(state) -> dict:
