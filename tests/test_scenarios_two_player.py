@@ -257,3 +257,27 @@ def test_games_without_the_pawn_have_no_pawn_field():
     state = load("original-hanseatic-23p", 3).new_initial_state(seed=1)
     assert "pawn" not in doc(state)
     assert not [t for t in legal(state) if "pawn" in t]
+
+
+def test_greedy_brings_the_pawn_to_the_route_it_can_create(two, named, regions):
+    """The greedy agent moves the pawn for free when the route is near, and pays when it is far."""
+    from hansa.runtime.greedy import GreedyAgent
+
+    west, _ = named["WEST"]
+    south, to_south = named["SOUTH"]
+    _middle, to_middle = named["MIDDLE"]
+    near = Position(two).pawn_in(west).route("Dortmund", "Paderborn", "t0", "t0", "t0")
+    state = near.player(0, supply=(3, 1)).state()
+    agent = GreedyAgent(1)
+    assert state.action_to_string(agent.step(state, state.legal_actions())) == to_south
+    far = Position(two).pawn_in(west).route("Bremen", "Hannover", "t0", "t0", "t0")
+    state = far.player(0, supply=(3, 1), actions=1).state()  # 3 actions
+    act(state, "place trader on Arnheim–Münster #1")  # a free move would now end the turn
+    assert state.action_to_string(agent.step(state, state.legal_actions())) == PAY
+    act(state, PAY)
+    bremen_hannover = [r.cities for r in load_project([SPEC]).boards["hanseatic_3p"].routes].index(
+        ("Bremen", "Hannover")
+    )
+    bordering = {f"pawn to {regions.label(g)}" for g in regions.route_regions[bremen_hannover]}
+    assert to_middle in bordering
+    assert state.action_to_string(agent.step(state, state.legal_actions())) in bordering
