@@ -54,6 +54,7 @@ class Regions:
     cities: tuple[tuple[str, ...], ...]
     polygons: tuple[tuple[tuple[str, ...], ...], ...]
     idle_soldiers: tuple[int, ...] = ()  # soldiers with the same region on both sides
+    soldiers: tuple[Pair, ...] = ()  # the soldiers' cities (canonical names), for drawings
 
     @property
     def count(self) -> int:
@@ -313,6 +314,7 @@ def _faces_to_regions(
         cities=tuple(tuple(sorted(cs)) for cs in cities),
         polygons=tuple(tuple(ps) for ps in polygons),
         idle_soldiers=tuple(idle),
+        soldiers=tuple(s.cities for s in soldiers),
     )
 
 

@@ -1,6 +1,9 @@
 """Draw a board as a picture (SVG or PNG, by the output file's extension).
 
-BOARD is a board's name declared in a spec file under ./spec, or the path of a .hansa file. The
+BOARD is a board's name declared in a spec file under ./spec, or the path of a .hansa file, or a
+game's name: its board is drawn, and for a game with the 2-player variant's neutral pawn also the
+regions the pawn moves between (tinted and numbered as in the game's action names) and the
+soldiers (dashed red borders). The
 board is loaded and checked first (errors stop the drawing; warnings go to standard error). The
 picture shows every city at its position with its trading-post spaces left to right (shape,
 privilege colour, coins), abilities, East-West terminals, the special-prestige city with its
@@ -62,8 +65,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output is not None:
         output_format(Path(args.output))
     dpi = check_dpi(args.dpi if args.dpi is not None else DEFAULT_DPI)
+    regions = _game_regions(args.board)
     try:
-        board = load_board(args.board)
+        board = load_board(regions[0] if regions else args.board)
         failed: HansaError | None = None
     except HansaError as error:
         if not args.draw_anyway:
@@ -74,15 +78,41 @@ def run(args: argparse.Namespace) -> int:
         print(warning.format(), file=sys.stderr)
     target = Path(args.output) if args.output is not None else Path(f"{board.id}.svg")
     written = render_board(
-        board, target, dpi=dpi, legend=not args.no_legend, lenient=failed is not None
+        board,
+        target,
+        dpi=dpi,
+        legend=not args.no_legend,
+        lenient=failed is not None,
+        regions=regions[1] if regions and regions[1] else None,
     )
     print(
         f"wrote {written}: {board.title}"
         + (f" ({board.side})" if board.side else "")
         + f", {len(board.cities)} cities, {len(board.routes)} routes"
         + (" (drawn despite errors)" if failed is not None else "")
+        + (f", {regions[1].count} regions of game {args.board}" if regions and regions[1] else "")
     )
     return 1 if failed is not None else 0
+
+
+def _game_regions(name: str):
+    """(board name, regions) when `name` is a game of ./spec using the neutral pawn, else None."""
+    from hansa.compiler.project import DEFAULT_SPEC_DIR, load_project
+    from hansa.compiler.regions import board_regions
+    from hansa.compiler.rules_lower import resolve
+
+    if name.endswith(".hansa") or not DEFAULT_SPEC_DIR.is_dir():
+        return None
+    project = load_project([DEFAULT_SPEC_DIR])
+    game = project.games.get(name)
+    if game is None or game.board not in project.boards:
+        return None
+    project.raise_for_errors()
+    rules = resolve(game.rules, project.rulesets)
+    if rules.pawn is None:
+        return game.board, None
+    board = project.boards[game.board]
+    return game.board, board_regions(board, rules.pawn.soldiers, rules.pawn.span)
 
 
 def _board_despite_errors(name_or_path: str, error: HansaError):
