@@ -41,6 +41,8 @@ TURN_KINDS = (
 )
 KEYS_PER_POST = 0.8  # developing Keys adds about this much per post held
 PRIVILEGE_VALUE = 4.5  # Privilege while some city's next space needs more than mine
+LOW_PIECES = 3  # fewer free pieces than this (supply, stock, the route's returning ones) ...
+LOW_PIECES_POST_COST = 8.0  # ... make a post cost this much: developing frees a piece instead
 
 
 class GameTables:
@@ -639,12 +641,21 @@ class GreedyAgent:
     def _route_choice(self, state, t: GameTables, me: int, legal: list[int]) -> int:
         my_cities = self._my_cities(state, t, me)
         best, best_value = legal[-1], 0.0
+        # Nearly out of pieces (every other one a post): develop instead, which frees a piece,
+        # so that two such players cannot leave a game stuck with nothing to place.
+        route = state.stack[-1][2] if state.stack else -1
+        back = max(t.route_sizes[route] - 1, 0) if route >= 0 else 0
+        short = (
+            sum(state.supply[2 * me : 2 * me + 2]) + sum(state.stock[2 * me : 2 * me + 2]) + back
+        )
+        post_penalty = LOW_PIECES_POST_COST if short < LOW_PIECES else 0.0
         for a in legal:
             kind = t.kind_of[a]
             if kind in ("ESTABLISH", "ADDITIONAL"):
                 c, piece = divmod(a - t.base[kind], 2)
                 value = self._post_value(state, t, me, c, kind == "ADDITIONAL", my_cities)
                 value -= 0.05 * piece  # keep merchants for round spaces when a trader will do
+                value -= post_penalty
             elif kind == "DEVELOP":
                 value = self._develop_value(state, t, me, a - t.base[kind])
             elif kind == "SPECIAL":
