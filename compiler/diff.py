@@ -38,6 +38,7 @@ from .rules_ir import (
     MarkerRules,
     Move,
     Option,
+    Pawn,
     Pieces,
     Place,
     RuleSet,
@@ -159,6 +160,8 @@ def format_value(value: Any, field_name: str = "") -> str:
         return "yes" if value else "no"
     if field_name == "points" and isinstance(value, list | tuple):
         return _points_text(value)
+    if field_name == "soldiers" and isinstance(value, list | tuple):
+        return ", ".join(f"{a} -- {b}" for a, b in value) if value else "none"
     if isinstance(value, list | tuple):
         if value and all(isinstance(v, list | tuple) and len(v) == 2 for v in value):
             return "{" + ", ".join(f"{format_value(k)}: {format_value(v)}" for k, v in value) + "}"
@@ -391,6 +394,20 @@ KINDS: dict[type, Kind] = {
         segment=lambda m, i: "marker_rules",
         unordered=frozenset({"placement"}),
     ),
+    Pawn: Kind(
+        key=lambda p, i: "pawn",
+        name=lambda p, i: "2-player pawn",
+        segment=lambda p, i: "pawn",
+        unordered=frozenset({"soldiers"}),
+        # a soldier stands between two cities: `A -- B` and `B -- A` are the same soldier
+        canonical=lambda a, b: tuple(
+            dataclasses.replace(p, soldiers=tuple(tuple(sorted(s)) for s in p.soldiers))
+            for p in (a, b)
+        ),
+        summary=lambda p: (
+            f"soldiers {format_value(p.soldiers, 'soldiers')}; free_borders {p.free_borders}"
+        ),
+    ),
     EndTrigger: Kind(
         key=lambda t, i: t.kind,
         name=lambda t, i: f"end trigger '{t.kind}'",
@@ -439,6 +456,7 @@ AREAS: dict[type, dict[str, str]] = {
         "scoring": "scoring",
         "tiebreak": "tie-break",
         "options": "options",
+        "pawn": "2-player pawn",
     },
 }
 DEFAULT_AREA = {Board: "board", RuleSet: "rules", Game: "game"}
@@ -456,6 +474,7 @@ AREA_ORDER = (
     "scoring",
     "tie-break",
     "options",
+    "2-player pawn",
     "rules",
 )
 

@@ -225,3 +225,28 @@ def test_remove_pawn(tmp_path):
     assert project.errors == []
     assert resolve("plain", project.rulesets).pawn is None
     assert resolve("original_2009_2p", project.rulesets).pawn is not None
+
+
+def test_diff_shows_the_pawn(tmp_path):
+    """`hansa diff` reports the variant as one addition and soldier changes as sets."""
+    from hansa.compiler.diff import diff_rulesets
+
+    spec = tmp_path / "duel.hansa"
+    spec.write_text(
+        "rules duel extends original_2009_2p {\n"
+        "    pawn soldiers Münster -- Osnabrück, Dortmund -- Münster, Lüneburg -- Brunswiek\n"
+        "         free_borders 1\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    project = load_project([spec, SPEC])
+    base = resolve("original_2009", project.rulesets)
+    two = resolve("original_2009_2p", project.rulesets)
+    duel = resolve("duel", project.rulesets)
+    (added,) = diff_rulesets(base, two)
+    assert (added.op, added.area) == ("added", "2-player pawn")
+    changed = {e.field: (e.old, e.new) for e in diff_rulesets(two, duel)}
+    assert changed["free_borders"] == (2, 1)
+    old, new = ({tuple(pair) for pair in side} for side in changed["soldiers"])
+    assert old - new == {("Brunswiek", "Goslar")}  # reversed pairs are the same soldiers
+    assert new <= old
