@@ -855,7 +855,7 @@ def _settle(s: State) -> None:
         if s.ending:
             s.terminal = True
             return
-        if s.pawn < 0 or s.pawn_turn < 2 and s.actions_left <= 0:
+        if s.pawn < 0 or s.pawn_turn < 2 and s.actions_left <= 0 and PAWN_NEAR[s.pawn]:
             return  # the pawn is placed, or may still move for free after the last action
         if s.actions_left <= 0 and not _any_marker_use(s, s.player):
             _end_turn(s)

@@ -281,3 +281,29 @@ def test_greedy_brings_the_pawn_to_the_route_it_can_create(two, named, regions):
     bordering = {f"pawn to {regions.label(g)}" for g in regions.route_regions[bremen_hannover]}
     assert to_middle in bordering
     assert state.action_to_string(agent.step(state, state.legal_actions())) in bordering
+
+
+@pytest.mark.parametrize("free_borders", [0, 1, 3])
+def test_a_house_rule_changes_the_free_move(tmp_path, free_borders):
+    """`free_borders N` compiles and plays: N = 0 leaves only paid moves (and no decision waits for
+    a free move after the last action)."""
+    from hansa.runtime.agents import RandomAgent
+
+    spec = tmp_path / "duel.hansa"
+    spec.write_text(
+        f"rules duel extends original_2009_2p {{\n    pawn free_borders {free_borders}\n}}\n"
+        "game duel-2p = duel on hanseatic_3p players 2\n",
+        encoding="utf-8",
+    )
+    game = hansa.compile_game(str(spec), 2, spec_dir=str(SPEC))
+    state = game.new_initial_state(seed=1)
+    act(state, legal(state)[1])  # the setup placement
+    free = pawn_moves(state)
+    assert len(free) == {0: 0, 1: 3, 3: 10}[free_borders]  # region 1 has 3 neighbours
+    agent = RandomAgent(3)
+    for _ in range(400):
+        if state.is_terminal():
+            break
+        state.apply_action(agent.step(state, state.legal_actions()))
+    text = state.to_json()
+    assert game.state_from_json(text).to_json() == text
