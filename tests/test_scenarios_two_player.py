@@ -190,17 +190,23 @@ def test_the_free_move_after_the_last_action_ends_the_turn(two, named):
     assert turn(state)["actions_left"] == 2
 
 
-def test_a_paid_move_before_the_first_action_is_only_for_far_regions(two, named):
-    """Before the first action a near region is reached for free, so paying to get there is never
-    offered; a far one costs an action, and the free move stays open for after the last."""
-    west, _ = named["WEST"]
+def test_paying_before_the_first_action_keeps_the_free_move(two, named):
+    """A paid move is an action at any time (Decision: also to a region the free move reaches);
+    the free move then stays open, as one after the last action."""
+    west, to_west = named["WEST"]
+    _south, to_south = named["SOUTH"]
     middle, to_middle = named["MIDDLE"]
     state = Position(two).pawn_in(west).state()
     act(state, PAY)
-    assert [t for t in legal(state)] == [t for t in legal(state) if t.startswith("pawn to")]
+    assert legal(state) == pawn_moves(state) and {to_south, to_middle} <= set(legal(state))
+    assert "pawn to outer region" in legal(state) and len(legal(state)) == 10  # all but WEST
     act(state, to_middle)
     assert turn(state)["actions_left"] == 1
     assert pawn(state) == {"region": middle, "free_move": "after_last_action"}
+    act(state, "place trader on Bremen–Hannover #1")
+    assert state.current_player() == 0  # no actions left, but the free move is open
+    assert to_south in pawn_moves(state)  # two borders from MIDDLE
+    assert to_west not in pawn_moves(state)  # three
 
 
 def test_move_ignores_the_pawn(two, named):
