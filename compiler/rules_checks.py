@@ -395,6 +395,14 @@ def check_game(
         from .regions import check_pawn
 
         out += check_pawn(board, ruleset.pawn.soldiers, ruleset.pawn.span, game.name)
+        if any(count != 2 for count in game.players):
+            out.append(
+                _warning(
+                    f"game {game.name}: the neutral pawn is a 2-player rule; with more players"
+                    " the last seat places it and every player moves it",
+                    _at(game.players_span, game),
+                )
+            )
     return out
 
 

@@ -569,6 +569,8 @@ class State(BaseState):
         if self.stack:
             top = self.stack[-1]
             return f"{FRAME_NAMES[top[0]]} decision of player {top[1]}"
+        if self.pawn < 0:
+            return f"setup decision of player {self.player}: where the neutral pawn stands"
         return f"turn decision of player {self.player} ({self.actions_left} actions left)"
 
     def _action_string(self, action: int) -> str:
@@ -856,7 +858,7 @@ def _settle(s: State) -> None:
             s.terminal = True
             return
         if s.pawn < 0 or s.pawn_turn < 2 and s.actions_left <= 0 and PAWN_NEAR[s.pawn]:
-            return  # the pawn is placed, or may still move for free after the last action
+            return  # the pawn is to be placed, or may still move for free after the last action
         if s.actions_left <= 0 and not _any_marker_use(s, s.player):
             _end_turn(s)
             continue

@@ -250,3 +250,13 @@ def test_diff_shows_the_pawn(tmp_path):
     old, new = ({tuple(pair) for pair in side} for side in changed["soldiers"])
     assert old - new == {("Brunswiek", "Goslar")}  # reversed pairs are the same soldiers
     assert new <= old
+
+
+def test_a_pawn_game_for_more_players_is_warned_about(tmp_path):
+    spec = tmp_path / "three.hansa"
+    spec.write_text("game three-2p = original_2009_2p on hanseatic_3p players 2..3\n", "utf-8")
+    project = load_project([spec, SPEC])
+    assert project.errors == []
+    (warning,) = [d for d in project.diagnostics if d.span and d.span.file == str(spec)]
+    assert warning.severity == "warning" and "2-player rule" in warning.message
+    assert (warning.span.line, warning.span.column) == (1, 58)  # at "2..3"
