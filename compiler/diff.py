@@ -39,6 +39,7 @@ from .rules_ir import (
     MarkerRules,
     Move,
     Option,
+    Pawn,
     PermanentMarker,
     Pieces,
     Place,
@@ -166,6 +167,8 @@ def format_value(value: Any, field_name: str = "") -> str:
         return "yes" if value else "no"
     if field_name == "points" and isinstance(value, list | tuple):
         return _points_text(value)
+    if field_name == "soldiers" and isinstance(value, list | tuple):
+        return ", ".join(f"{a} -- {b}" for a, b in value) if value else "none"
     if isinstance(value, list | tuple):
         if value and all(isinstance(v, list | tuple) and len(v) == 2 for v in value):
             return "{" + ", ".join(f"{format_value(k)}: {format_value(v)}" for k, v in value) + "}"
@@ -402,6 +405,20 @@ KINDS: dict[type, Kind] = {
         segment=lambda m, i: "marker_rules",
         unordered=frozenset({"placement"}),
     ),
+    Pawn: Kind(
+        key=lambda p, i: "pawn",
+        name=lambda p, i: "2-player pawn",
+        segment=lambda p, i: "pawn",
+        unordered=frozenset({"soldiers"}),
+        # a soldier stands between two cities: `A -- B` and `B -- A` are the same soldier
+        canonical=lambda a, b: tuple(
+            dataclasses.replace(p, soldiers=tuple(tuple(sorted(s)) for s in p.soldiers))
+            for p in (a, b)
+        ),
+        summary=lambda p: (
+            f"soldiers {format_value(p.soldiers, 'soldiers')}; free_borders {p.free_borders}"
+        ),
+    ),
     EndTrigger: Kind(
         key=lambda t, i: t.kind,
         name=lambda t, i: f"end trigger '{t.kind}'",
@@ -468,6 +485,7 @@ AREAS: dict[type, dict[str, str]] = {
         "options": "options",
         "board_rules": "board features",
         "permanent_markers": "board features",
+        "pawn": "2-player pawn",
     },
 }
 DEFAULT_AREA = {Board: "board", RuleSet: "rules", Game: "game"}
@@ -486,6 +504,7 @@ AREA_ORDER = (
     "tie-break",
     "options",
     "board features",
+    "2-player pawn",
     "rules",
 )
 

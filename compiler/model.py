@@ -764,6 +764,22 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     if rules.tiebreak:
         origins["tiebreak"] = where(rules.tiebreak[0].span)
 
+    # ---- the 2-player variant's neutral pawn (regions from the board's plane drawing)
+    comp["pawn"] = rules.pawn is not None
+    if rules.pawn is not None:
+        from .regions import RegionError, board_regions
+
+        try:
+            regions = board_regions(board, rules.pawn.soldiers, rules.pawn.span)
+        except RegionError as exc:
+            raise HansaError(exc.diagnostics) from None
+        k["N_REGIONS"] = regions.count
+        k["REGION_ROUTES"] = regions.region_routes
+        k["REGION_DISTANCE"] = regions.distance
+        k["REGION_LABELS"] = tuple(regions.label(r) for r in range(regions.count))
+        k["PAWN_FREE_BORDERS"] = rules.pawn.free_borders
+        origins["pawn"] = where(rules.pawn.span)
+
     # ---- action-id layout: contiguous ranges, in an order that keeps each decision's list sorted
     n_points = len(point_route)
     n_spaces = len(space_city)
@@ -799,6 +815,8 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         ("COUNTRY_PLACE", 2 * n_points if comp["permanent_place_in_countries"] else 0),
         ("COUNTRY_LIFT", n_points if comp["lift_for_countries"] else 0),
     ]
+    if comp["pawn"]:  # only games with the pawn get these ids (the others stay byte-identical)
+        layout_sizes += [("PAWN", k["N_REGIONS"]), ("PAWN_PAY", 1)]
     base = 0
     for kind, size in layout_sizes:
         model.layout.append((kind, base, size))

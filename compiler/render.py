@@ -27,11 +27,13 @@ import networkx as nx
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Circle, FancyBboxPatch, Patch, Rectangle
+from matplotlib.patches import Circle, FancyBboxPatch, Patch, PathPatch, Rectangle
+from matplotlib.path import Path as MplPath
 
 from ..runtime.atomic import write_atomically
 from .errors import HansaError
 from .ir import Board, City, Route
+from .regions import Regions
 
 FORMATS: dict[str, str] = {".svg": "svg", ".png": "png"}
 DEFAULT_DPI = 120
@@ -70,6 +72,10 @@ GREEN_CITY_FACE = "#bfe3b0"
 CITY_FACE, CITY_EDGE = "#ffffff", "#4a4a4a"
 # Drawing conventions for the countries of the printed boards (route colours: England white, Wales
 # brown, Scotland blue; England drawn grey to show on white paper). Other countries get a palette.
+# The 2-player variant's regions: pale tints (cycled), their numbers, and the soldiers.
+REGION_TINTS = ("#f3e6c8", "#dbe9f5", "#e3f1d9", "#f6dde0", "#e8e0f3", "#f9f0c9", "#d9efec")
+REGION_NUMBER = "#b8ad93"
+SOLDIER_COLOUR = "#c0392b"
 COUNTRY_COLOURS = {"england": "#9a9a9a", "wales": "#8b5a2b", "scotland": "#2f6fb5"}
 COUNTRY_PALETTE = ("#7b2d8e", "#d35400", "#16a085", "#b03a2e", "#1f618d", "#7d6608")
 
@@ -141,6 +147,7 @@ def render_board(
     dpi: int = DEFAULT_DPI,
     legend: bool = True,
     lenient: bool = False,
+    regions: Regions | None = None,
 ) -> Path:
     """Draw `board` and save it to `path` (.svg or .png by extension); returns the path written.
 
@@ -153,7 +160,7 @@ def render_board(
     check_dpi(dpi)
     if target.is_dir():
         raise HansaError(f"cannot write {target}: it is a directory")
-    figure = draw_board(board, legend=legend, lenient=lenient)
+    figure = draw_board(board, legend=legend, lenient=lenient, regions=regions)
     if fmt == "png":
         pixels = [round(inches * dpi) for inches in figure.get_size_inches()]
         if max(pixels) > MAX_PIXELS:
@@ -185,8 +192,11 @@ def check_dpi(dpi: int) -> int:
     return dpi
 
 
-def draw_board(board: Board, *, legend: bool = True, lenient: bool = False) -> Figure:
-    """Build the matplotlib figure of `board` (unsaved); the map scale is fixed in inches."""
+def draw_board(
+    board: Board, *, legend: bool = True, lenient: bool = False, regions: Regions | None = None
+) -> Figure:
+    """Build the matplotlib figure of `board` (unsaved); the map scale is fixed in inches.
+    `regions` (the 2-player variant's) are drawn as tinted, numbered faces with their soldiers."""
     left_out: list[str] = []
     if lenient:
         board, left_out = _drawable_part(board)
@@ -238,6 +248,8 @@ def draw_board(board: Board, *, legend: bool = True, lenient: bool = False) -> F
         Rectangle((0, 0), width, height, facecolor="#fbfaf5", edgecolor="#d8d4c4", lw=0.8, zorder=0)
     )
 
+    if regions is not None:
+        _draw_regions(ax, regions, positions)
     country_colours = _country_colours(board)
     for plan in plans:
         _draw_route(ax, board, plan, country_colours)
@@ -255,7 +267,7 @@ def draw_board(board: Board, *, legend: bool = True, lenient: bool = False) -> F
             )
         )
         legend_ax.set_axis_off()
-        _draw_legend(legend_ax, board, country_colours)
+        _draw_legend(legend_ax, board, country_colours, regions)
     return figure
 
 
@@ -1059,7 +1071,7 @@ def _draw_titles(figure: Figure, board: Board, fig_w, fig_h, side_pad, title_h, 
         )
 
 
-def _draw_legend(ax, board: Board, colours: dict[str, str]) -> None:
+def _draw_legend(ax, board: Board, colours: dict[str, str], regions: Regions | None = None) -> None:
     def marker(label: str, shape: str, face: str, edge: str = "#111111", size: float = 9) -> Line2D:
         return Line2D(
             [],
@@ -1134,6 +1146,17 @@ def _draw_legend(ax, board: Board, colours: dict[str, str]) -> None:
         )
     for country, colour in colours.items():
         handles.append(line(f"{country.title()}: route colour, city outline", colour, 3))
+    if regions is not None:
+        handles.append(
+            Patch(
+                facecolor=REGION_TINTS[1],
+                edgecolor="none",
+                label=f"region N ({regions.count} regions, 0 = outside; 2-player pawn)",
+            )
+        )
+        handles.append(
+            Line2D([], [], color=SOLDIER_COLOUR, lw=3, ls=(0, (2, 1)), label="soldier (a border)")
+        )
     ax.legend(
         handles=handles,
         loc="upper left",
@@ -1145,6 +1168,87 @@ def _draw_legend(ax, board: Board, colours: dict[str, str]) -> None:
         borderaxespad=0.0,
         labelspacing=0.7,
     )
+
+
+def _draw_regions(ax, regions: Regions, positions: dict[str, tuple[float, float]]) -> None:
+    """Tint each region's face (outlines straight between city centres), number it, and draw the
+    soldiers as dashed red borders; region 0, the outside, stays untinted."""
+    neighbours = nx.Graph()
+    neighbours.add_nodes_from(range(1, regions.count))
+    neighbours.add_edges_from(
+        (r, q)
+        for r in range(1, regions.count)
+        for q in range(r + 1, regions.count)
+        if regions.distance[r][q] == 1
+    )
+    colour_of = nx.greedy_color(neighbours, strategy="largest_first")  # neighbours differ
+    for r in range(1, regions.count):
+        walks = [[positions[c] for c in walk] for walk in regions.polygons[r]]
+        walks = [w for w in walks if len(w) >= 3]
+        if not walks:
+            continue
+        vertices, codes = [], []
+        for walk in walks:  # holes (drawings inside the region) wind the other way
+            vertices += walk + [walk[0]]
+            codes += [MplPath.MOVETO] + [MplPath.LINETO] * (len(walk) - 1) + [MplPath.CLOSEPOLY]
+        tint = REGION_TINTS[colour_of[r] % len(REGION_TINTS)]
+        ax.add_patch(
+            PathPatch(
+                MplPath(vertices, codes),
+                facecolor=tint,
+                edgecolor="none",
+                zorder=0.5,
+                gid=f"region:{r}",
+            )
+        )
+        x, y = _centroid(max(walks, key=lambda w: abs(_area(w))))
+        ax.text(
+            x,
+            y,
+            str(r),
+            ha="center",
+            va="center",
+            fontsize=16,
+            color=REGION_NUMBER,
+            fontweight="bold",
+            zorder=0.6,
+        )
+    for a, b in regions.soldiers:
+        (x0, y0), (x1, y1) = positions[a], positions[b]
+        ax.plot(
+            [x0, x1],
+            [y0, y1],
+            color=SOLDIER_COLOUR,
+            lw=3.2,
+            ls=(0, (2, 1)),
+            zorder=1.5,
+            solid_capstyle="butt",
+            gid=f"soldier:{a}--{b}",
+        )
+        ax.plot(
+            [(x0 + x1) / 2],
+            [(y0 + y1) / 2],
+            marker="X",
+            markersize=11,
+            color=SOLDIER_COLOUR,
+            markeredgecolor="#ffffff",
+            zorder=1.6,
+        )
+
+
+def _area(points: list[tuple[float, float]]) -> float:
+    pairs = zip(points, points[1:] + points[:1], strict=True)
+    return sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in pairs) / 2
+
+
+def _centroid(points: list[tuple[float, float]]) -> tuple[float, float]:
+    area = _area(points)
+    if abs(area) < 1e-12:
+        return sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points)
+    pairs = list(zip(points, points[1:] + points[:1], strict=True))
+    cx = sum((x0 + x1) * (x0 * y1 - x1 * y0) for (x0, y0), (x1, y1) in pairs) / (6 * area)
+    cy = sum((y0 + y1) * (x0 * y1 - x1 * y0) for (x0, y0), (x1, y1) in pairs) / (6 * area)
+    return cx, cy
 
 
 # --- writing -------------------------------------------------------------------------------------

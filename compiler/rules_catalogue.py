@@ -75,7 +75,18 @@ class MapValue:
         return "a { … } map"
 
 
-RawValue = Word | Number | Text | ListValue | MapValue
+@dataclass(frozen=True)
+class PairsValue:
+    """`A -- B, C -- D`: pairs of names (the 2-player variant's soldiers between two cities)."""
+
+    pairs: tuple[tuple[Word | Number | Text, Word | Number | Text], ...]
+    span: Span = NO_SPAN
+
+    def describe(self) -> str:
+        return f"a list of {len(self.pairs)} pairs"
+
+
+RawValue = Word | Number | Text | ListValue | MapValue | PairsValue
 
 # -------------------------------------------------------------------------------------------------
 # Parameter types.
@@ -249,6 +260,18 @@ def _ability_or_any(raw: RawValue, t: ParamType) -> str:
     raise _fail(raw, t.expected)
 
 
+def _city_pairs(raw: RawValue, t: ParamType) -> tuple[tuple[str, str], ...]:
+    """City names are checked against the game's board later (rules know no board)."""
+    if isinstance(raw, PairsValue):
+        out = []
+        for a, b in raw.pairs:
+            if isinstance(a, Number) or isinstance(b, Number):
+                raise _fail(a if isinstance(a, Number) else b, "a city name")
+            out.append((a.text, b.text))
+        return tuple(out)
+    raise _fail(raw, t.expected)
+
+
 def choice(*choices: str) -> ParamType:
     return ParamType("one of " + ", ".join(choices), _word_in, choices)
 
@@ -267,6 +290,7 @@ TRACK = ParamType("a comma list of track values (numbers or words)", _track)
 TABLE = ParamType("a table { N: PP, N..M: PP, N+: PP }", _table)
 THRESHOLD = ParamType("a whole number or 'board'", _threshold)
 ABILITY_OR_ANY = ParamType("an ability name or 'any'", _ability_or_any)
+CITY_PAIRS = ParamType("a comma list of city pairs A -- B", _city_pairs)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -317,7 +341,7 @@ class Component:
 
 
 # Sections in the order a rule set lists them; the first three are single statements.
-SINGLE_SECTIONS = ("pieces", "setup", "markers")
+SINGLE_SECTIONS = ("pieces", "setup", "markers", "pawn")
 KEYED_SECTIONS = (
     "ability",
     "action",
@@ -658,6 +682,18 @@ BOARD_FEATURE_COMPONENTS: tuple[Component, ...] = (
     ),
 )
 COMPONENTS = COMPONENTS + BOARD_FEATURE_COMPONENTS
+COMPONENTS += (
+    Component(
+        "pawn",
+        "pawn",
+        (
+            Param("soldiers", CITY_PAIRS, (), "border segments between two cities of the board"),
+            Param("free_borders", INT, 2, "borders crossed by the free move"),
+        ),
+        "The 2-player variant's neutral pawn: Place, Displace and Create Route only on routes"
+        " bordering its region (regions: the board's faces cut by routes and soldiers).",
+    ),
+)
 
 CATALOGUE: dict[tuple[str, str], Component] = {(c.section, c.kind): c for c in COMPONENTS}
 
@@ -715,6 +751,8 @@ def spec_text(value: object) -> str:
         return "yes" if value else "no"
     if value is None:
         return "board"
+    if value == ():
+        return "none"
     if isinstance(value, tuple):
         if value and all(isinstance(v, tuple) and len(v) == 2 for v in value):
             return "{ " + ", ".join(f"{k}: {v}" for k, v in value) + " }"

@@ -399,6 +399,18 @@ def check_game(
     if ruleset is None or board is None:
         return out
     out += _fit_rules_to_board(game, ruleset, board)
+    if ruleset.pawn is not None:
+        from .regions import check_pawn
+
+        out += check_pawn(board, ruleset.pawn.soldiers, ruleset.pawn.span, game.name)
+        if any(count != 2 for count in game.players):
+            out.append(
+                _warning(
+                    f"game {game.name}: the neutral pawn is a 2-player rule; with more players"
+                    " the last seat places it and every player moves it",
+                    _at(game.players_span, game),
+                )
+            )
     if not any(d.severity == "error" for d in out) and ruleset.extends is None:
         out += _compiles(game, ruleset, board)
     return out

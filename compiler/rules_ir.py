@@ -159,6 +159,18 @@ class MarkerRules:
 
 
 @dataclass(frozen=True)
+class Pawn:
+    """The 2-player variant's neutral pawn: Place, Displace and Create Route only on routes
+    bordering its region; the regions are the board's faces cut by the routes and the soldiers
+    (border segments between two cities no route joins). `free_borders`: how many borders the
+    turn player may move it for free before the first action or after the last."""
+
+    soldiers: tuple[tuple[str, str], ...] = ()
+    free_borders: int = 2
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class EndTrigger:
     """kind: track_pp (threshold PP), marker_supply_empty, completed_cities (threshold None = the
     board's number)."""
@@ -256,6 +268,7 @@ class RuleSet:
     scoring: tuple[ScoreCategory, ...] = ()
     tiebreak: tuple[TieBreakStep, ...] = ()
     options: tuple[Option, ...] = ()
+    pawn: Pawn | None = None  # the 2-player variant's neutral pawn, when the rule set uses it
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
     # Files that contributed to this resolved rule set, root edition first (for build headers).
     sources: tuple[str, ...] = field(default=(), compare=False)

@@ -34,6 +34,7 @@ from .rules_catalogue import (
     MapEntry,
     MapValue,
     Number,
+    PairsValue,
     Param,
     RawValue,
     Text,
@@ -53,6 +54,7 @@ from .rules_ir import (
     MarkerRules,
     Move,
     Option,
+    Pawn,
     PermanentMarker,
     Pieces,
     Place,
@@ -176,6 +178,12 @@ def _raw_value(tree: lark.Tree, file: str) -> RawValue:
         return _raw_atom(tree, file)
     if tree.data == "r_list":
         return ListValue(tuple(_raw_atom(c, file) for c in tree.children), span_of(tree, file))
+    if tree.data == "r_pairs":
+        pairs = tuple(
+            (_raw_atom(pair.children[0], file), _raw_atom(pair.children[1], file))
+            for pair in tree.children
+        )
+        return PairsValue(pairs, span_of(tree, file))
     if tree.data == "r_map":
         entries = []
         for entry in tree.children:
@@ -387,7 +395,7 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
     """The statements one statement tree stands for (`end when a | b` stands for two)."""
     data = stmt.data
     span = span_of(stmt, file)
-    if data in ("r_pieces", "r_setup", "r_markers"):
+    if data in ("r_pieces", "r_setup", "r_markers", "r_pawn"):
         return [_single(data[2:], stmt, file)]
     if data == "r_ability":
         body = stmt.children[0]
@@ -437,6 +445,8 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
                 key_span=span_of(name_token, file),
             )
         ]
+    if data == "r_remove_pawn":
+        return [Statement("remove", "pawn", "pawn", span=span, key_span=span)]
     if data in _REMOVE:
         key_token = stmt.children[0]
         return [
@@ -505,6 +515,7 @@ def _empty_state() -> _State:
             "option",
             "board_rules",
             "permanent_marker",
+            "pawn",
         )
     }
 
@@ -521,6 +532,7 @@ _SECTION_WORDS = {
     "option": "option",
     "board_rules": "board rule",
     "permanent_marker": "permanent marker",
+    "pawn": "pawn",
 }
 
 
@@ -612,6 +624,7 @@ def _state_of(ruleset: RuleSet) -> tuple[_State, list[TieBreakStep]]:
         ("pieces", ruleset.pieces),
         ("setup", ruleset.setup),
         ("markers", ruleset.marker_rules),
+        ("pawn", ruleset.pawn),
     ):
         if item is not None:
             params = {p.name: getattr(item, p.name) for p in CATALOGUE[(section, section)].params}
@@ -738,6 +751,7 @@ def _build(base: RuleSet, state: _State, tiebreak: list[TieBreakStep]) -> RuleSe
         scoring=scoring,
         tiebreak=tuple(tiebreak),
         options=options,
+        pawn=single("pawn", Pawn),
         span=base.span,
         sources=base.sources,
         statements=base.statements,

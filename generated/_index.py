@@ -8,6 +8,7 @@ GAMES = {'bigbox-britannia-3p': 'bigbox_britannia_3p',
  'bigbox-hanseatic-45p': 'bigbox_hanseatic_45p',
  'no-compensation-hanseatic-45p': 'no_compensation_hanseatic_45p',
  'original-hanseatic-23p': 'original_hanseatic_23p',
+ 'original-hanseatic-2p': 'original_hanseatic_2p',
  'original-hanseatic-45p': 'original_hanseatic_45p',
  'short-hanseatic-45p': 'short_hanseatic_45p'}
 # fmt: on

@@ -32,9 +32,21 @@ PERMANENT_KINDS = ("PERM_USE", "GREEN_POST", "ROUTE_PLACE", "COUNTRY_PLACE", "CO
 PERMISSION_VALUE = 2.0  # the rightmost post in a city granting a permission
 PERMANENT_ROUTE_VALUE = 1.5  # creating a route whose permanent marker is then used
 # The action kinds of a turn decision (the others belong to decisions inside an action).
-TURN_KINDS = ("END_TURN", "INCOME", "PLACE", "DISPLACE", "MOVE", "CREATE", "USE_MARKER")
+TURN_KINDS = (
+    "END_TURN",
+    "INCOME",
+    "PLACE",
+    "DISPLACE",
+    "MOVE",
+    "CREATE",
+    "USE_MARKER",
+    "PAWN",
+    "PAWN_PAY",
+)
 KEYS_PER_POST = 0.8  # developing Keys adds about this much per post held
 PRIVILEGE_VALUE = 4.5  # Privilege while some city's next space needs more than mine
+LOW_PIECES = 3  # fewer free pieces than this (supply, stock, the route's returning ones) ...
+LOW_PIECES_POST_COST = 8.0  # ... make a post cost this much: developing frees a piece instead
 
 
 class GameTables:
@@ -105,6 +117,8 @@ class GameTables:
         )
         self.route_country: tuple = ns.get("ROUTE_COUNTRY", ())
         self.route_permit: tuple = ns.get("ROUTE_PERMIT_BIT", ())
+        # The 2-player variant's neutral pawn (empty in games without it).
+        self.region_routes: tuple = ns.get("REGION_ROUTES", ())
 
     def can_move_between(self, origin: int, target: int) -> bool:
         """Whether an own Move may take a piece from route `origin` to route `target` (countries:
@@ -194,6 +208,8 @@ class GreedyAgent:
             return best if best is not None else legal_actions[0]
         if first == "PLACE_MARKER":
             return self._place_marker(state, t, me, legal_actions)
+        if first == "PAWN":  # the pawn's setup region, or where a paid move takes it
+            return self._pawn_region(state, t, me, legal_actions)
         return legal_actions[self._pick_index(len(legal_actions))]
 
     def _pick_index(self, n: int) -> int:
@@ -400,6 +416,18 @@ class GreedyAgent:
         creates = by_kind.get("CREATE")
         if creates:
             return self._best_create(state, t, me, creates)
+        if t.region_routes and state.pawn_turn == 0:
+            free = [a for a in legal if t.kind_of[a] == "PAWN"]
+            if free:  # before the first action: bring the pawn to the route it wants
+                wanted = self._wanted_route(state, t, me)
+                if wanted not in t.region_routes[state.pawn]:
+                    moved = self._pawn_region(state, t, me, free, wanted, stay=True)
+                    if moved is not None:
+                        return moved
+        if t.region_routes and "PAWN_PAY" in by_kind and state.actions_left >= 2:
+            if me in state.full_owner:  # a route to create elsewhere: pay, then create it
+                if state.full_owner.index(me) not in t.region_routes[state.pawn]:
+                    return by_kind["PAWN_PAY"][0]
         markers = by_kind.get("USE_MARKER")
         if markers:
             chosen = self._marker_to_use(state, t, me, markers, by_kind)
@@ -415,6 +443,9 @@ class GreedyAgent:
             choice = self._best_placement(state, t, me, places or [], displaces or [])
             if choice is not None:
                 return choice
+        if t.region_routes and supply_t + supply_m and "PAWN_PAY" in by_kind:
+            if self._wanted_route(state, t, me) not in t.region_routes[state.pawn]:
+                return by_kind["PAWN_PAY"][0]  # nothing to do here: pay to move the pawn
         if incomes and supply_t + supply_m < 4:
             return self._best_income(state, t, me, incomes)
         if "MOVE" in by_kind and not supply_t + supply_m and not incomes:
@@ -424,6 +455,44 @@ class GreedyAgent:
                 self._target = target
                 return by_kind["MOVE"][0]
         return by_kind["END_TURN"][0]
+
+    def _wanted_route(self, state, t: GameTables, me: int) -> int:
+        """The route the pawn should border: a route of mine to create, else the best to build."""
+        if me in state.full_owner:
+            return state.full_owner.index(me)
+        if self._target is not None:
+            return self._target
+        mine, opp, free = self._route_counts(state, t, me)
+        by_trader, _by_merchant = self._city_values(state, t, me)
+        best, best_value = 0, -1e9
+        for r in range(t.n_routes):
+            if opp[r] or not free[r]:
+                continue
+            a, b = t.route_cities[r]
+            value = max(by_trader[a], by_trader[b]) + MY_PIECE_WEIGHT * mine[r]
+            value += (MARKER_ON_ROUTE if state.rmark[r] >= 0 else 0) - FREE_POINT_COST * free[r]
+            if value > best_value:
+                best, best_value = r, value
+        return best
+
+    def _pawn_region(
+        self, state, t: GameTables, me: int, legal: list[int], wanted=None, stay=False
+    ) -> int | None:
+        """A region bordering the wanted route (the one bordering most of my routes among them);
+        `stay`: None when no legal region borders it."""
+        if wanted is None:
+            wanted = self._wanted_route(state, t, me)
+        mine, _opp, _free = self._route_counts(state, t, me)
+        base = t.base["PAWN"]
+        best, best_key = None, None
+        for a in legal:
+            routes = t.region_routes[a - base]
+            key = (wanted in routes, sum(mine[r] for r in routes), self._noise())
+            if best_key is None or key > best_key:
+                best, best_key = a, key
+        if stay and best_key is not None and not best_key[0]:
+            return None
+        return best
 
     def _gathering_target(self, state, t: GameTables, me: int) -> int | None:
         """The route to complete with pieces moved from other routes, if there are enough."""
@@ -480,7 +549,7 @@ class GreedyAgent:
         self, state, t: GameTables, me: int, markers: list[int], by_kind: dict[str, list[int]]
     ) -> int | None:
         base = t.base["USE_MARKER"]
-        actions_left = any(k not in ("END_TURN", "USE_MARKER") for k in by_kind)
+        actions_left = any(k not in ("END_TURN", "USE_MARKER", "PAWN") for k in by_kind)
         pieces = sum(state.supply[2 * me : 2 * me + 2]) + sum(state.stock[2 * me : 2 * me + 2])
         for a in markers:
             kind = t.marker_kind[a - base]
@@ -624,12 +693,21 @@ class GreedyAgent:
     def _route_choice(self, state, t: GameTables, me: int, legal: list[int]) -> int:
         my_cities = self._my_cities(state, t, me)
         best, best_value = legal[-1], 0.0
+        # Nearly out of pieces (every other one a post): develop instead, which frees a piece,
+        # so that two such players cannot leave a game stuck with nothing to place.
+        route = state.stack[-1][2] if state.stack else -1
+        back = max(t.route_sizes[route] - 1, 0) if route >= 0 else 0
+        short = (
+            sum(state.supply[2 * me : 2 * me + 2]) + sum(state.stock[2 * me : 2 * me + 2]) + back
+        )
+        post_penalty = LOW_PIECES_POST_COST if short < LOW_PIECES else 0.0
         for a in legal:
             kind = t.kind_of[a]
             if kind in ("ESTABLISH", "ADDITIONAL"):
                 c, piece = divmod(a - t.base[kind], 2)
                 value = self._post_value(state, t, me, c, kind == "ADDITIONAL", my_cities)
                 value -= 0.05 * piece  # keep merchants for round spaces when a trader will do
+                value -= post_penalty
             elif kind == "DEVELOP":
                 value = self._develop_value(state, t, me, a - t.base[kind])
             elif kind == "SPECIAL":

@@ -177,6 +177,7 @@ class Position:
         self.permissions_used: list[str] = []
         self.game_over = False
         self.ending = False
+        self.pawn: dict[str, Any] | None = None  # the 2-player variant's neutral pawn
 
     # -- writing the position
     def route(self, a: str, b: str, *pieces: str | None, marker: str | None = None) -> Position:
@@ -253,6 +254,11 @@ class Position:
         self.plate = list(plate)
         return self
 
+    def pawn_in(self, region: int | None, free_move: str = "before_first_action") -> Position:
+        """The neutral pawn of the 2-player variant: its region and the turn's free move."""
+        self.pawn = {"region": region, "free_move": free_move}
+        return self
+
     # -- assembling the JSON
     def _placed(self) -> Counter[str]:
         placed: Counter[str] = Counter()
@@ -325,7 +331,7 @@ class Position:
         completed = sum(
             1 for entry in self.cities.values() if all(x is not None for x in entry["posts"])
         )
-        return {
+        out = {
             "format": "hansa-state",
             "version": 1,
             "game": self.game.name,
@@ -349,6 +355,9 @@ class Position:
             "special_prestige": self.special,
             "stack": self.stack,
         }
+        if self.pawn is not None:
+            out["pawn"] = self.pawn
+        return out
 
     def finished(self) -> Position:
         """A finished game: over, with an end condition met the way that changes no score (the

@@ -33,7 +33,13 @@ def games():
 
 @pytest.mark.parametrize(
     ("name", "players", "seed"),
-    [(GAME, 4, 1), (GAME, 5, 2), ("bigbox-hanseatic-3p", 3, 3), ("original-hanseatic-45p", 4, 4)],
+    [
+        (GAME, 4, 1),
+        (GAME, 5, 2),
+        ("bigbox-hanseatic-3p", 3, 3),
+        ("original-hanseatic-45p", 4, 4),
+        ("original-hanseatic-2p", 2, 5),
+    ],
 )
 def test_greedy_games_end_like_real_ones(games, name, players, seed) -> None:
     """A few hundred decisions, an end trigger of the rule book, winners near 30-60 PP."""
@@ -83,6 +89,20 @@ def test_greedy_uses_its_choices(games) -> None:
     for kind in ("ESTABLISH", "DEVELOP", "USE_MARKER", "PLACE_MARKER", "DISPLACE", "INCOME"):
         assert kinds[kind] > 0, kinds
     assert kinds["PLACE"] > kinds["INCOME"] > 0
+
+
+def test_greedy_moves_the_neutral_pawn_to_its_routes(games) -> None:
+    """2-player variant: it places the pawn at setup and plays games to their end (the outer
+    region borders 23 of the 32 routes, so it seldom needs to move it; the scenario tests in
+    test_scenarios_two_player.py check where it moves it)."""
+    game = games("original-hanseatic-2p", 2)
+    tables = tables_for(game.new_initial_state(0))
+    kinds = collections.Counter()
+    for seed in range(2):
+        record, state = play_game(game, make_agents(["greedy"] * 2, seed), seed, record_moves=True)
+        assert record.end_trigger != "unfinished"
+        kinds.update(tables.kind_of[a] for _p, a in record.moves)
+    assert kinds["PAWN"] >= 2 and kinds["PLACE"] > 50, kinds
 
 
 def test_greedy_is_reproducible_per_seed(games) -> None:

@@ -506,3 +506,36 @@ def test_png_too_large_is_refused_before_writing(tmp_path):
     with pytest.raises(HansaError, match="pixels"):
         render.render_board(board, tmp_path / "huge.png", dpi=120)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_game_with_the_neutral_pawn_draws_its_regions_and_soldiers(tmp_path, monkeypatch):
+    """`hansa render GAME`: the regions tinted and numbered as in the game's action names, the
+    soldiers as dashed borders; neighbouring regions never share a tint."""
+    monkeypatch.chdir(ROOT)
+    target = tmp_path / "two.svg"
+    assert main(["render", "original-hanseatic-2p", "-o", str(target)]) == 0
+    elements = svg_elements(target)
+    regions = with_prefix(elements, "region")
+    assert regions == {f"region:{r}" for r in range(1, 11)}  # 0, the outside, is not tinted
+    assert with_prefix(elements, "soldier") == {
+        "soldier:Osnabrück--Münster",
+        "soldier:Münster--Dortmund",
+        "soldier:Lüneburg--Brunswiek",
+        "soldier:Brunswiek--Goslar",
+    }
+    from hansa.compiler.project import load_project
+    from hansa.compiler.regions import board_regions
+    from hansa.compiler.rules_lower import resolve
+
+    project = load_project([ROOT / "spec"])
+    pawn = resolve("original_2009_2p", project.rulesets).pawn
+    found = board_regions(project.boards["hanseatic_3p"], pawn.soldiers)
+    tint = {r: fill_of(elements[f"region:{r}"]) for r in range(1, 11)}
+    for r in range(1, 11):
+        for q in range(r + 1, 11):
+            if found.distance[r][q] == 1:
+                assert tint[r] != tint[q], (r, q)
+    # A game without the pawn draws its board as before.
+    plain = tmp_path / "plain.svg"
+    assert main(["render", "original-hanseatic-23p", "-o", str(plain)]) == 0
+    assert not with_prefix(svg_elements(plain), "region")

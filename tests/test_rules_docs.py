@@ -24,6 +24,7 @@ def test_examples_are_the_spec_files_and_lower():
     specs = [
         SPEC / "bigbox_2021.hansa",
         SPEC / "original_2009.hansa",
+        SPEC / "original_2009_2p.hansa",
         SPEC / "house" / "short_game.hansa",
         SPEC / "house" / "no_compensation.hansa",
         SPEC / "games.hansa",

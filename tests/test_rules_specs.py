@@ -273,6 +273,7 @@ def test_games(project):
         "bigbox-hanseatic-3p": ("bigbox_2021", "hanseatic_3p", (3,)),
         "bigbox-hanseatic-45p": ("bigbox_2021", "hanseatic_45p", (4, 5)),
         "original-hanseatic-23p": ("original_2009", "hanseatic_3p", (3,)),
+        "original-hanseatic-2p": ("original_2009_2p", "hanseatic_3p", (2,)),
         "original-hanseatic-45p": ("original_2009", "hanseatic_45p", (4, 5)),
         "short-hanseatic-45p": ("short_game", "hanseatic_45p", (4, 5)),
         "no-compensation-hanseatic-45p": ("no_compensation", "hanseatic_45p", (4, 5)),

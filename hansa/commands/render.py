@@ -1,12 +1,15 @@
 """Draw a board as a picture (SVG or PNG, by the output file's extension).
 
-BOARD is a board's name declared in the spec folder (--spec, default ./spec), or the path of a
-.hansa file. The board is loaded and checked first (errors stop the drawing; warnings go to
-standard error). The picture shows every city at its position with its trading-post spaces left
-to right (shape, privilege colour, coins), abilities, East-West terminals, the special-prestige
-city with its 7/8/9/11 spaces, green cities; every route with its connection points (house points
-white squares, ship points dark-blue discs), taverns, permanent bonus markers and country colours;
-a title and a legend.
+BOARD is a board's name declared in the spec folder (--spec, default ./spec), or the path of a .hansa file, or a
+game's name: its board is drawn, and for a game with the 2-player variant's neutral pawn also the
+regions the pawn moves between (tinted and numbered as in the game's action names) and the
+soldiers (dashed red borders). The
+board is loaded and checked first (errors stop the drawing; warnings go to standard error). The
+picture shows every city at its position with its trading-post spaces left to right (shape,
+privilege colour, coins), abilities, East-West terminals, the special-prestige city with its
+7/8/9/11 spaces, green cities; every route with its connection points (house points white squares,
+ship points dark-blue discs), taverns, permanent bonus markers and country colours; a title and a
+legend.
 
 Without -o the picture is written to BOARD_ID.svg in the current folder. The file is written
 atomically: a failure leaves no file behind.
@@ -68,8 +71,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output is not None:
         output_format(Path(args.output))
     dpi = check_dpi(args.dpi if args.dpi is not None else DEFAULT_DPI)
+    regions = _game_regions(args.board, args.spec)
     try:
-        board = load_board(args.board, args.spec)
+        board = load_board(regions[0] if regions else args.board, args.spec)
         failed: HansaError | None = None
     except HansaError as error:
         if not args.draw_anyway:
@@ -80,15 +84,44 @@ def run(args: argparse.Namespace) -> int:
         print(warning.format(), file=sys.stderr)
     target = Path(args.output) if args.output is not None else Path(f"{board.id}.svg")
     written = render_board(
-        board, target, dpi=dpi, legend=not args.no_legend, lenient=failed is not None
+        board,
+        target,
+        dpi=dpi,
+        legend=not args.no_legend,
+        lenient=failed is not None,
+        regions=regions[1] if regions and regions[1] else None,
     )
     print(
         f"wrote {written}: {board.title}"
         + (f" ({board.side})" if board.side else "")
         + f", {len(board.cities)} cities, {len(board.routes)} routes"
         + (" (drawn despite errors)" if failed is not None else "")
+        + (f", {regions[1].count} regions of game {args.board}" if regions and regions[1] else "")
     )
     return 1 if failed is not None else 0
+
+
+def _game_regions(name: str, spec: str = "spec"):
+    """(board name, regions) when `name` is a game of the spec folder using the neutral pawn."""
+    from pathlib import Path
+
+    from hansa.compiler.project import load_project
+    from hansa.compiler.regions import board_regions
+    from hansa.compiler.rules_lower import resolve
+
+    folder = Path(spec)
+    if name.endswith(".hansa") or not folder.is_dir():
+        return None
+    project = load_project([folder])
+    game = project.games.get(name)
+    if game is None or game.board not in project.boards:
+        return None
+    project.raise_for_errors()
+    rules = resolve(game.rules, project.rulesets)
+    if rules.pawn is None:
+        return game.board, None
+    board = project.boards[game.board]
+    return game.board, board_regions(board, rules.pawn.soldiers, rules.pawn.span)
 
 
 def _board_despite_errors(name_or_path: str, error: HansaError, spec: str = "spec"):
