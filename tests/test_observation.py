@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import hansa.runtime.greedy
 import pytest
 from hansa.runtime.agents import RandomAgent
 from hypothesis import HealthCheck, given, settings
@@ -220,3 +221,24 @@ def test_resample_hidden_keeps_the_markers_and_is_seeded():
         orders.append(copy.to_dict()["marker_supply"])
     assert orders[0] == orders[1] != orders[2]
     assert sorted(orders[2]) == sorted(state.to_dict()["marker_supply"])
+
+
+def test_greedy_reads_only_public_methods_of_the_state():
+    """runtime/greedy.py reads a position only through the state's public methods (no flat fields,
+    no copy of a rule): every `state.<name>` it writes is a public method of a generated State."""
+    import ast
+    from pathlib import Path
+
+    source = Path(hansa.runtime.greedy.__file__).read_text(encoding="utf-8")
+    state_class = type(hansa.load_game("bigbox-hanseatic-45p", players=4).new_initial_state(0))
+    used = {
+        node.attr
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "state"
+    }
+    assert used, "greedy reads the state somewhere"
+    for name in used:
+        assert not name.startswith("_"), name
+        assert callable(getattr(state_class, name, None)), f"state.{name} is not a method"
