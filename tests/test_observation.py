@@ -242,3 +242,16 @@ def test_greedy_reads_only_public_methods_of_the_state():
     for name in used:
         assert not name.startswith("_"), name
         assert callable(getattr(state_class, name, None)), f"state.{name} is not a method"
+
+
+def test_docs_show_the_generated_tensor_layout():
+    """docs/game-api.md's layout table is the one `observation_tensor_layout` generates."""
+    from pathlib import Path
+
+    game = hansa.load_game("bigbox-hanseatic-45p", players=4)
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "game-api.md").read_text("utf-8")
+    for entry in game.observation_tensor_layout():
+        shape = " × ".join(str(d) for d in entry["shape"])
+        row = f"| `{entry['name']}` | {entry['offset']} | {shape} | {entry['meaning']} |"
+        assert row in docs, row
+    assert f"({game.observation_tensor_shape()[0]:,} floats" in docs
