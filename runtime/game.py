@@ -59,6 +59,18 @@ class Game:
     def action_to_string(self, action: int) -> str:
         return self.module.action_name(action)
 
+    # ---- observations (docs/game-api.md, "Observations")
+    def observation_tensor_shape(self) -> tuple[int]:
+        """The shape of `state.observation_tensor(player)`: one flat float32 vector."""
+        return (self.module.observation_tensor_size(self.players),)
+
+    def observation_tensor_layout(self) -> list[dict]:
+        """The named blocks of the observation tensor, in order: name, offset, shape, meaning."""
+        return [
+            {"name": name, "offset": offset, "shape": shape, "meaning": meaning}
+            for name, offset, shape, meaning in self.module.observation_tensor_layout(self.players)
+        ]
+
     def __repr__(self) -> str:
         return f"<hansa game {self.info.name!r}, {self.players} players>"
 

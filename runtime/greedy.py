@@ -5,12 +5,13 @@ coin, an ability it wants), develops Actions, Bank and Keys early, places its pi
 is closest to completing, displaces when that route is blocked, uses bonus markers when they
 obviously help, and ends its turn when nothing useful is left.
 
-It stays generic: everything it knows about a game comes from the tables every generated module
-carries (`ACTION_RANGES`, `ROUTE_POINTS`, `CITY_SPACES`, the ability roles `AB_*`, the marker-kind
-tables) and from the state's flat fields (`pt`, `post`, `filled`, `extra`, `level`, `supply`,
-`stock`, `track`, `rmark`, `completed`, and the held pieces of a move frame on `stack`; see the
-generated `State` class). Reading those fields instead
-of building `to_dict()` keeps a decision fast (`to_dict` alone costs several hundred microseconds).
+It stays generic and keeps no rule of its own: everything it knows about a game comes from the
+tables every generated module carries (`ACTION_RANGES`, `ROUTE_POINTS`, `CITY_SPACES`, the ability
+roles `AB_*`, the marker-kind tables) and from the state's public reads and rule facts
+(`point_pieces`, `space_posts`, `posts_filled`, `ability_level`, `personal_supply`, `held_pieces`,
+`city_controller`, `controller_if_post`, `controller_if_exchange`, …; docs/game-api.md). Those
+reads return the state's own lists instead of building `to_dict()`, which keeps a decision fast
+(`to_dict` alone costs several hundred microseconds).
 """
 
 from __future__ import annotations
@@ -226,7 +227,7 @@ class GreedyAgent:
         mine, opp = [0] * n, [0] * n
         free = list(t.route_sizes)
         point_route = t.point_route
-        for x, code in enumerate(state.pt):
+        for x, code in enumerate(state.point_pieces()):
             if code >= 0:
                 r = point_route[x]
                 free[r] -= 1
@@ -238,40 +239,20 @@ class GreedyAgent:
 
     @staticmethod
     def _level(state, t: GameTables, me: int, ability: int) -> int:
-        return state.level[me * t.n_abilities + ability]
+        return state.ability_level(me, ability)
 
     def _privilege(self, state, t: GameTables, me: int) -> int:
         ab = t.role["privilege"]
         return t.ability_values[ab][self._level(state, t, me, ab)]
-
-    @staticmethod
-    def _city_posts(state, t: GameTables, c: int) -> list[int]:
-        """Post owner codes of city c, lowest value first (additional posts, then spaces)."""
-        spaces = t.city_spaces[c]
-        post = state.post
-        return list(state.extra[c]) + [post[spaces[i]] for i in range(state.filled[c])]
-
-    @staticmethod
-    def _controller_of(posts: list[int], players: int) -> int:
-        if not posts:
-            return -1
-        counts = [0] * players
-        for code in posts:
-            counts[code >> 1] += 1
-        best = max(counts)
-        for code in reversed(posts):
-            if counts[code >> 1] == best:
-                return code >> 1
-        return -1
 
     def _progress(self, state, t: GameTables) -> float:
         """How near the game is to its end (0 at the start, 1 at a trigger): the nearest of the
         spec's PP and completed-cities triggers."""
         progress = 0.0
         if t.end_track_pp:
-            progress = max(state.track) / t.end_track_pp
+            progress = max(state.track_pp()) / t.end_track_pp
         if t.end_completed:
-            progress = max(progress, state.completed / t.end_completed)
+            progress = max(progress, state.completed_cities() / t.end_completed)
         return min(1.0, progress)
 
     # ---- values
@@ -288,7 +269,7 @@ class GreedyAgent:
             value = (4.0, 3.0, 2.0)[min(level, 2)]
         elif ability == role["network"]:
             # Each Keys step multiplies the network: worth about one PP per post I hold.
-            posts = sum(1 for code in state.post if code >> 1 == me)
+            posts = sum(1 for code in state.space_posts() if code >> 1 == me)
             value = 1.0 + KEYS_PER_POST * gain * posts
         elif ability == role["privilege"]:
             value = PRIVILEGE_VALUE if self._privilege_blocks(state, t, me) else 1.0
@@ -302,8 +283,9 @@ class GreedyAgent:
     def _privilege_blocks(self, state, t: GameTables, me: int) -> bool:
         """Whether some city's next vacant space needs a better privilege than mine."""
         privilege = self._privilege(state, t, me)
+        all_filled = state.posts_filled()
         for c, spaces in enumerate(t.city_spaces):
-            filled = state.filled[c]
+            filled = all_filled[c]
             if filled < len(spaces) and t.space_priv[spaces[filled]] > privilege:
                 return True
         return False
@@ -313,7 +295,7 @@ class GreedyAgent:
     ) -> float:
         """Value of a post in city c's next vacant space, or -1 when I may not put one there."""
         spaces = t.city_spaces[c]
-        filled = state.filled[c]
+        filled = state.posts_filled()[c]
         if filled >= len(spaces):
             return -1.0
         space = spaces[filled]
@@ -327,8 +309,8 @@ class GreedyAgent:
 
     def _my_cities(self, state, t: GameTables, me: int) -> set[int]:
         space_city = t.space_city
-        cities = {space_city[i] for i, code in enumerate(state.post) if code >> 1 == me}
-        for c, codes in enumerate(state.extra):
+        cities = {space_city[i] for i, code in enumerate(state.space_posts()) if code >> 1 == me}
+        for c, codes in enumerate(state.additional_posts()):
             if codes and any(code >> 1 == me for code in codes):
                 cities.add(c)
         return cities
@@ -344,10 +326,10 @@ class GreedyAgent:
         kept until one of them does (posts are only ever added, so their count tells).
         """
         n = t.n_abilities
-        extra = state.extra
-        posts = sum(state.filled) + sum(map(len, extra))
+        extra = state.additional_posts()
+        posts = sum(state.posts_filled()) + sum(map(len, extra))
         progress = int(10 * self._progress(state, t))
-        key = (me, posts, tuple(state.level[me * n : me * n + n]), progress)
+        key = (me, posts, tuple(state.ability_level(me, a) for a in range(n)), progress)
         if self._city_cache is not None and self._city_cache[0] == key:
             return self._city_cache[1]
         my_cities = self._my_cities(state, t, me)
@@ -358,7 +340,7 @@ class GreedyAgent:
         develop = [self._develop_value(state, t, me, a) for a in range(n)]
         post_cache = self._post_cache  # a city's posts only grow, so (filled, extra) name them
         city_abilities, city_spaces = t.city_abilities, t.city_spaces
-        space_priv, space_round, all_filled = t.space_priv, t.space_round, state.filled
+        space_priv, space_round, all_filled = t.space_priv, t.space_round, state.posts_filled()
         merchant_any_space = t.merchant_any_space
         by_trader, by_both, by_merchant = [], [], []
         for c in range(t.n_cities):
@@ -399,7 +381,7 @@ class GreedyAgent:
         best = max(table[a], table[b])
         if r == t.special_route and merchant and t.special_points:
             best = max(best, 0.5 * max(t.special_points))
-        if state.rmark[r] >= 0:
+        if state.route_markers()[r] >= 0:
             best += MARKER_ON_ROUTE
         if r in t.permanent_routes:
             best += PERMANENT_ROUTE_VALUE
@@ -416,24 +398,25 @@ class GreedyAgent:
         creates = by_kind.get("CREATE")
         if creates:
             return self._best_create(state, t, me, creates)
-        if t.region_routes and state.pawn_turn == 0:
+        if t.region_routes and state.pawn_free_move_before_acting():
             free = [a for a in legal if t.kind_of[a] == "PAWN"]
             if free:  # before the first action: bring the pawn to the route it wants
                 wanted = self._wanted_route(state, t, me)
-                if wanted not in t.region_routes[state.pawn]:
+                if wanted not in t.region_routes[state.pawn_region()]:
                     moved = self._pawn_region(state, t, me, free, wanted, stay=True)
                     if moved is not None:
                         return moved
-        if t.region_routes and "PAWN_PAY" in by_kind and state.actions_left >= 2:
-            if me in state.full_owner:  # a route to create elsewhere: pay, then create it
-                if state.full_owner.index(me) not in t.region_routes[state.pawn]:
+        if t.region_routes and "PAWN_PAY" in by_kind and state.actions_remaining() >= 2:
+            full_owner = state.route_full_owners()
+            if me in full_owner:  # a route to create elsewhere: pay, then create it
+                if full_owner.index(me) not in t.region_routes[state.pawn_region()]:
                     return by_kind["PAWN_PAY"][0]
         markers = by_kind.get("USE_MARKER")
         if markers:
             chosen = self._marker_to_use(state, t, me, markers, by_kind)
             if chosen is not None:
                 return chosen
-        supply_t, supply_m = state.supply[2 * me], state.supply[2 * me + 1]
+        supply_t, supply_m = state.personal_supply(me)
         incomes = by_kind.get("INCOME")
         if incomes and supply_t + supply_m < 2:
             return self._best_income(state, t, me, incomes)
@@ -444,7 +427,7 @@ class GreedyAgent:
             if choice is not None:
                 return choice
         if t.region_routes and supply_t + supply_m and "PAWN_PAY" in by_kind:
-            if self._wanted_route(state, t, me) not in t.region_routes[state.pawn]:
+            if self._wanted_route(state, t, me) not in t.region_routes[state.pawn_region()]:
                 return by_kind["PAWN_PAY"][0]  # nothing to do here: pay to move the pawn
         if incomes and supply_t + supply_m < 4:
             return self._best_income(state, t, me, incomes)
@@ -458,19 +441,21 @@ class GreedyAgent:
 
     def _wanted_route(self, state, t: GameTables, me: int) -> int:
         """The route the pawn should border: a route of mine to create, else the best to build."""
-        if me in state.full_owner:
-            return state.full_owner.index(me)
+        full_owner = state.route_full_owners()
+        if me in full_owner:
+            return full_owner.index(me)
         if self._target is not None:
             return self._target
         mine, opp, free = self._route_counts(state, t, me)
-        by_trader, _by_merchant = self._city_values(state, t, me)
+        by_trader, _by_merchant, _merchants_only = self._city_values(state, t, me)
+        rmark = state.route_markers()
         best, best_value = 0, -1e9
         for r in range(t.n_routes):
             if opp[r] or not free[r]:
                 continue
             a, b = t.route_cities[r]
             value = max(by_trader[a], by_trader[b]) + MY_PIECE_WEIGHT * mine[r]
-            value += (MARKER_ON_ROUTE if state.rmark[r] >= 0 else 0) - FREE_POINT_COST * free[r]
+            value += (MARKER_ON_ROUTE if rmark[r] >= 0 else 0) - FREE_POINT_COST * free[r]
             if value > best_value:
                 best, best_value = r, value
         return best
@@ -499,7 +484,7 @@ class GreedyAgent:
         mine, opp, free = self._route_counts(state, t, me)
         merchants = [0] * t.n_routes  # my merchants per route; free ship points per route
         free_ships = [0] * t.n_routes
-        for x, code in enumerate(state.pt):
+        for x, code in enumerate(state.point_pieces()):
             r = t.point_route[x]
             if code < 0 and t.merchant_only[x]:
                 free_ships[r] += 1
@@ -522,11 +507,12 @@ class GreedyAgent:
 
     def _best_create(self, state, t: GameTables, me: int, creates: list[int]) -> int:
         values = self._city_values(state, t, me)
+        pt = state.point_pieces()
         base = t.base["CREATE"]
         best, best_value = creates[0], -1e9
         for a in creates:
             r = a - base
-            codes = [state.pt[x] for x in t.route_points[r] if state.pt[x] >= 0]
+            codes = [pt[x] for x in t.route_points[r] if pt[x] >= 0]
             merchant = any(code & 1 for code in codes)
             trader = not all(code & 1 for code in codes)
             value = self._route_value(state, t, r, trader, merchant, values) + self._noise()
@@ -537,7 +523,7 @@ class GreedyAgent:
     def _best_income(self, state, t: GameTables, me: int, incomes: list[int]) -> int:
         base = t.base["INCOME"]
         per = t.merchants_owned + 1
-        want_merchant = state.supply[2 * me + 1] == 0
+        want_merchant = state.personal_supply(me)[1] == 0
 
         def value(a: int) -> tuple[int, int]:
             traders, merchants = divmod(a - base, per)
@@ -550,7 +536,7 @@ class GreedyAgent:
     ) -> int | None:
         base = t.base["USE_MARKER"]
         actions_left = any(k not in ("END_TURN", "USE_MARKER", "PAWN") for k in by_kind)
-        pieces = sum(state.supply[2 * me : 2 * me + 2]) + sum(state.stock[2 * me : 2 * me + 2])
+        pieces = sum(state.personal_supply(me)) + sum(state.general_stock(me))
         for a in markers:
             kind = t.marker_kind[a - base]
             if kind == "develop":
@@ -576,7 +562,7 @@ class GreedyAgent:
         Like a beginner it sticks to the route it chose until that route is full or blocked, and
         only then looks over the whole board again (which is also what keeps a decision cheap).
         """
-        pt = state.pt
+        pt = state.point_pieces()
         my_merchant = 2 * me + 1
         target = self._target
         if target is not None:
@@ -591,8 +577,8 @@ class GreedyAgent:
             self._target = None
         mine, opp, free = self._route_counts(state, t, me)
         by_trader, by_merchant, _merchants_only = self._city_values(state, t, me)
-        rmark = state.rmark
-        has_merchant_supply = state.supply[2 * me + 1] > 0
+        rmark = state.route_markers()
+        has_merchant_supply = state.personal_supply(me)[1] > 0
         special_value = 0.5 * max(t.special_points) if t.special_points else 0.0
         offset = self.rng.random()
         candidates = []
@@ -649,8 +635,9 @@ class GreedyAgent:
         """A legal placement on route r: a trader on a house point, a merchant where needed."""
         want_merchant = not merchant_on and self._route_wants_merchant(state, t, me, r)
         fallback = None
+        pt = state.point_pieces()
         for x in t.route_points[r]:
-            if state.pt[x] >= 0:
+            if pt[x] >= 0:
                 continue
             trader, merchant = base + 2 * x, base + 2 * x + 1
             if want_merchant and merchant in legal:
@@ -664,9 +651,10 @@ class GreedyAgent:
     def _route_wants_merchant(self, state, t: GameTables, me: int, r: int) -> bool:
         """Whether the post I could take at an end of route r needs a merchant (a round space)."""
         privilege = self._privilege(state, t, me)
+        all_filled = state.posts_filled()
         for c in t.route_cities[r]:
             spaces = t.city_spaces[c]
-            filled = state.filled[c]
+            filled = all_filled[c]
             if filled < len(spaces):
                 space = spaces[filled]
                 if t.space_priv[space] <= privilege:
@@ -677,9 +665,10 @@ class GreedyAgent:
         self, state, t: GameTables, me: int, r: int, legal: SortedIds, base: int
     ) -> int | None:
         """Displace the cheapest opponent piece on route r if I can pay for it and keep a spare."""
-        supply = state.supply[2 * me] + state.supply[2 * me + 1]
+        supply = sum(state.personal_supply(me))
+        pt = state.point_pieces()
         for x in t.route_points[r]:
-            code = state.pt[x]
+            code = pt[x]
             if code < 0 or code >> 1 == me:
                 continue
             if supply < 2 + t.displace_cost[code & 1]:
@@ -695,11 +684,9 @@ class GreedyAgent:
         best, best_value = legal[-1], 0.0
         # Nearly out of pieces (every other one a post): develop instead, which frees a piece,
         # so that two such players cannot leave a game stuck with nothing to place.
-        route = state.stack[-1][2] if state.stack else -1
+        route = state.decision_route()
         back = max(t.route_sizes[route] - 1, 0) if route >= 0 else 0
-        short = (
-            sum(state.supply[2 * me : 2 * me + 2]) + sum(state.stock[2 * me : 2 * me + 2]) + back
-        )
+        short = sum(state.personal_supply(me)) + sum(state.general_stock(me)) + back
         post_penalty = LOW_PIECES_POST_COST if short < LOW_PIECES else 0.0
         for a in legal:
             kind = t.kind_of[a]
@@ -728,15 +715,12 @@ class GreedyAgent:
         """
         if isinstance(near, set):
             near = c in near or any(d in near for d in t.city_neighbors[c])
-        posts = self._city_posts(state, t, c)
-        players = len(state.track)
-        before = self._controller_of(posts, players)
+        before = state.city_controller(c)
+        after = state.controller_if_post(c, me, additional)
         if additional:
-            after = self._controller_of([2 * me] + posts, players)
             value = 2.5
         else:
-            space = t.city_spaces[c][state.filled[c]]
-            after = self._controller_of(posts + [2 * me], players)
+            space = t.city_spaces[c][state.posts_filled()[c]]
             value = 3.0 + 2.0 * t.space_coin[space]
             if c in t.permission_cities:
                 value += PERMISSION_VALUE  # the rightmost post grants the permission
@@ -773,13 +757,14 @@ class GreedyAgent:
         target = self._target
         held = self._held(state)
         gathering = target is not None and not opp[target] and len(held) < free[target]
+        pt = state.point_pieces()
         best, best_value = None, 0.0
         for a in legal:
             if t.kind_of[a] != pick:
                 continue
             x = a - base
             r = t.point_route[x]
-            code = state.pt[x]
+            code = pt[x]
             if code >> 1 == me:
                 value = 0.5 * opp[r]  # own piece stuck on a blocked route
                 if gathering and r != target and t.can_move_between(r, target):
@@ -817,10 +802,7 @@ class GreedyAgent:
     @staticmethod
     def _held(state) -> tuple:
         """The pieces a move frame holds (it puts down the first one next), if readable."""
-        try:
-            return tuple(state.stack[-1][4])
-        except (AttributeError, IndexError, TypeError):
-            return ()
+        return tuple(state.held_pieces())
 
     def _held_piece(self, state) -> int | None:
         held = self._held(state)
@@ -841,7 +823,7 @@ class GreedyAgent:
             return self._best_develop(state, t, me, legal)
         mine, opp, free = self._route_counts(state, t, me)
         my_cities = self._my_cities(state, t, me)
-        players = len(state.track)
+        players = len(state.track_pp())
         best, best_value = legal[-1], -1e9
         for a in legal:
             kind = t.kind_of[a]
@@ -870,7 +852,7 @@ class GreedyAgent:
     def _exchange_gain(self, state, t: GameTables, me: int) -> bool:
         """Whether some swap of adjacent posts would win me a city (looked at again only when
         posts were added since the last look found nothing)."""
-        posts = (me, sum(state.filled) + sum(map(len, state.extra)))
+        posts = (me, sum(state.posts_filled()) + sum(map(len, state.additional_posts())))
         if posts == self._no_swap_at:
             return False
         if self._best_swap(state, t, me)[0] > 0:
@@ -880,22 +862,18 @@ class GreedyAgent:
 
     def _best_swap(self, state, t: GameTables, me: int) -> tuple[float, int]:
         """(gain, space) of the best swap of two adjacent posts for me; gain 0 when none helps."""
-        players = len(state.track)
         best = (0.0, -1)
+        all_filled = state.posts_filled()
+        post = state.space_posts()
         for c, spaces in enumerate(t.city_spaces):
-            filled = state.filled[c]
+            filled = all_filled[c]
             if filled < 2:
                 continue
-            posts = self._city_posts(state, t, c)
-            before = self._controller_of(posts, players)
-            offset = len(state.extra[c])
+            before = state.city_controller(c)
             for i in range(filled - 1):
-                left, right = posts[offset + i], posts[offset + i + 1]
-                if left >> 1 == right >> 1:
+                if post[spaces[i]] >> 1 == post[spaces[i + 1]] >> 1:
                     continue
-                swapped = list(posts)
-                swapped[offset + i], swapped[offset + i + 1] = right, left
-                after = self._controller_of(swapped, players)
+                after = state.controller_if_exchange(spaces[i])
                 gain = (after == me) - (before == me)
                 if gain > best[0]:
                     best = (float(gain), spaces[i])

@@ -22,12 +22,13 @@ from .agents import RandomAgent
 from .errors import HansaError
 from .game import Game
 from .greedy import GreedyAgent, module_namespace
+from .mcts import MCTSAgent
 from .state import BaseState
 
 # A game that has not ended after this many decisions is stopped and reported as "unfinished".
 DEFAULT_MAX_DECISIONS = 200_000
 
-AGENTS: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent}
+AGENTS: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent}
 
 # End-trigger names (the rule components of the spec's `end when` line) as reported.
 TRACK_PP = "track_pp"
@@ -38,14 +39,18 @@ UNFINISHED = "unfinished"
 
 # ---- agents
 def make_agent(spec: str, seed: int):
-    """An agent from its name (`random`, `greedy`) or `module:Class` (a class with `step`).
+    """An agent from its name (`random`, `greedy`, `mcts`) or `module:Class` (a class with `step`),
+    optionally followed by `:key=value,key=value` keyword arguments (`mcts:iterations=200`).
 
-    A plug-in class is called with `seed=…` when its constructor takes a seed, else with no
-    arguments.
+    A class is called with `seed=…` when its constructor takes a seed (a `seed=` parameter in the
+    spec overrides the per-seat seed), else without it.
     """
     spec = spec.strip()
-    if spec in AGENTS:
-        return AGENTS[spec](seed)
+    name, params = split_agent_params(spec)
+    if name in AGENTS:
+        return _construct(spec, AGENTS[name], seed, params)
+    spec_name = spec
+    spec = name
     if ":" not in spec:
         known = ", ".join(sorted(AGENTS))
         raise HansaError(
@@ -59,11 +64,50 @@ def make_agent(spec: str, seed: int):
     cls = getattr(module, class_name, None)
     if cls is None or not callable(cls):
         raise HansaError(f"agent {spec!r}: module {module_name!r} has no class {class_name!r}")
+    return _construct(spec_name, cls, seed, params)
+
+
+def split_agent_params(spec: str) -> tuple[str, dict[str, int | float | str]]:
+    """`name:k=v,k=v` → (name, {k: v}); values become int or float when they read as one."""
+    head, sep, tail = spec.rpartition(":")
+    if not sep or "=" not in tail:
+        return spec, {}
+    params: dict[str, int | float | str] = {}
+    for item in tail.split(","):
+        key, eq, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not key.isidentifier():
+            raise HansaError(f"agent {spec!r}: expected key=value parameters, got {item!r}")
+        params[key] = _param_value(value)
+    return head, params
+
+
+def _param_value(text: str) -> int | float | str:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _construct(spec: str, cls, seed: int, params: dict):
     try:
-        params = inspect.signature(cls).parameters
+        accepted = inspect.signature(cls).parameters
     except (TypeError, ValueError):
-        params = {}
-    agent = cls(seed=seed) if "seed" in params else cls()
+        accepted = {}
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+    unknown = [k for k in params if k not in accepted and not takes_any]
+    if unknown:
+        names = ", ".join(k for k in accepted if k != "self") or "none"
+        raise HansaError(f"agent {spec!r}: unknown parameter {unknown[0]!r} (parameters: {names})")
+    kwargs = dict(params)
+    if "seed" in accepted and "seed" not in kwargs:
+        kwargs["seed"] = seed
+    try:
+        agent = cls(**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise HansaError(f"agent {spec!r}: {exc}") from None
     if not callable(getattr(agent, "step", None)):
         raise HansaError(f"agent {spec!r} has no method step(state, legal_actions)")
     return agent
@@ -71,7 +115,16 @@ def make_agent(spec: str, seed: int):
 
 def parse_agents(text: str | Sequence[str], players: int) -> list[str]:
     """`greedy` (everyone) or `greedy,random,…` (one per seat) → one agent name per seat."""
-    names = [n.strip() for n in text.split(",")] if isinstance(text, str) else list(text)
+    if isinstance(text, str):
+        names: list[str] = []
+        for piece in (n.strip() for n in text.split(",")):
+            # `mcts:iterations=400,rollout=random`: a key=value piece continues the parameters
+            if names and "=" in piece and ":" not in piece and "=" in names[-1]:
+                names[-1] += "," + piece
+            else:
+                names.append(piece)
+    else:
+        names = list(text)
     if not names or any(not n for n in names):
         raise HansaError(f"--agents: empty agent name in {text!r}")
     if len(names) == 1:

@@ -114,6 +114,9 @@ class BaseState:
         other._cached = self._cached
         return other
 
+    def __deepcopy__(self, memo: dict) -> BaseState:
+        return self.clone()  # copy.deepcopy (OpenSpiel's Python states) at the price of a clone
+
     def to_dict(self) -> dict:
         return self._to_dict()
 

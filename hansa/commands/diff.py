@@ -81,8 +81,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         default=None,
         metavar="A[,B…]",
-        help="agent for every seat, or one per seat: greedy, random or module:Class "
-        "(default greedy)",
+        help="agent for every seat, or one per seat: greedy, random, mcts or module:Class, "
+        "optionally with :key=value,… arguments (default greedy)",
     )
     sim.add_argument(
         "--seed", type=int, default=None, help="seed of the run; game i gets its own (default 0)"

@@ -1,8 +1,9 @@
 """Play one game with agents and print the final table.
 
 Each seat is played by an agent: `greedy` (a beginner who builds routes, scores and develops
-abilities), `random` (uniformly random legal actions) or your own class as `module:Class` (a class
-with a method `step(state, legal_actions) -> action`; it gets `seed=` if its constructor takes one).
+abilities), `random` (uniformly random legal actions), `mcts` (a tree search) or your own class as
+`module:Class` (a class with a method `step(state, legal_actions) -> action`; it gets `seed=` if its
+constructor takes one); `:key=value,…` after a name passes arguments (`mcts:iterations=200`).
 `--agents greedy` puts the same kind of agent in every seat; `--agents greedy,random,greedy,greedy`
 names one per seat.
 
@@ -21,7 +22,7 @@ import sys
 from hansa.compiler.errors import HansaError
 
 NAME = "play"
-HELP = "play one game with agents (greedy, random, module:Class) and print the final scores"
+HELP = "play one game with agents (greedy, random, mcts, module:Class) and print the final scores"
 
 END_TRIGGER_TEXT = {
     "track_pp": "a player reached the PP limit on the track",
@@ -66,8 +67,8 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
         "--agents",
         default="greedy",
         metavar="A[,B…]",
-        help="agent for every seat, or one per seat: greedy, random or module:Class "
-        "(default greedy)",
+        help="agent for every seat, or one per seat: greedy, random, mcts or module:Class, "
+        "optionally with :key=value,… arguments (default greedy)",
     )
     parser.add_argument(
         "--max-decisions",

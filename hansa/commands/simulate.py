@@ -7,7 +7,8 @@ mean PP per scoring category, the winners' PP, end-trigger shares (with Wilson i
 length in turns, rounds and decisions. A progress bar runs on standard error when it is a terminal
 (never with --json).
 
-Agents as for `hansa play`: greedy, random or module:Class, one for every seat or one per seat.
+Agents as for `hansa play`: greedy, random, mcts or module:Class (with :key=value arguments), one
+for every seat or one per seat.
 """
 
 from __future__ import annotations
