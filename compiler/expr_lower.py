@@ -35,8 +35,9 @@ _OPS = {">=": ">=", "<=": "<=", ">": ">", "<": "<", "=": "==", "!=": "!="}
 
 def _words(tree: lark.Tree) -> str:
     """A phrase, lower case, articles dropped: `the Track PP` → "track pp"."""
-    words = [str(t).lower() for t in tree.children if str(t).lower() not in ARTICLES]
-    return " ".join(words)
+    words = [str(t).lower() for t in tree.children]
+    kept = [w for w in words if w not in ARTICLES]
+    return " ".join(kept or words)  # `of A`: a category key, not an article
 
 
 def _int(token: lark.Token) -> int:
@@ -227,6 +228,7 @@ def _effect(tree: lark.Tree, when: Expr | None, file: str) -> Effect:
 STATEMENTS = (
     "r_bonus_rule",
     "r_score_rule",
+    "r_score_effect",
     "r_end_rule",
     "r_at_setup",
     "r_at_turn_start",
@@ -280,6 +282,13 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
         if unit == "actions":
             raise HansaError("a scoring category gives PP, not actions", unit_span)
         return HookRule("score", f"score:{key}", target=key, label=label, amount=amount, span=span)
+    if data == "r_score_effect":
+        raise HansaError(
+            f"scoring category {kids[0]} cannot take an effect: it only counts PP at the end"
+            " (write `score G: 2 PP per …`; effects belong in `at setup`, `at turn start`,"
+            " `after create_route` or a marker's `when used`)",
+            span_of(kids[-1], file),
+        )
     if data == "r_end_rule":
         condition = lower_expr(kids[0], file)
         return HookRule("end", f"end:{condition.text()}", condition=condition, span=span)
