@@ -401,7 +401,8 @@ EFFECTS = {
     "receive": (
         "receive marker plus_3_actions",
         EFFECT_HOOKS,
-        "A bonus marker of that type (not from the supply); usable from the next action on.",
+        "A bonus marker of that type from the marker supply (if one is left); usable from the next"
+        " action on.",
     ),
     "set_param": (
         "your control PP becomes 2",

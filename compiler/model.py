@@ -694,6 +694,9 @@ def _compile_hook_rules(
     comp["x_setup"] = comp["x_turn_start"] = comp["x_after_route"] = False
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
     comp["x_tiebreak"] = bool(tie_exprs)
+    comp["x_chosen_develop"] = any(
+        e.kind == "develop" and not e.name for r in hook_rules for e in r.effects
+    )
     comp["n_tie_exprs"] = len(tie_exprs)
     comp["uses_expr"] = bool(hook_rules or tie_exprs)
     if not comp["uses_expr"]:

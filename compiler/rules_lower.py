@@ -383,7 +383,11 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
         statement = _set_statement("score", str(key_token), str(body.children[0]), body, stmt, file)
         return [replace(statement, key_span=span_of(key_token, file))]
     if data == "r_tiebreak":
-        return [Statement("set", "tiebreak", "tiebreak", steps=_steps(stmt, file), span=span)]
+        return [
+            Statement(
+                "set", "tiebreak", "tiebreak", steps=_steps(stmt, file), span=span, key_span=span
+            )
+        ]
     if data == "r_option":
         name_token, atom = stmt.children
         comp = component("option", str(name_token), span_of(name_token, file))

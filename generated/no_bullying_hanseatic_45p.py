@@ -928,7 +928,13 @@ def _x_take(s: State, p: int, kind: int, count: int) -> None:
 
 
 def _x_receive(s: State, p: int, m: int) -> None:
-    """Player p gets a marker of type m (not from the supply), usable from the next action on."""
+    """Player p takes a marker of type m from the marker supply, if one is left there; it is
+    usable from the next action on."""
+    supply = s.msupply
+    if m not in supply:
+        return
+    i = supply.index(m)
+    s.msupply = supply[:i] + supply[i + 1 :]
     if p == s.player and s.stack:
         s.fresh += (m,)
     else:

@@ -68,11 +68,14 @@ def test_chosen_develop_is_a_decision(bigbox):
 
 def test_receive_a_marker_at_turn_start(bigbox):
     """`at turn start: receive marker plus_3_actions if seat = 2`: the second seat's turn starts
-    with a +3 actions marker it may use at once."""
+    with a +3 actions marker from the marker supply, usable at once."""
     state = variant("at turn start: receive marker plus_3_actions if seat = 2").new_initial_state(2)
+    before = doc(state)["marker_supply"]
     act(state, "end the turn")
     assert doc(state)["player_state"][1]["markers"]["unused"] == ["plus_3_actions"]
     assert "use bonus marker plus_3_actions" in legal(state)
+    after = doc(state)["marker_supply"]
+    assert sorted(after + ["plus_3_actions"]) == sorted(before)
 
 
 def test_control_goes_to_most_of_a_quantity(bigbox):
