@@ -213,6 +213,8 @@ class HookRule:
             "setup": "at setup",
             "turn_start": "at turn start",
             "after_create_route": "after create_route",
-            "marker_used": f'bonus "{self.label}" when used',
+            "marker_used": f'bonus "{self.label}"'
+            + "".join(f" {k} {v}" for k, v in self.params)
+            + " when used",
         }[self.hook]
         return f"{head}: {effects}"

@@ -94,3 +94,31 @@ def test_a_rule_set_without_one_action_builds_and_plays(action):
             names = [state.action_to_string(a) for a in actions]
             assert not any(n.startswith(words[action]) for n in names), names
         state.apply_action(rng.choice(actions))
+
+
+def test_diff_shows_a_rule_in_words_by_its_changed_words(tmp_path):
+    """`hansa diff` compares rules in words by their words: `score G: 2 → 3 PP per city …`."""
+    from hansa.compiler.diff import diff_rulesets
+
+    path = tmp_path / "more.hansa"
+    path.write_text(
+        "rules more extends harbour_master {\n"
+        '    score G "Harbour master": 3 PP per city where coins > 0 and your posts here > 0\n'
+        "    forbid move when rank = 1\n"
+        "    tiebreak fewest pieces in stock, shared\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    project = load_project([path, SPEC])
+    a = resolve("harbour_master", project.rulesets)
+    b = resolve("more", project.rulesets)
+    messages = sorted(edit.describe() for edit in diff_rulesets(a, b))
+    assert (
+        "score G 'Harbour master': 2 → 3 PP per city where coins > 0 and your posts here > 0"
+        in messages
+    )
+    assert "forbid move added (forbid move when rank = 1)" in messages
+    assert (
+        "tie-break step 1 'fewest ability actions' replaced by 'fewest pieces in stock'" in messages
+    )
+    assert diff_rulesets(b, b) == []
