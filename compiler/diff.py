@@ -631,7 +631,7 @@ class _Walker:
             self.emit(where, "replaced", old=to_plain(a), new=to_plain(b))
             return
         if isinstance(a, HookRule):  # a rule in words is compared by its words
-            if a.text() != b.text():
+            if a != b:
                 self.emit(where, "changed", field="rule", old=_hook_body(a), new=_hook_body(b))
             return
         if kind.canonical is not None:

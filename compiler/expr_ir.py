@@ -115,8 +115,8 @@ class Aggregate:
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     def text(self) -> str:
-        if self.fn == "count":
-            return f"count {self.domain.text()}"
+        if self.body is None:
+            return f"{self.fn} {self.domain.text()}"
         if self.fn in ("some", "every"):
             return f"{self.fn} {self.domain.text()} has {self.body.text()}"
         return f"{self.fn} {self.body.text()} over {self.domain.text()}"
@@ -153,15 +153,17 @@ class Effect:
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     def text(self) -> str:
+        amount = self.amount.text() if self.amount is not None else ""
+        value = self.value.text() if self.value is not None else ""
         body = {
-            "gain_pp": lambda: f"gain {self.amount.text()}",
-            "lose_pp": lambda: f"lose {self.amount.text()}",
-            "extra_actions": lambda: f"gain {self.amount.text()}",
-            "develop": lambda: f"develop {self.name or 'an ability'}",
-            "take": lambda: f"take {self.value.text()} {self.name} from the stock",
-            "receive": lambda: f"receive marker {self.name}",
-            "set_param": lambda: f"your {self.name} becomes {self.value.text()}",
-        }[self.kind]()
+            "gain_pp": f"gain {amount}",
+            "lose_pp": f"lose {amount}",
+            "extra_actions": f"gain {amount}",
+            "develop": f"develop {self.name or 'an ability'}",
+            "take": f"take {value} {self.name} from the stock",
+            "receive": f"receive marker {self.name}",
+            "set_param": f"your {self.name} becomes {value}",
+        }.get(self.kind, f"{self.kind} {amount or value or self.name}")
         return body + (f" if {self.when.text()}" if self.when is not None else "")
 
 
@@ -197,13 +199,14 @@ class HookRule:
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     def text(self) -> str:
-        if self.hook == "score":
+        condition = self.condition.text() if self.condition is not None else ""
+        if self.hook == "score" and self.amount is not None:
             label = f' "{self.label}"' if self.label else ""
             return f"score {self.target}{label}: {self.amount.text()}"
         if self.hook == "end":
-            return f"end when {self.condition.text()}"
+            return f"end when {condition}"
         if self.hook == "forbid":
-            return f"forbid {self.target} when {self.condition.text()}"
+            return f"forbid {self.target} when {condition}"
         if self.hook == "control":
             return f"control goes to {self.target}" + (
                 f" {self.condition.text()}" if self.condition is not None else ""
@@ -213,8 +216,8 @@ class HookRule:
             "setup": "at setup",
             "turn_start": "at turn start",
             "after_create_route": "after create_route",
-            "marker_used": f'bonus "{self.label}"'
+            "marker_used": f'bonus "{self.target}"'
             + "".join(f" {k} {v}" for k, v in self.params)
             + " when used",
-        }[self.hook]
+        }.get(self.hook, f"{self.hook} {self.target} {condition}".strip())
         return f"{head}: {effects}"
