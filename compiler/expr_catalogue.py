@@ -124,20 +124,20 @@ QUANTITIES: dict[str, Quantity] = {
             "at least 3 fully developed abilities",
         ),
         _q(
-            "bonus markers",
+            "collected bonuses",
             NUMBER,
             "_x_markers(s, {P})",
             "Bonus markers collected (used or not).",
-            "bonus markers >= 4",
+            "collected bonuses >= 4",
         ),
         _q(
-            "unused bonus markers",
+            "unused bonuses",
             NUMBER,
             "len(s.unused[{P}])",
             "Bonus markers held, not yet used.",
             "x",
         ),
-        _q("used bonus markers", NUMBER, "len(s.used[{P}])", "Bonus markers used.", "x"),
+        _q("used bonuses", NUMBER, "len(s.used[{P}])", "Bonus markers used.", "x"),
         _q(
             "largest network",
             NUMBER,
@@ -446,3 +446,22 @@ HOOK_DOCS = {
         "Who controls a city: the rightmost post, nobody on a tie, or most of a quantity.",
     ),
 }
+
+
+def words_markdown() -> str:
+    """Every quantity, hook and effect of rules in words, with an example each (Markdown)."""
+    needs = {"": "", "city": "a city", "route": "a route", "victim": "forbid displace"}
+    rows = ["| quantity | type | reads | meaning | example |", "|---|---|---|---|---|"]
+    for q in QUANTITIES.values():
+        name = q.name + {"ability": " of ABILITY", "category": " of CATEGORY"}.get(q.arg, "")
+        reads = ", ".join(w for w in (needs[q.needs], "a player" if q.per_player else "") if w)
+        rows.append(f"| `{name}` | {q.type} | {reads or '—'} | {q.doc} | `{q.example}` |")
+    rows += ["", "| hook | meaning | example |", "|---|---|---|"]
+    for hook, (example, doc) in HOOK_DOCS.items():
+        rows.append(f"| `{hook}` | {doc} | `{example}` |")
+    rows += ["", "| effect | allowed in | meaning | example |", "|---|---|---|---|"]
+    for kind, (example, hooks, doc) in EFFECTS.items():
+        if kind == "set_param" and not SETTABLE:
+            continue  # no per-player parameter is settable yet
+        rows.append(f"| `{kind}` | {', '.join(hooks)} | {doc} | `{example}` |")
+    return "\n".join(rows) + "\n"
