@@ -405,14 +405,17 @@ EFFECTS = {
         " action on.",
     ),
     "set_param": (
-        "your control PP becomes 2",
+        "your control PP becomes 2 if rank = players",
         EFFECT_HOOKS,
-        "Set a per-player rule parameter (see SETTABLE).",
+        "Set one of the player's rule parameters: control PP, full track PP.",
     ),
 }
 
 # Per-player parameters an effect may set (Emperor's Favour style), and what each changes.
-SETTABLE: dict[str, str] = {}
+SETTABLE: dict[str, str] = {
+    "control pp": "PP its controller gets for a city next to a created route (step 1).",
+    "full track pp": "PP in category B for each fully developed ability (instead of each track's).",
+}
 
 HOOK_DOCS = {
     "setup": ("at setup: develop book if you are the last seat", "Once per seat at setup."),

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .errors import HansaError
-from .expr_catalogue import QUANTITIES
+from .expr_catalogue import QUANTITIES, SETTABLE
 from .expr_check import Names, Scope, resolve_ref
 from .expr_ir import (
     Aggregate,
@@ -185,6 +185,11 @@ class ExprCompiler:
     def _effect_take(self, effect: Effect, env: Env) -> list[str]:
         kind = 1 if effect.name.startswith("merchant") else 0
         return [f"_x_take(s, {env.you}, {kind}, {self.expr(effect.value, env)})"]
+
+    def _effect_set_param(self, effect: Effect, env: Env) -> list[str]:
+        index = list(SETTABLE).index(effect.name)
+        value = self.expr(effect.value, env)
+        return [f"s.xparam[{env.you} * N_X_PARAMS + {index}] = max(0, {value})"]
 
     def _effect_receive(self, effect: Effect, env: Env) -> list[str]:
         return [f"_x_receive(s, {env.you}, {self.marker_ids[effect.name]})"]

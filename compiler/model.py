@@ -694,6 +694,7 @@ def _compile_hook_rules(
     comp["x_setup"] = comp["x_turn_start"] = comp["x_after_route"] = False
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
     comp["x_tiebreak"] = bool(tie_exprs)
+    comp["x_params"] = any(e.kind == "set_param" for r in hook_rules for e in r.effects)
     comp["x_chosen_develop"] = any(
         e.kind == "develop" and not e.name for r in hook_rules for e in r.effects
     )
@@ -727,6 +728,12 @@ def _compile_hook_rules(
     except ExprError as exc:  # the checks refuse these first; a rule set built in code may not
         raise HansaError([exc.diagnostic]) from None
     comp["expr_functions"] = list(functions.values())
+    if comp["x_params"]:  # per-player parameters a rule may set (expr_catalogue.SETTABLE)
+        k["X_PARAM_NAMES"] = ("control_pp", "full_track_pp")
+        k["X_PARAM_DEFAULTS"] = (k["CONTROL_PP"], -1)
+        k["N_X_PARAMS"] = 2
+        k["X_CONTROL_PP"] = 0
+        k["X_FULL_ABILITY_PP"] = 1
     comp["x_setup"] = "_x_setup" in functions
     comp["x_turn_start"] = "_x_turn_start" in functions
     comp["x_after_route"] = "_x_after_route" in functions

@@ -78,10 +78,9 @@ def test_every_quantity_hook_and_effect_compiles_and_plays():
         if not example.startswith(("tiebreak", "forbid"))
     ]
     lines.append("tiebreak fewest ability actions, fewest pieces in stock, shared")
-    for kind, (example, _hooks, _doc) in EFFECTS.items():
-        if kind != "set_param":
-            for one in example.split(" / "):
-                lines.append(f"after create_route: {one}")
+    for example, _hooks, _doc in EFFECTS.values():
+        for one in example.split(" / "):
+            lines.append(f"after create_route: {one}")
     lines.append("at turn start: gain 1 PP * coins per city where your posts here > 0")
     game = variant("\n".join(lines))
     for seed in range(3):

@@ -151,3 +151,45 @@ def test_a_hook_reads_a_scoring_category():
     )
     act(state, "end the turn")
     assert track(state) == [0, 2, 0, 0]
+
+
+def test_a_rule_sets_a_players_parameters(bigbox):
+    """`at setup: your control PP becomes 3 if you are the last seat, your full track PP
+    becomes 7 if you are the first seat` (Emperor's-Favour style): the last seat's controlled
+    cities give 3 PP when a route next to them is created; the first seat's full abilities
+    score 7 each in category B. Both are in the state JSON and survive a round trip."""
+    house = variant(
+        "at setup: your control PP becomes 3 if you are the last seat,"
+        " your full track PP becomes 7 if you are the first seat"
+    )
+    results = []
+    for game in (bigbox, house):
+        state = (
+            Position(game)
+            .route("Bremen", "Hannover", "t2", "t2", "t2")
+            .city("Hannover", "t3")
+            .city("Bremen", "t1")
+            .player(0, actions=5, keys=4)
+            .player(1, actions=5)
+            .to_move(2)
+            .state()
+        )
+        if game is house:
+            data = doc(state)
+            data["player_state"][3]["parameters"] = {"control_pp": 3, "full_track_pp": -1}
+            data["player_state"][0]["parameters"] = {"control_pp": 1, "full_track_pp": 7}
+            import json
+
+            state = game.state_from_json(json.dumps(data))
+            assert doc(state)["player_state"][3]["parameters"]["control_pp"] == 3
+        act(state, "create route Bremen–Hannover")
+        results.append((track(state), [b["B"] for b in state.score_breakdown()]))
+    assert results[0] == ([0, 1, 0, 1], [4, 4, 0, 0])  # keys: full_pp 0
+    assert results[1] == ([0, 1, 0, 3], [14, 4, 0, 0])
+    initial = doc(house.new_initial_state(4))["player_state"]
+    assert [p["parameters"] for p in initial] == [
+        {"control_pp": 1, "full_track_pp": 7},
+        {"control_pp": 1, "full_track_pp": -1},
+        {"control_pp": 1, "full_track_pp": -1},
+        {"control_pp": 3, "full_track_pp": -1},
+    ]
