@@ -208,7 +208,8 @@ class HookRule:
         if self.hook == "forbid":
             return f"forbid {self.target} when {condition}"
         if self.hook == "control":
-            return f"control goes to {self.target}" + (
+            rule = {"rightmost_post": "the rightmost post", "nobody": "nobody on a tie"}
+            return f"control goes to {rule.get(self.target, self.target)}" + (
                 f" {self.condition.text()}" if self.condition is not None else ""
             )
         effects = ", ".join(e.text() for e in self.effects)

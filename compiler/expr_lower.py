@@ -234,7 +234,8 @@ STATEMENTS = (
     "r_at_turn_start",
     "r_after_create_route",
     "r_forbid",
-    "r_control",
+    "r_control_words",
+    "r_control_most",
 )
 
 
@@ -307,17 +308,18 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
         action = str(kids[0])
         condition = lower_expr(kids[1], file)
         return HookRule("forbid", f"forbid:{action}", target=action, condition=condition, span=span)
-    if data == "r_control":
-        rule = kids[0]
-        if rule.data == "r_control_rightmost":
-            return HookRule("control", "control", target="rightmost_post", span=span)
-        if rule.data == "r_control_nobody":
-            return HookRule("control", "control", target="nobody", span=span)
+    if data == "r_control_words":
+        words = _words(kids[0])
+        rule = {"rightmost post": "rightmost_post", "nobody on tie": "nobody"}.get(words)
+        if rule is None:
+            raise HansaError(
+                f"unknown control rule '{words}'; write `control goes to the rightmost post`,"
+                " `control goes to nobody on a tie` or `control goes to most QUANTITY`",
+                span_of(kids[0], file),
+            )
+        return HookRule("control", "control", target=rule, span=span)
+    if data == "r_control_most":
         return HookRule(
-            "control",
-            "control",
-            target="most",
-            condition=lower_expr(rule.children[0], file),
-            span=span,
+            "control", "control", target="most", condition=lower_expr(kids[0], file), span=span
         )
     raise HansaError(f"unexpected statement {data}", span)  # pragma: no cover - grammar

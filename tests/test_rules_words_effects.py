@@ -96,6 +96,28 @@ def test_control_goes_to_most_of_a_quantity(bigbox):
     assert owners == [[1, 5], [0, 6]]
 
 
+def test_control_rule_by_name(bigbox, tmp_path):
+    """`control goes to the rightmost post` is the Big Box rule (a 1-1 tie in Hannover goes to
+    player 0's rightmost post); an unknown rule is refused at its words."""
+    outcomes = []
+    for game in (bigbox, variant("control goes to the rightmost post")):
+        state = (
+            Position(game)
+            .route("Bremen", "Hannover", "t2", "t2", "t2")
+            .city("Hannover", "t1", "t0")
+            .to_move(2)
+            .state()
+        )
+        act(state, "create route Bremen–Hannover")
+        outcomes.append(track(state))
+    assert outcomes == [[1, 0, 0, 0], [1, 0, 0, 0]]
+    from test_rules_words_checks import problems
+
+    assert problems("control goes to the leftmost post", tmp_path)[0].startswith(
+        "2:21: unknown control rule 'leftmost post'"
+    )
+
+
 def test_control_goes_to_nobody_on_a_tie(bigbox):
     """`control goes to nobody on a tie`: the same as `control_tie nobody`."""
     state = (
