@@ -177,6 +177,14 @@ QUANTITIES: dict[str, Quantity] = {
             per_player=False,
         ),
         _q(
+            "turn number",
+            NUMBER,
+            "s.turns",
+            "Turns begun so far, this one included (1 on the first player's first turn).",
+            "turn number <= 4",
+            per_player=False,
+        ),
+        _q(
             "players",
             NUMBER,
             "s.num_players",

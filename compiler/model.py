@@ -694,6 +694,7 @@ def _compile_hook_rules(
     comp["x_setup"] = comp["x_turn_start"] = comp["x_after_route"] = False
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
     comp["x_tiebreak"] = bool(tie_exprs)
+    comp["x_turns"] = _mentions(hook_rules, tie_exprs, "turn number")
     comp["x_params"] = any(e.kind == "set_param" for r in hook_rules for e in r.effects)
     comp["x_chosen_develop"] = any(
         e.kind == "develop" and not e.name for r in hook_rules for e in r.effects
@@ -745,3 +746,15 @@ def _compile_hook_rules(
             comp["control_tie"] = rule.target
         if any(e.kind == "develop" and not e.name for e in rule.effects):
             comp["marker_develop_ability"] = True  # the chosen-ability decision
+
+
+def _mentions(hook_rules, tie_exprs, quantity: str) -> bool:
+    """Whether any rule in words (or tie-break quantity) reads `quantity`."""
+    from .expr_check import _refs
+
+    nodes: list = list(tie_exprs)
+    for rule in hook_rules:
+        nodes += [rule.amount, rule.condition]
+        for effect in rule.effects:
+            nodes += [effect.amount, effect.value, effect.when]
+    return any(quantity in _refs(node) for node in nodes if node is not None)

@@ -215,3 +215,19 @@ def test_a_rule_sets_a_players_parameters(bigbox):
         {"control_pp": 1, "full_track_pp": -1},
         {"control_pp": 3, "full_track_pp": -1},
     ]
+
+
+def test_turn_number(bigbox):
+    """`at turn start: gain 1 PP if turn number <= 2`: the first two turns score, the third does
+    not; the number is kept in the state JSON (`turn.number`) and survives a round trip."""
+    game = variant("at turn start: gain 1 PP if turn number <= 2")
+    state = game.new_initial_state(6)
+    assert doc(state)["turn"]["number"] == 1
+    assert "number" not in doc(bigbox.new_initial_state(6))["turn"]
+    act(state, "end the turn")
+    act(state, "end the turn")
+    assert track(state) == [1, 1, 0, 0]
+    assert doc(state)["turn"]["number"] == 3
+    again = game.state_from_json(state.to_json())
+    act(again, "end the turn")
+    assert doc(again)["turn"]["number"] == 4 and track(again) == [1, 1, 0, 0]

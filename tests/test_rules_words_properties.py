@@ -31,6 +31,7 @@ NUMBERS = (
     "rank",
     "seat",
     "completed cities",
+    "turn number",
     "players",
     "score of A",
     "track PP of the last seat",
