@@ -281,6 +281,15 @@ def test_games(project):
         "bigbox-britannia-3p": ("bigbox_2021", "britannia_3p", (3,)),
         "bigbox-britannia-45p": ("bigbox_2021", "britannia_45p", (4, 5)),
     }
+    for rule in (  # the house rules written in words (tests/test_rules_words.py)
+        "guild_charter",
+        "harbour_master",
+        "three_full_abilities",
+        "last_seat_book",
+        "no_bullying",
+        "stock_tiebreak",
+    ):
+        expected[rule.replace("_", "-") + "-hanseatic-45p"] = (rule, "hanseatic_45p", (4, 5))
     assert {name: (g.rules, g.board, g.players) for name, g in games.items()} == expected
 
 
