@@ -823,15 +823,13 @@ class GreedyAgent:
             return self._best_develop(state, t, me, legal)
         mine, opp, free = self._route_counts(state, t, me)
         my_cities = self._my_cities(state, t, me)
-        players = len(state.track_pp())
         best, best_value = legal[-1], -1e9
         for a in legal:
             kind = t.kind_of[a]
             if kind == "GREEN_POST":
                 c, piece = divmod(a - t.base[kind], 2)
-                posts = self._city_posts(state, t, c)
                 value = 3.0 - 0.5 * piece
-                if self._controller_of(posts + [2 * me], players) == me:
+                if state.controller_if_post(c, me) == me:
                     value += 2.5
                 if c in my_cities or any(d in my_cities for d in t.city_neighbors[c]):
                     value += 1.0

@@ -180,8 +180,13 @@ def make_position(
 
 
 def _pad_posts(base: dict, data: dict, problems: list[str]) -> None:
-    """A city's `posts` written short (its first spaces only) gets its other spaces empty."""
-    spaces = {city["name"]: len(city["posts"]) for city in base.get("cities", []) if "name" in city}
+    """A city's `posts` written short (its first spaces only) gets its other spaces empty (a green
+    city has no printed spaces: its posts are a list of any length)."""
+    spaces = {
+        city["name"]: len(city["posts"])
+        for city in base.get("cities", [])
+        if "name" in city and not city.get("green")
+    }
     for city in data.get("cities", []):
         if not isinstance(city, dict) or city.get("name") not in spaces:
             continue

@@ -372,7 +372,7 @@ def test_diff_lists_the_board_features_that_differ(tmp_path):
     )
     assert run.returncode == 1, run.stderr
     out = run.stdout
-    assert "countries none → england wales scotland" in out
+    assert "countries none → england, wales, scotland" in out
     assert "completed_cities 10 → 8" in out
     assert "city 'Cardiff' added (country wales permission wales {" in out
     assert "permanent place_2_tradesmen_in_wales_or_scotland, country england" in out
