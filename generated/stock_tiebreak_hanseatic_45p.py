@@ -2588,8 +2588,16 @@ def city_controller(s: State, c: int) -> int:
 
 def controller_if_post(s: State, c: int, player: int, additional: bool = False) -> int:
     """Who would control city `c` if `player` added a post there (its next space, or an additional
-    post when `additional`), by this game's control rule; the state is left as it was."""
+    post when `additional`; in a city without spaces, a post right of any there), by this game's
+    control rule; the state is left as it was."""
     code = 2 * player
+    if not CITY_SPACES[c]:
+        extra = s.extra[c]
+        s.extra[c] = extra + (code,)
+        try:
+            return _controller(s, c)
+        finally:
+            s.extra[c] = extra
     if additional:
         extra = s.extra[c]
         s.extra[c] = (code,) + extra
