@@ -40,7 +40,7 @@ def test_a_score_key_that_is_not_one_capital_letter_fails_check_not_only_build(t
 
 
 def test_a_capital_letter_key_of_its_own_passes_check_and_builds(tmp_path, capsys):
-    spec = spec_with(tmp_path, HOUSE.replace("BODY", "score G network"))
+    spec = spec_with(tmp_path, HOUSE.replace("BODY", "score H network"))
     assert main(["check", str(spec)]) == 0
     assert main(["build", "--spec", str(spec), "--out", str(tmp_path / "out")]) == 0
     assert (tmp_path / "out" / "h_game.py").exists()
@@ -49,7 +49,7 @@ def test_a_capital_letter_key_of_its_own_passes_check_and_builds(tmp_path, capsy
 def test_check_reports_what_the_model_stage_of_the_build_refuses(tmp_path, monkeypatch):
     """Whatever the code generator refuses reaches check as a diagnostic: at the span it names,
     or at the game's declaration when it names none."""
-    spec = spec_with(tmp_path, HOUSE.replace("BODY", "score G network"))
+    spec = spec_with(tmp_path, HOUSE.replace("BODY", "score H network"))
     where = Span(str(spec / "house.hansa"), 2, 5)
     refusals = iter(
         [HansaError("the templates cannot do this", where), HansaError("nor this, anywhere")]
@@ -72,7 +72,7 @@ def test_a_game_with_errors_of_its_own_gets_no_second_error_from_the_build_stage
     tmp_path, monkeypatch
 ):
     """One mistake, one error: a game whose declaration is already wrong is not modelled."""
-    spec = spec_with(tmp_path, HOUSE.replace("BODY", "score G network").replace("4\n", "7\n"))
+    spec = spec_with(tmp_path, HOUSE.replace("BODY", "score H network").replace("4\n", "7\n"))
     called = []
     monkeypatch.setattr(model, "build_model", lambda *args: called.append(args))
     project = load_project([spec])
