@@ -174,6 +174,8 @@ def _marker_type_kinds(model: GameModel) -> list[str]:
         keyed[m] = "move_tradesmen"
     for m, *_rest in model.constants["REMOVE_MARKERS"]:
         keyed[m] = "remove_tradesmen"
+    for m in model.constants.get("RULE_MARKERS", ()):
+        keyed[m] = f"rule_{int(m)}"  # a marker kind written in words (expr_codegen.py)
     for m in range(model.constants["N_MARKER_TYPES"]):
         kinds.append(keyed[m])
     return kinds

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import Span
+from .expr_ir import HookRule
 from .ir import Board, City, PostSpace, Route, SpecialPrestige, SpecialSpace
 from .rules_ir import (
     Ability,
@@ -110,6 +111,8 @@ class Edit:
         if self.op == "removed":
             text = f"{self.subject} removed"
             return f"{text} ({self.summary})" if self.summary else text
+        if self.field == "rule" and isinstance(self.old, str) and isinstance(self.new, str):
+            return f"{self.subject}: {word_change(self.old, self.new)}"
         if self.op == "replaced":
             text = f"{self.subject} replaced by {_item_name(self.new_subject)}"
             return f"{text} ({self.summary})" if self.summary else text
@@ -273,7 +276,49 @@ def _marker_key(marker: BonusMarker, _index: int) -> Hashable:
     return (marker.kind, tuple(sorted((k, repr(v)) for k, v in marker.params)))
 
 
+def word_change(old: str, new: str) -> str:
+    """Two wordings of a rule, the words they share kept once: `2 → 3 PP per city where …`."""
+    a, b = old.split(), new.split()
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    middle = (
+        f"{' '.join(a[head : len(a) - tail]) or '∅'} → {' '.join(b[head : len(b) - tail]) or '∅'}"
+    )
+    return " ".join(w for w in (" ".join(a[:head]), middle, " ".join(a[len(a) - tail :])) if w)
+
+
+def _hook_name(rule: HookRule) -> str:
+    return {
+        "score": lambda: f"score {rule.target}" + (f" '{rule.label}'" if rule.label else ""),
+        "marker_used": lambda: f"bonus marker '{rule.label}'",
+        "end": lambda: "end trigger in words",
+        "forbid": lambda: f"forbid {rule.target}",
+        "control": lambda: "city control",
+        "setup": lambda: "at setup",
+        "turn_start": lambda: "at turn start",
+        "after_create_route": lambda: "after create_route",
+    }.get(rule.hook, lambda: rule.hook)()
+
+
+def _hook_body(rule: HookRule) -> str:
+    """The rule's words after its head (what `changed` compares)."""
+    text = rule.text()
+    head, _, body = text.partition(": ")
+    return (
+        body
+        if rule.hook in ("score", "marker_used", "setup", "turn_start", "after_create_route")
+        and body
+        else text
+    )
+
+
 def _step_text(step: TieBreakStep) -> str:
+    if step.what == "expr":
+        return f"{step.rule} {step.name}"
     return " ".join(w for w in (step.rule, step.what, step.name) if w)
 
 
@@ -404,8 +449,15 @@ KINDS: dict[type, Kind] = {
         replaceable=lambda a, b: a.key == b.key,  # another way to score category C
         summary=lambda c: ", ".join(f"{k} {format_value(v)}" for k, v in c.params),
     ),
+    HookRule: Kind(
+        key=lambda r, i: r.key,
+        name=lambda r, i: _hook_name(r),
+        segment=lambda r, i: r.key,
+        summary=lambda r: r.text(),
+    ),
     TieBreakStep: Kind(
         key=lambda s, i: (s.rule, s.what, s.name),
+        ignore=frozenset({"expr"}),
         name=lambda s, i: f"tie-break step {i + 1} '{_step_text(s)}'",
         segment=lambda s, i: f"tiebreak:{i + 1}",
         ordered=True,
@@ -439,6 +491,7 @@ AREAS: dict[type, dict[str, str]] = {
         "scoring": "scoring",
         "tiebreak": "tie-break",
         "options": "options",
+        "hook_rules": "rules in words",
     },
 }
 DEFAULT_AREA = {Board: "board", RuleSet: "rules", Game: "game"}
@@ -456,6 +509,7 @@ AREA_ORDER = (
     "scoring",
     "tie-break",
     "options",
+    "rules in words",
     "rules",
 )
 
@@ -575,6 +629,10 @@ class _Walker:
         kind = kind_of(a)
         if type(a) is not type(b):
             self.emit(where, "replaced", old=to_plain(a), new=to_plain(b))
+            return
+        if isinstance(a, HookRule):  # a rule in words is compared by its words
+            if a != b:
+                self.emit(where, "changed", field="rule", old=_hook_body(a), new=_hook_body(b))
             return
         if kind.canonical is not None:
             a, b = kind.canonical(a, b)

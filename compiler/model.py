@@ -409,13 +409,12 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
 
     # ---- actions
     actions = {type(a).__name__: a for a in rules.actions}
+    if not actions:
+        raise _error(f"rule set {rules.name!r} has no actions", rules.span)
     for needed in (Income, Place, Displace, Move, CreateRoute):
-        if needed.__name__ not in actions:
-            raise _error(
-                f"rule set {rules.name!r} lacks the {needed.__name__} action (the generated "
-                "turn needs all five)",
-                rules.span,
-            )
+        # A removed action is never offered; its code keeps the default parameters.
+        comp["action_" + needed.__name__] = needed.__name__ in actions
+        actions.setdefault(needed.__name__, needed())
     for name_, a in actions.items():
         origins[f"action:{name_}"] = where(a.span)
     disp: Displace = actions["Displace"]
@@ -479,6 +478,22 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
                 "stock",
             ):
                 raise _error("remove_tradesmen: to must be personal or stock", bm.span)
+    rule_markers = [r for r in rules.hook_rules if r.hook == "marker_used"]
+    k_rule_first = len(marker_keys)
+    for rule in rule_markers:  # new marker kinds written in words (expr_ir.HookRule)
+        key = re.sub(r"[^a-z0-9]+", "_", unicodedata.normalize("NFKD", rule.label).lower())
+        key = key.strip("_") or "marker"
+        if key in marker_keys:
+            raise _error(f"two bonus marker types are both called {key!r}", rule.span)
+        params = dict(rule.params)
+        count, start = params.get("count", 1), params.get("start", 0)
+        marker_keys.append(key)
+        marker_labels.append(unicodedata.normalize("NFC", rule.label))
+        marker_kind.append("rule")
+        marker_count.append(count)
+        marker_start.append(start)
+        marker_params.append({})
+        origins[f"marker:{key}"] = where(rule.span)
     k["MARKER_KEYS"] = tuple(marker_keys)
     k["MARKER_LABELS"] = tuple(marker_labels)
     k["MARKER_COUNT"] = tuple(marker_count)
@@ -526,6 +541,8 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     )
     for kind in MARKER_KINDS:
         comp["marker_" + kind] = bool(ids_of(kind))
+    if rule_markers:
+        k["RULE_MARKERS"] = ids_of("rule")
 
     mr = rules.marker_rules
     comp["usable_in_taking_action"] = bool(mr is not None and mr.usable_in_taking_action)
@@ -578,6 +595,12 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
             params = {"pp": int(params.get("pp", 2))}
         categories.append((sc.key, sc.kind, params))
         origins[f"score:{sc.key}"] = where(sc.span)
+    for rule in rules.hook_rules:
+        if rule.hook == "score":  # a category written in words
+            if rule.target in [c[0] for c in categories]:
+                raise _error(f"score category {rule.target} is declared twice", rule.span)
+            categories.append((rule.target, "expression", {}))
+            origins[f"score:{rule.target}"] = where(rule.span)
     k["SCORE_KEYS"] = tuple(c[0] for c in categories)
     k["SCORE_KINDS"] = tuple(c[1] for c in categories)
     comp["scoring"] = categories
@@ -587,6 +610,7 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
 
     # ---- tie-break chain
     steps = []
+    tie_exprs: list = []
     for st in rules.tiebreak:
         if st.rule == "shared":
             steps.append(("shared", "", -1))
@@ -602,11 +626,17 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
             if st.name not in kinds_:
                 raise _error(f"tie-break names unknown score category {st.name!r}", st.span)
             steps.append((st.rule, "score", kinds_.index(st.name)))
+        elif st.what == "expr":
+            steps.append((st.rule, "expr", len(tie_exprs)))
+            tie_exprs.append(st.expr)
         else:
             raise _error(f"tie-break step compares unknown {st.what!r}", st.span)
     k["TIEBREAK"] = tuple(steps)
     if rules.tiebreak:
         origins["tiebreak"] = where(rules.tiebreak[0].span)
+
+    # ---- rules in words: board facts they read, then their compiled functions
+    _compile_hook_rules(model, rules, board, categories, tie_exprs, k_rule_first)
 
     # ---- action-id layout: contiguous ranges, in an order that keeps each decision's list sorted
     n_points = len(point_route)
@@ -649,3 +679,69 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     k["RULES_NAME"] = rules.name
     k["BOARD_ID"] = board.id
     return model
+
+
+def _compile_hook_rules(
+    model: GameModel, rules: RuleSet, board: Board, categories, tie_exprs, first_marker: int
+) -> None:
+    """Tables and functions for the rule set's rules in words (none: the module is unchanged)."""
+    from .expr_check import ExprError, names_of
+    from .expr_codegen import ExprCompiler
+
+    k, comp = model.constants, model.components
+    hook_rules = rules.hook_rules
+    comp["expr_functions"] = []
+    comp["x_setup"] = comp["x_turn_start"] = comp["x_after_route"] = False
+    comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
+    comp["x_tiebreak"] = bool(tie_exprs)
+    comp["x_params"] = any(e.kind == "set_param" for r in hook_rules for e in r.effects)
+    comp["x_chosen_develop"] = any(
+        e.kind == "develop" and not e.name for r in hook_rules for e in r.effects
+    )
+    comp["n_tie_exprs"] = len(tie_exprs)
+    comp["uses_expr"] = bool(hook_rules or tie_exprs)
+    if not comp["uses_expr"]:
+        return
+    k["CITY_COINS"] = tuple(sum(sp.coin for sp in c.spaces) for c in board.cities)
+    k["CITY_GREEN"] = tuple(not c.hanseatic for c in board.cities)
+    k["CITY_COLOUR_SPACES"] = tuple(
+        tuple(sum(1 for sp in c.spaces if sp.privilege == colour) for colour in PRIVILEGES)
+        for c in board.cities
+    )
+    k["ROUTE_SHIPS"] = tuple(sum(1 for pt in r.points if pt == "merchant") for r in board.routes)
+    k["ROUTE_TAVERN"] = tuple(bool(r.tavern) for r in board.routes)
+    marker_ids = {}
+    for i, key in enumerate(k["MARKER_KEYS"]):
+        marker_ids[key] = i
+    for i, bm in enumerate(rules.bonus_markers):
+        marker_ids[bm.name or bm.kind] = i
+    for i, rule in enumerate(r for r in hook_rules if r.hook == "marker_used"):
+        marker_ids[rule.label] = first_marker + i
+    compiler = ExprCompiler(
+        names_of(rules),
+        k["ABILITY_NAMES"],
+        [(key, kind) for key, kind, _params in categories],
+        marker_ids,
+    )
+    try:
+        functions = compiler.hook_functions(hook_rules, first_marker, tie_exprs)
+    except ExprError as exc:  # the checks refuse these first; a rule set built in code may not
+        raise HansaError([exc.diagnostic]) from None
+    comp["expr_functions"] = list(functions.values())
+    if comp["x_params"]:  # per-player parameters a rule may set (expr_catalogue.SETTABLE)
+        k["X_PARAM_NAMES"] = ("control_pp", "full_track_pp")
+        k["X_PARAM_DEFAULTS"] = (k["CONTROL_PP"], -1)
+        k["N_X_PARAMS"] = 2
+        k["X_CONTROL_PP"] = 0
+        k["X_FULL_ABILITY_PP"] = 1
+    comp["x_setup"] = "_x_setup" in functions
+    comp["x_turn_start"] = "_x_turn_start" in functions
+    comp["x_after_route"] = "_x_after_route" in functions
+    comp["x_forbid"] = "_x_forbidden" in functions
+    comp["x_end"] = "_x_end" in functions
+    comp["x_control_most"] = "_x_control_value" in functions
+    for rule in hook_rules:
+        if rule.hook == "control" and rule.condition is None:
+            comp["control_tie"] = rule.target
+        if any(e.kind == "develop" and not e.name for e in rule.effects):
+            comp["marker_develop_ability"] = True  # the chosen-ability decision

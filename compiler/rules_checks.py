@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .errors import Diagnostic, HansaError, Span, did_you_mean
+from .expr_check import check_hook_rules
 from .ir import Board
 from .rules_catalogue import CATALOGUE, MARKER_PARAMS, kinds, table_problems
 from .rules_ir import ABILITY_ROLES, PIECE_KINDS, Game, RuleSet
@@ -62,6 +63,7 @@ def check_ruleset(ruleset: RuleSet) -> list[Diagnostic]:
     out += _check_end_and_scoring(ruleset)
     out += _check_tiebreak(ruleset)
     out += _check_options(ruleset)
+    out += check_hook_rules(ruleset)  # rules in words (expr_check.py)
     return out
 
 
@@ -301,7 +303,7 @@ def _check_tiebreak(ruleset: RuleSet) -> list[Diagnostic]:
                     step.span,
                 )
             )
-        elif step.what not in ("ability", "score"):
+        elif step.what not in ("ability", "score", "expr"):
             out.append(
                 _error(
                     f"tie-break step must compare an ability or a score, not '{step.what}'",

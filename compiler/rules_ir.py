@@ -191,9 +191,10 @@ class TieBreakStep:
     """One step of the tie-break chain: ('fewest'|'most', 'ability'|'score', name), or 'shared'."""
 
     rule: str  # fewest | most | shared
-    what: str = ""  # ability | score
-    name: str = ""  # an ability name or a scoring category kind
+    what: str = ""  # ability | score | expr
+    name: str = ""  # an ability name or a scoring category kind (expr: the quantity's text)
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
+    expr: object = None  # what == "expr": the quantity (an expr_ir expression)
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,8 @@ class RuleSet:
     tiebreak: tuple[TieBreakStep, ...] = ()
     options: tuple[Option, ...] = ()
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
+    # Rules in words (expr_ir.HookRule): new markers, categories, triggers, hooks, forbids, control.
+    hook_rules: tuple = ()
     # Files that contributed to this resolved rule set, root edition first (for build headers).
     sources: tuple[str, ...] = field(default=(), compare=False)
     # Rules-language bookkeeping (set by rules_lower): the statements as written, which `resolve`

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field, replace
 import lark
 
 from .errors import NO_SPAN, Diagnostic, HansaError, Span, did_you_mean
+from .expr_lower import STATEMENTS as HOOK_STATEMENTS
+from .expr_lower import lower_expr, lower_hook_rule
 from .parser import span_of
 from .rules_catalogue import (
     CATALOGUE,
@@ -328,6 +330,10 @@ def _steps(stmt: lark.Tree, file: str) -> tuple[TieBreakStep, ...]:
             steps.append(TieBreakStep("shared", span=span))
         else:
             rule = "fewest" if step.children[0].data == "r_fewest" else "most"
+            if step.data == "r_step_expr":
+                expr = lower_expr(step.children[1], file)
+                steps.append(TieBreakStep(rule, "expr", expr.text(), span=span, expr=expr))
+                continue
             what = "ability" if step.data == "r_step_ability" else "score"
             steps.append(TieBreakStep(rule, what, str(step.children[1]), span=span))
     return tuple(steps)
@@ -353,6 +359,11 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
     """The statements one statement tree stands for (`end when a | b` stands for two)."""
     data = stmt.data
     span = span_of(stmt, file)
+    if data in HOOK_STATEMENTS:  # rules in words (expr_lower.py)
+        rule = lower_hook_rule(stmt, file)
+        return [
+            Statement("set", "hook", rule.key, params=(("rule", rule),), span=span, key_span=span)
+        ]
     if data in ("r_pieces", "r_setup", "r_markers"):
         return [_single(data[2:], stmt, file)]
     if data == "r_ability":
@@ -372,7 +383,11 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
         statement = _set_statement("score", str(key_token), str(body.children[0]), body, stmt, file)
         return [replace(statement, key_span=span_of(key_token, file))]
     if data == "r_tiebreak":
-        return [Statement("set", "tiebreak", "tiebreak", steps=_steps(stmt, file), span=span)]
+        return [
+            Statement(
+                "set", "tiebreak", "tiebreak", steps=_steps(stmt, file), span=span, key_span=span
+            )
+        ]
     if data == "r_option":
         name_token, atom = stmt.children
         comp = component("option", str(name_token), span_of(name_token, file))
@@ -452,6 +467,7 @@ def _empty_state() -> _State:
             "end",
             "score",
             "option",
+            "hook",
         )
     }
 
@@ -466,6 +482,7 @@ _SECTION_WORDS = {
     "end": "end trigger",
     "score": "score category",
     "option": "option",
+    "hook": "rule",
 }
 
 
@@ -497,6 +514,18 @@ def _apply(
     if statement.section == "tiebreak":
         tiebreak[:] = statement.steps  # the chain is replaced whole
         return
+    if statement.section == "hook":  # a rule in words: replaces the one with the same key
+        rule = dict(statement.params)["rule"]
+        if rule.hook == "score":  # a category in words takes the place of a catalogue one
+            state["score"].pop(rule.target, None)
+        state["hook"][statement.key] = rule
+        return
+    if statement.section == "score" and statement.op != "remove":
+        state["hook"].pop(f"score:{statement.key}", None)
+    if statement.section == "score" and statement.op == "remove":
+        if f"score:{statement.key}" in state["hook"] and statement.key not in state["score"]:
+            del state["hook"][f"score:{statement.key}"]
+            return
     section = state[statement.section]
     word = _SECTION_WORDS[statement.section]
     if statement.op == "set":
@@ -585,6 +614,8 @@ def _state_of(ruleset: RuleSet) -> tuple[_State, list[TieBreakStep]]:
         state["score"][s.key] = _Built(s.kind, dict(s.params), {}, s.span)
     for o in ruleset.options:
         state["option"][o.name] = _Built(o.name, {"value": o.value}, {}, o.span)
+    for rule in ruleset.hook_rules:
+        state["hook"][rule.key] = rule
     return state, list(ruleset.tiebreak)
 
 
@@ -666,6 +697,7 @@ def _build(base: RuleSet, state: _State, tiebreak: list[TieBreakStep]) -> RuleSe
         tiebreak=tuple(tiebreak),
         options=options,
         span=base.span,
+        hook_rules=tuple(state["hook"].values()),
         sources=base.sources,
         statements=base.statements,
         extends_span=base.extends_span,

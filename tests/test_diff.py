@@ -401,6 +401,9 @@ def test_reports():
 
 # Fields that identify an item (changing them is a rename, not a parameter change) or are ignored.
 IDENTITY = {
+    ("HookRule", "key"),  # a rule in words is identified by its key
+    ("HookRule", "label"),  # … and named by its label
+    ("TieBreakStep", "expr"),  # compared through its text, the step's name
     ("City", "name"),
     ("Ability", "name"),
     ("Option", "name"),

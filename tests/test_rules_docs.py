@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from hansa.compiler.expr_catalogue import EFFECTS, HOOK_DOCS, QUANTITIES, words_markdown
 from hansa.compiler.rules_catalogue import catalogue_markdown
 from test_rules_lower import lower_all
 
@@ -27,7 +28,60 @@ def test_examples_are_the_spec_files_and_lower():
         SPEC / "house" / "short_game.hansa",
         SPEC / "house" / "no_compensation.hansa",
         SPEC / "games.hansa",
+        *(
+            SPEC / "house" / f"{name}.hansa"
+            for name in (
+                "guild_charter",
+                "harbour_master",
+                "three_full_abilities",
+                "last_seat_book",
+                "no_bullying",
+                "stock_tiebreak",
+            )
+        ),
     ]
     assert blocks == [p.read_text(encoding="utf-8") for p in specs]
     for block in blocks:
         lower_all(block, "doc.hansa")  # raises on any error
+
+
+def test_words_reference_is_generated_from_the_code():
+    text = DOC.read_text(encoding="utf-8")
+    table = text.split("<!-- words:start -->\n")[1].split("<!-- words:end -->")[0]
+    assert table == words_markdown()
+
+
+def _use(quantity) -> str:
+    """A statement that uses `quantity` where it makes sense (its focus, its type)."""
+    name = quantity.name + {"ability": " of book", "category": " of E"}.get(quantity.arg, "")
+    test = {"number": f"{name} >= 0", "bool": name, "player": f"{name} is you"}[quantity.type]
+    if quantity.needs == "city":
+        return f"at turn start: gain 1 PP per city where {test}"
+    if quantity.needs == "route":
+        return f"at turn start: gain 1 PP per route where {test}"
+    if quantity.needs == "victim":
+        return f"forbid displace when {test}"
+    if quantity.name == "them":
+        return f"at turn start: gain 1 PP if some opponent has {test}"
+    return f"at turn start: gain 1 PP if {test}"
+
+
+def test_every_quantity_hook_and_effect_compiles_and_plays():
+    """Each quantity in a rule, and each hook's and effect's example, in one house rule that
+    builds and plays (so the reference documents only what works)."""
+    from test_variants import play_checked, variant
+
+    lines = [_use(q) for q in QUANTITIES.values()]
+    lines += [  # (forbid displace is used by `victim` already)
+        example
+        for example, _doc in HOOK_DOCS.values()
+        if not example.startswith(("tiebreak", "forbid"))
+    ]
+    lines.append("tiebreak fewest ability actions, fewest pieces in stock, shared")
+    for example, _hooks, _doc in EFFECTS.values():
+        for one in example.split(" / "):
+            lines.append(f"after create_route: {one}")
+    lines.append("at turn start: gain 1 PP * coins per city where your posts here > 0")
+    game = variant("\n".join(lines))
+    for seed in range(3):
+        play_checked(game, seed, 300)

@@ -360,7 +360,7 @@ def test_bad_game_declarations():
 def test_syntax_errors_are_located():
     err = error_of("rules r {\n    ability keys values 1,\n}\n")
     assert where(err).startswith(f"{FILE}:3:1")
-    err = error_of("rules r {\n    tiebreak fewest actions\n}\n")
+    err = error_of("rules r {\n    tiebreak fewest )\n}\n")
     assert where(err) == f"{FILE}:2:21"
     assert "expected" in err.message and "'ability'" in err.message
 

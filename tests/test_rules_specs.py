@@ -244,6 +244,15 @@ def test_games(project):
         "short-hanseatic-45p": ("short_game", "hanseatic_45p", (4, 5)),
         "no-compensation-hanseatic-45p": ("no_compensation", "hanseatic_45p", (4, 5)),
     }
+    for rule in (  # the house rules written in words (tests/test_rules_words.py)
+        "guild_charter",
+        "harbour_master",
+        "three_full_abilities",
+        "last_seat_book",
+        "no_bullying",
+        "stock_tiebreak",
+    ):
+        expected[rule.replace("_", "-") + "-hanseatic-45p"] = (rule, "hanseatic_45p", (4, 5))
     assert {name: (g.rules, g.board, g.players) for name, g in games.items()} == expected
 
 

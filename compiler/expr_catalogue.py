@@ -1,0 +1,470 @@
+"""The vocabulary of rules in words: every quantity, hook and effect, with its type and an example.
+
+One table that lowering, checks, code generation and docs/rules-language.md read. A quantity is a
+phrase (`track PP`, `posts here`); `needs` says which focus it reads (a player is always there: the
+rule's player or the one being counted over; a city or a route only inside `… where`/`per city`),
+`arg` whether it takes an ability or a scoring category after `of`, and `code` is the Python
+expression it compiles to: fixed text whose only holes are variable names and table indices that
+the code generator fills in ({P} player, {C} city, {R} route, {V} victim, {A} ability index, {K}
+category index) — a name the author writes never becomes code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NUMBER, BOOL, PLAYER = "number", "bool", "player"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    name: str
+    type: str  # number | bool | player
+    code: str
+    doc: str
+    example: str
+    needs: str = ""  # "" | city | route | victim
+    arg: str = ""  # "" | ability | category
+    per_player: bool = True  # takes `of PLAYER` / `your` / `their`
+
+
+def _q(name, type_, code, doc, example, needs="", arg="", per_player=True) -> Quantity:
+    return Quantity(
+        name, type_, code, doc, name if example == "x" else example, needs, arg, per_player
+    )
+
+
+QUANTITIES: dict[str, Quantity] = {
+    q.name: q
+    for q in (
+        # ---- a player's position
+        _q("track pp", NUMBER, "s.track[{P}]", "PP on the track.", "track PP of the victim"),
+        _q(
+            "score",
+            NUMBER,
+            "SCORERS[{K}](s, {P})",
+            "PP a scoring category gives now (by key or kind).",
+            "score of network",
+            arg="category",
+        ),
+        _q("posts", NUMBER, "_x_posts(s, {P})", "Trading posts on the board.", "posts >= 10"),
+        _q(
+            "posts here",
+            NUMBER,
+            "_x_posts_in(s, {P}, {C})",
+            "Trading posts in the city counted over.",
+            "your posts here > 0",
+            needs="city",
+        ),
+        _q(
+            "controlled cities",
+            NUMBER,
+            "_x_controlled(s, {P})",
+            "Cities the player controls.",
+            "controlled cities of the victim",
+        ),
+        _q(
+            "pieces here",
+            NUMBER,
+            "_x_pieces_on(s, {P}, {R})",
+            "Own pieces on the route counted over.",
+            "count routes where pieces here > 0",
+            needs="route",
+        ),
+        _q(
+            "pieces on routes",
+            NUMBER,
+            "(s.onboard[2 * {P}] + s.onboard[2 * {P} + 1])",
+            "Own pieces on routes.",
+            "pieces on routes",
+        ),
+        _q("traders on routes", NUMBER, "s.onboard[2 * {P}]", "Own traders on routes.", "x"),
+        _q(
+            "merchants on routes", NUMBER, "s.onboard[2 * {P} + 1]", "Own merchants on routes.", "x"
+        ),
+        _q(
+            "pieces in supply",
+            NUMBER,
+            "(s.supply[2 * {P}] + s.supply[2 * {P} + 1])",
+            "Pieces in the personal supply.",
+            "pieces in supply",
+        ),
+        _q("traders in supply", NUMBER, "s.supply[2 * {P}]", "Traders in the supply.", "x"),
+        _q("merchants in supply", NUMBER, "s.supply[2 * {P} + 1]", "Merchants in the supply.", "x"),
+        _q(
+            "pieces in stock",
+            NUMBER,
+            "(s.stock[2 * {P}] + s.stock[2 * {P} + 1])",
+            "Pieces left in the general stock.",
+            "fewest pieces in stock",
+        ),
+        _q("traders in stock", NUMBER, "s.stock[2 * {P}]", "Traders in the general stock.", "x"),
+        _q("merchants in stock", NUMBER, "s.stock[2 * {P} + 1]", "Merchants in the stock.", "x"),
+        _q(
+            "level",
+            NUMBER,
+            "s.level[{P} * NA + {A}]",
+            "How often an ability has been developed.",
+            "level of book",
+            arg="ability",
+        ),
+        _q(
+            "value",
+            NUMBER,
+            "_ability_value(s, {P}, {A})",
+            "An ability's current value (privilege: 0 white … 3 black; bank 'all': 999).",
+            "value of keys",
+            arg="ability",
+        ),
+        _q(
+            "fully developed abilities",
+            NUMBER,
+            "_x_full(s, {P})",
+            "Abilities developed to their last space.",
+            "at least 3 fully developed abilities",
+        ),
+        _q(
+            "collected bonuses",
+            NUMBER,
+            "_x_markers(s, {P})",
+            "Bonus markers collected (used or not).",
+            "collected bonuses >= 4",
+        ),
+        _q(
+            "unused bonuses",
+            NUMBER,
+            "len(s.unused[{P}])",
+            "Bonus markers held, not yet used.",
+            "x",
+        ),
+        _q("used bonuses", NUMBER, "len(s.used[{P}])", "Bonus markers used.", "x"),
+        _q(
+            "largest network",
+            NUMBER,
+            "_x_network(s, {P}, 0)",
+            "Posts in the player's largest connected group of cities.",
+            "largest network",
+        ),
+        _q(
+            "second largest network",
+            NUMBER,
+            "_x_network(s, {P}, 1)",
+            "Posts in the second largest group (0 if none).",
+            "x",
+        ),
+        _q(
+            "third largest network",
+            NUMBER,
+            "_x_network(s, {P}, 2)",
+            "Posts in the third largest group (0 if none).",
+            "x",
+        ),
+        _q(
+            "rank",
+            NUMBER,
+            "_x_rank(s, {P})",
+            "1 + the number of players with more track PP.",
+            "rank = players",
+        ),
+        _q("seat", NUMBER, "({P} + 1)", "The seat, 1 for the first player.", "seat = 1"),
+        # ---- the game
+        _q(
+            "completed cities",
+            NUMBER,
+            "s.completed",
+            "Cities whose every space is taken.",
+            "completed cities >= 5",
+            per_player=False,
+        ),
+        _q(
+            "players",
+            NUMBER,
+            "s.num_players",
+            "Number of players.",
+            "rank = players",
+            per_player=False,
+        ),
+        # ---- players
+        _q(
+            "you",
+            PLAYER,
+            "{Y}",
+            "The rule's player (even inside a count over players).",
+            "you",
+            per_player=False,
+        ),
+        _q("them", PLAYER, "{P}", "The player being counted over.", "them", per_player=False),
+        _q(
+            "last seat",
+            PLAYER,
+            "(s.num_players - 1)",
+            "The player who moves last.",
+            "you are the last seat",
+            per_player=False,
+        ),
+        _q(
+            "first seat",
+            PLAYER,
+            "0",
+            "The start player.",
+            "you are the first seat",
+            per_player=False,
+        ),
+        _q("nobody", PLAYER, "-1", "No player.", "controller is nobody", per_player=False),
+        _q(
+            "victim",
+            PLAYER,
+            "{V}",
+            "The owner of the piece being displaced (forbid displace only).",
+            "track PP of the victim < your track PP",
+            needs="victim",
+            per_player=False,
+        ),
+        _q(
+            "controller",
+            PLAYER,
+            "_controller(s, {C})",
+            "The player controlling the city counted over (nobody: none).",
+            "controller is you",
+            needs="city",
+            per_player=False,
+        ),
+        # ---- board facts of a city
+        _q(
+            "coins",
+            NUMBER,
+            "CITY_COINS[{C}]",
+            "PP printed on the city's spaces.",
+            "coins > 0",
+            "city",
+            per_player=False,
+        ),
+        _q(
+            "spaces",
+            NUMBER,
+            "CITY_SIZE[{C}]",
+            "Trading-post spaces of the city.",
+            "x",
+            "city",
+            per_player=False,
+        ),
+        _q(
+            "free spaces",
+            NUMBER,
+            "(CITY_SIZE[{C}] - s.filled[{C}])",
+            "Spaces still free.",
+            "free spaces = 0",
+            "city",
+            per_player=False,
+        ),
+        _q(
+            "all posts here",
+            NUMBER,
+            "(s.filled[{C}] + len(s.extra[{C}]))",
+            "Posts of every player in the city.",
+            "x",
+            "city",
+            per_player=False,
+        ),
+        _q(
+            "green",
+            BOOL,
+            "CITY_GREEN[{C}]",
+            "A green (non-Hanseatic) city.",
+            "not green",
+            "city",
+            per_player=False,
+        ),
+        _q(
+            "completed",
+            BOOL,
+            "(s.filled[{C}] == CITY_SIZE[{C}])",
+            "Every space is taken.",
+            "completed",
+            "city",
+            per_player=False,
+        ),
+        _q(
+            "abilities offered",
+            NUMBER,
+            "len(CITY_ABILITIES[{C}])",
+            "Abilities a route to the city develops.",
+            "abilities offered > 0",
+            "city",
+            per_player=False,
+        ),
+        _q(
+            "white spaces",
+            NUMBER,
+            "CITY_COLOUR_SPACES[{C}][0]",
+            "Spaces any player may take.",
+            "x",
+            "city",
+            per_player=False,
+        ),
+        _q(
+            "orange spaces",
+            NUMBER,
+            "CITY_COLOUR_SPACES[{C}][1]",
+            "Spaces needing orange privilege.",
+            "x",
+            "city",
+            per_player=False,
+        ),
+        _q(
+            "pink spaces",
+            NUMBER,
+            "CITY_COLOUR_SPACES[{C}][2]",
+            "Spaces needing pink privilege.",
+            "x",
+            "city",
+            per_player=False,
+        ),
+        _q(
+            "black spaces",
+            NUMBER,
+            "CITY_COLOUR_SPACES[{C}][3]",
+            "Spaces needing black privilege.",
+            "x",
+            "city",
+            per_player=False,
+        ),
+        # ---- board facts of a route
+        _q(
+            "points",
+            NUMBER,
+            "len(ROUTE_POINTS[{R}])",
+            "Connection points on the route.",
+            "x",
+            "route",
+            per_player=False,
+        ),
+        _q(
+            "ship points",
+            NUMBER,
+            "ROUTE_SHIPS[{R}]",
+            "Merchant-only points on the route.",
+            "ship points > 0",
+            "route",
+            per_player=False,
+        ),
+        _q(
+            "free points",
+            NUMBER,
+            "_x_free_points(s, {R})",
+            "Empty points on the route.",
+            "x",
+            "route",
+            per_player=False,
+        ),
+        _q(
+            "tavern",
+            BOOL,
+            "ROUTE_TAVERN[{R}]",
+            "A tavern route (start marker).",
+            "tavern",
+            "route",
+            per_player=False,
+        ),
+    )
+}
+
+# Domains for count/sum/max/min/some/every and `per`: singular and plural spellings.
+DOMAINS = {
+    "city": "city",
+    "cities": "city",
+    "route": "route",
+    "routes": "route",
+    "player": "player",
+    "players": "player",
+    "opponent": "opponent",
+    "opponents": "opponent",
+}
+
+# Effects, the hooks they may appear in, and an example each.
+EFFECT_HOOKS = ("setup", "turn_start", "marker_used", "after_create_route")
+TURN_HOOKS = ("turn_start", "marker_used", "after_create_route")
+EFFECTS = {
+    "gain_pp": ("gain 1 PP per city you control", EFFECT_HOOKS, "PP on the track."),
+    "lose_pp": ("lose 2 PP if rank = 1", EFFECT_HOOKS, "PP off the track (never below 0)."),
+    "extra_actions": ("gain 2 actions", TURN_HOOKS, "Extra actions this turn."),
+    "develop": (
+        "develop book / develop an ability",
+        EFFECT_HOOKS,
+        "Develop a named ability, or one the player chooses (a decision), if it can be.",
+    ),
+    "take": (
+        "take 2 traders from the stock",
+        EFFECT_HOOKS,
+        "Pieces from the general stock to the supply (as many as there are).",
+    ),
+    "receive": (
+        "receive marker plus_3_actions",
+        EFFECT_HOOKS,
+        "A bonus marker of that type from the marker supply (if one is left); usable from the next"
+        " action on.",
+    ),
+    "set_param": (
+        "your control PP becomes 2 if rank = players",
+        EFFECT_HOOKS,
+        "Set one of the player's rule parameters: control PP, full track PP.",
+    ),
+}
+
+# Per-player parameters an effect may set (Emperor's Favour style), and what each changes.
+SETTABLE: dict[str, str] = {
+    "control pp": "PP its controller gets for a city next to a created route (step 1).",
+    "full track pp": "PP in category B for each fully developed ability (instead of each track's).",
+}
+
+HOOK_DOCS = {
+    "setup": ("at setup: develop book if you are the last seat", "Once per seat at setup."),
+    "turn_start": ("at turn start: gain 1 PP if rank = players", "When a player's turn begins."),
+    "marker_used": (
+        'bonus "Guild charter" count 2 when used: gain 1 PP per city you control',
+        "A new bonus-marker kind; `count`/`start` as for other markers.",
+    ),
+    "after_create_route": (
+        "after create_route: gain 1 PP if completed cities >= 3",
+        "After Create Route's steps (the creator is `you`).",
+    ),
+    "forbid": (
+        "forbid displace when track PP of the victim < your track PP",
+        "An action is illegal while the condition holds (`victim` only for displace).",
+    ),
+    "score": (
+        'score G "Harbour master": 2 PP per city where coins > 0 and your posts here > 0',
+        "A final-scoring category (no effects).",
+    ),
+    "end": (
+        "end when some player has at least 3 fully developed abilities",
+        "The game ends after the action in which the condition becomes true.",
+    ),
+    "tiebreak": (
+        "tiebreak fewest pieces in stock, shared",
+        "A tie-break step comparing a quantity.",
+    ),
+    "control": (
+        "control goes to most posts here",
+        "Who controls a city: the rightmost post, nobody on a tie, or most of a quantity.",
+    ),
+}
+
+
+def words_markdown() -> str:
+    """Every quantity, hook and effect of rules in words, with an example each (Markdown)."""
+    needs = {"": "", "city": "a city", "route": "a route", "victim": "forbid displace"}
+    rows = ["| quantity | type | reads | meaning | example |", "|---|---|---|---|---|"]
+    for q in QUANTITIES.values():
+        name = q.name + {"ability": " of ABILITY", "category": " of CATEGORY"}.get(q.arg, "")
+        reads = ", ".join(w for w in (needs[q.needs], "a player" if q.per_player else "") if w)
+        rows.append(f"| `{name}` | {q.type} | {reads or '—'} | {q.doc} | `{q.example}` |")
+    rows += ["", "| hook | meaning | example |", "|---|---|---|"]
+    for hook, (example, doc) in HOOK_DOCS.items():
+        rows.append(f"| `{hook}` | {doc} | `{example}` |")
+    rows += ["", "| effect | allowed in | meaning | example |", "|---|---|---|---|"]
+    for kind, (example, hooks, doc) in EFFECTS.items():
+        if kind == "set_param" and not SETTABLE:
+            continue  # no per-player parameter is settable yet
+        rows.append(f"| `{kind}` | {', '.join(hooks)} | {doc} | `{example}` |")
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,223 @@
+"""The IR of rules in words: expressions, effects and the hooked rules that hold them.
+
+Rules written in words (`score G "Harbour master": 2 PP per city where coins > 0 and your posts
+here > 0`) lower to these frozen dataclasses (compiler/expr_lower.py), are type-checked against the
+quantity catalogue (compiler/expr_check.py) and compiled to Python by compiler/expr_codegen.py,
+one method per node class. Every node keeps its span (not part of equality, so formatting is
+never a difference); `text` renders a node back in the spec's words for `hansa diff`.
+
+Names (quantities, abilities, marker labels) stay plain strings here; code generation turns them
+into table indices or `repr` literals, never into code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import NO_SPAN, Span
+
+
+@dataclass(frozen=True)
+class Num:
+    """A whole number; `unit` is "pp" or "actions" in an amount (`2 PP`), else ""."""
+
+    value: int
+    unit: str = ""
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def text(self) -> str:
+        unit = {"pp": " PP", "actions": " actions"}.get(self.unit, "")
+        return f"{self.value}{unit}"
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A quantity or a name: `words` (lower case, articles dropped) with `of …` arguments.
+
+    `owner` is "your" (the rule's player) or "their" (the player being counted over), or "".
+    """
+
+    words: str
+    args: tuple[str, ...] = ()
+    owner: str = ""
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def text(self) -> str:
+        head = f"{self.owner} {self.words}" if self.owner else self.words
+        return " of ".join((head, *self.args))
+
+
+@dataclass(frozen=True)
+class BinOp:
+    """Arithmetic: + - *, and `//` whose right side is a non-zero literal (checked in lowering)."""
+
+    op: str
+    left: Expr
+    right: Expr
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def text(self) -> str:
+        op = "/" if self.op == "//" else self.op
+        return f"({self.left.text()} {op} {self.right.text()})"
+
+
+@dataclass(frozen=True)
+class Compare:
+    op: str  # >= <= > < == !=
+    left: Expr
+    right: Expr
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def text(self) -> str:
+        op = {"==": "=", "!=": "is not"}.get(self.op, self.op)
+        return f"{self.left.text()} {op} {self.right.text()}"
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    op: str  # and | or
+    items: tuple[Expr, ...]
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def text(self) -> str:
+        return f" {self.op} ".join(i.text() for i in self.items)
+
+
+@dataclass(frozen=True)
+class Not:
+    item: Expr
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def text(self) -> str:
+        return f"not {self.item.text()}"
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A board or player set: `cities` / `routes` / `players` / `opponents`, with a filter."""
+
+    kind: str  # city | route | player | opponent
+    where: Expr | None = None
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def text(self) -> str:
+        return self.kind + (f" where {self.where.text()}" if self.where is not None else "")
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """count / sum / max / min over a domain (`body` is None for count); empty sets give 0.
+    some / every: whether the condition `body` holds for one / all members."""
+
+    fn: str  # count | sum | max | min | some | every
+    domain: Domain
+    body: Expr | None = None
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def text(self) -> str:
+        if self.body is None:
+            return f"{self.fn} {self.domain.text()}"
+        if self.fn in ("some", "every"):
+            return f"{self.fn} {self.domain.text()} has {self.body.text()}"
+        return f"{self.fn} {self.body.text()} over {self.domain.text()}"
+
+
+Expr = Num | Ref | BinOp | Compare | BoolOp | Not | Aggregate
+
+
+@dataclass(frozen=True)
+class Amount:
+    """`2 PP per city you control`: `value` times the size of `per` (when given)."""
+
+    value: Expr
+    per: Domain | None = None
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def text(self) -> str:
+        return self.value.text() + (f" per {self.per.text()}" if self.per is not None else "")
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One effect: kind gain_pp | lose_pp | extra_actions | develop | take | receive | set_param.
+
+    `amount` for gain/lose/extra actions, `value` for take/set_param, `name` the ability (""
+    = the player chooses), the piece kind, the marker label or the parameter; `when` a condition.
+    """
+
+    kind: str
+    amount: Amount | None = None
+    value: Expr | None = None
+    name: str = ""
+    when: Expr | None = None
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def text(self) -> str:
+        amount = self.amount.text() if self.amount is not None else ""
+        value = self.value.text() if self.value is not None else ""
+        body = {
+            "gain_pp": f"gain {amount}",
+            "lose_pp": f"lose {amount}",
+            "extra_actions": f"gain {amount}",
+            "develop": f"develop {self.name or 'an ability'}",
+            "take": f"take {value} {self.name} from the stock",
+            "receive": f"receive marker {self.name}",
+            "set_param": f"your {self.name} becomes {value}",
+        }.get(self.kind, f"{self.kind} {amount or value or self.name}")
+        return body + (f" if {self.when.text()}" if self.when is not None else "")
+
+
+# Where a rule acts (docs/rules-language.md lists what each hook may do).
+HOOKS = (
+    "setup",
+    "turn_start",
+    "marker_used",
+    "after_create_route",
+    "forbid",
+    "score",
+    "end",
+    "tiebreak",
+    "control",
+)
+
+
+@dataclass(frozen=True)
+class HookRule:
+    """A rule in words. `key` identifies it across `extends` (a child's rule with the same key
+    replaces the parent's): hook plus label/category/action. `effects` for effect hooks; `amount`
+    for a score category; `condition` for forbid and end; `target` the forbidden action, the
+    category key or the marker label; `params` a marker's count/start."""
+
+    hook: str
+    key: str
+    target: str = ""
+    label: str = ""
+    effects: tuple[Effect, ...] = ()
+    amount: Amount | None = None
+    condition: Expr | None = None
+    params: tuple[tuple[str, int], ...] = ()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def text(self) -> str:
+        condition = self.condition.text() if self.condition is not None else ""
+        if self.hook == "score" and self.amount is not None:
+            label = f' "{self.label}"' if self.label else ""
+            return f"score {self.target}{label}: {self.amount.text()}"
+        if self.hook == "end":
+            return f"end when {condition}"
+        if self.hook == "forbid":
+            return f"forbid {self.target} when {condition}"
+        if self.hook == "control":
+            return f"control goes to {self.target}" + (
+                f" {self.condition.text()}" if self.condition is not None else ""
+            )
+        effects = ", ".join(e.text() for e in self.effects)
+        head = {
+            "setup": "at setup",
+            "turn_start": "at turn start",
+            "after_create_route": "after create_route",
+            "marker_used": f'bonus "{self.target}"'
+            + "".join(f" {k} {v}" for k, v in self.params)
+            + " when used",
+        }.get(self.hook, f"{self.hook} {self.target} {condition}".strip())
+        return f"{head}: {effects}"

@@ -1,0 +1,195 @@
+"""Rules in words: each hook, effect and kind of quantity compiled into a house rule and played in a
+position where it changes the outcome (the Big Box gives something else)."""
+
+from __future__ import annotations
+
+import pytest
+from scenario_support import Position, act, doc, legal, stock, supply, track
+from test_variants import variant
+
+import hansa
+
+
+@pytest.fixture(scope="module")
+def bigbox():
+    return hansa.load_game("bigbox-hanseatic-45p", players=4)
+
+
+def test_turn_start_extra_action(bigbox):
+    """`at turn start: gain 1 action if seat = 1`: the first seat has 3 actions, the rest 2."""
+    house = variant("at turn start: gain 1 action if seat = 1")
+    assert doc(bigbox.new_initial_state(1))["turn"]["actions_left"] == 2
+    state = house.new_initial_state(1)
+    assert doc(state)["turn"]["actions_left"] == 3
+    act(state, "end the turn")
+    assert doc(state)["turn"] == doc(bigbox.new_initial_state(1))["turn"] | {"player": 1}
+
+
+def test_after_create_route_takes_pieces_and_counts_routes(bigbox):
+    """`after create_route: take 2 traders from the stock, gain 1 PP per route where pieces here
+    > 0`: after creating Bremen–Hannover (whose pieces go to the stock first), player 0 moves 2
+    traders to the supply and scores 1 PP for the one other route with its pieces."""
+    body = (
+        "after create_route: take 2 traders from the stock,"
+        " gain 1 PP per route where pieces here > 0"
+    )
+    results = []
+    for game in (bigbox, variant(body)):
+        state = (
+            Position(game)
+            .route("Bremen", "Hannover", "t0", "t0", "t0")
+            .route("Hamburg", "Lübeck", "t0")
+            .state()
+        )
+        act(
+            state,
+            "create route Bremen–Hannover",
+            "neither post nor ability: all route pieces to the stock",
+        )
+        results.append((track(state)[0], supply(state, 0)[0], stock(state, 0)[0]))
+    base, house = results
+    assert house == (base[0] + 1, base[1] + 2, base[2] - 2)
+
+
+def test_chosen_develop_is_a_decision(bigbox):
+    """`after create_route: develop an ability`: the creator then chooses which ability to develop
+    (a decision with one action per ability that can still be developed)."""
+    house = variant("after create_route: develop an ability")
+    state = Position(house).route("Bremen", "Hannover", "t0", "t0", "t0").player(0, book=3).state()
+    act(
+        state,
+        "create route Bremen–Hannover",
+        "neither post nor ability: all route pieces to the stock",
+    )
+    assert legal(state) == ["develop keys", "develop actions", "develop privilege", "develop bank"]
+    act(state, "develop bank")
+    assert doc(state)["player_state"][0]["abilities"]["bank"] == 1
+
+
+def test_receive_a_marker_at_turn_start(bigbox):
+    """`at turn start: receive marker plus_3_actions if seat = 2`: the second seat's turn starts
+    with a +3 actions marker from the marker supply, usable at once."""
+    state = variant("at turn start: receive marker plus_3_actions if seat = 2").new_initial_state(2)
+    before = doc(state)["marker_supply"]
+    act(state, "end the turn")
+    assert doc(state)["player_state"][1]["markers"]["unused"] == ["plus_3_actions"]
+    assert "use bonus marker plus_3_actions" in legal(state)
+    after = doc(state)["marker_supply"]
+    assert sorted(after + ["plus_3_actions"]) == sorted(before)
+
+
+def test_control_goes_to_most_of_a_quantity(bigbox):
+    """`control goes to most track PP`: Hannover (player 1's post, then player 0's) goes to the
+    player with more track PP among those with posts there, not to the rightmost post."""
+    owners = []
+    for game in (bigbox, variant("control goes to most track PP")):
+        state = (
+            Position(game)
+            .route("Bremen", "Hannover", "t2", "t2", "t2")
+            .city("Hannover", "t1", "t0")
+            .player(1, track=5)
+            .to_move(2)
+            .state()
+        )
+        act(state, "create route Bremen–Hannover")
+        owners.append(track(state)[:2])
+    assert owners == [[1, 5], [0, 6]]
+
+
+def test_control_goes_to_nobody_on_a_tie(bigbox):
+    """`control goes to nobody on a tie`: the same as `control_tie nobody`."""
+    state = (
+        Position(variant("control goes to nobody on a tie"))
+        .route("Bremen", "Hannover", "t2", "t2", "t2")
+        .city("Hannover", "t1", "t0")
+        .to_move(2)
+        .state()
+    )
+    act(state, "create route Bremen–Hannover")
+    assert track(state) == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize(
+    ("amount", "expected"),
+    [
+        ("1 PP per player where track PP > your track PP", [3, 1, 0, 2]),
+        ("1 PP per opponent", [3, 3, 3, 3]),
+        ("1 PP * max track PP over opponents", [9, 9, 4, 9]),
+        ("1 PP * min track PP over players", [0, 0, 0, 0]),
+        ("1 PP * sum coins over cities where your posts here > 0", [1, 0, 0, 1]),
+        ("1 PP per route where tavern", [3, 3, 3, 3]),
+        ("1 PP * (count routes where ship points = 0) / 10", [3, 3, 3, 3]),
+        ("1 PP per city where controller is you and not green", [2, 0, 0, 1]),
+        ("2 PP * rank - 1 PP", [7, 3, 1, 5]),
+        ("1 PP * seat + 1 PP * players", [5, 6, 7, 8]),
+        ("1 PP * level of book + 1 PP * value of book", [2, 4, 2, 2]),
+        ("1 PP * largest network + 1 PP * second largest network", [2, 0, 0, 1]),
+    ],
+)
+def test_quantities(amount, expected):
+    """Scoring category G written with each kind of quantity, read in one position."""
+    game = variant(f'score G "test": {amount}')
+    state = (
+        Position(game)
+        .city("Groningen", "t0")  # a coin city
+        .city("Coellen", "t3")  # a coin city
+        .city("Hannover", "t0")
+        .route("Bremen", "Hannover", "m1")
+        .player(1, track=4, book=1)
+        .player(2, track=9)
+        .player(3, track=2)
+        .state()
+    )
+    assert [b["G"] for b in state.score_breakdown()] == expected
+
+
+def test_a_hook_reads_a_scoring_category():
+    """`at turn start: gain 1 PP * score of E`: player 1 controls Hannover (category E: 2 PP) and
+    gains those 2 PP on the track when its turn starts."""
+    state = (
+        Position(variant("at turn start: gain 1 PP * score of E")).city("Hannover", "t1").state()
+    )
+    act(state, "end the turn")
+    assert track(state) == [0, 2, 0, 0]
+
+
+def test_a_rule_sets_a_players_parameters(bigbox):
+    """`at setup: your control PP becomes 3 if you are the last seat, your full track PP
+    becomes 7 if you are the first seat` (Emperor's-Favour style): the last seat's controlled
+    cities give 3 PP when a route next to them is created; the first seat's full abilities
+    score 7 each in category B. Both are in the state JSON and survive a round trip."""
+    house = variant(
+        "at setup: your control PP becomes 3 if you are the last seat,"
+        " your full track PP becomes 7 if you are the first seat"
+    )
+    results = []
+    for game in (bigbox, house):
+        state = (
+            Position(game)
+            .route("Bremen", "Hannover", "t2", "t2", "t2")
+            .city("Hannover", "t3")
+            .city("Bremen", "t1")
+            .player(0, actions=5, keys=4)
+            .player(1, actions=5)
+            .to_move(2)
+            .state()
+        )
+        if game is house:
+            data = doc(state)
+            data["player_state"][3]["parameters"] = {"control_pp": 3, "full_track_pp": -1}
+            data["player_state"][0]["parameters"] = {"control_pp": 1, "full_track_pp": 7}
+            import json
+
+            state = game.state_from_json(json.dumps(data))
+            assert doc(state)["player_state"][3]["parameters"]["control_pp"] == 3
+        act(state, "create route Bremen–Hannover")
+        results.append((track(state), [b["B"] for b in state.score_breakdown()]))
+    assert results[0] == ([0, 1, 0, 1], [4, 4, 0, 0])  # keys: full_pp 0
+    assert results[1] == ([0, 1, 0, 3], [14, 4, 0, 0])
+    initial = doc(house.new_initial_state(4))["player_state"]
+    assert [p["parameters"] for p in initial] == [
+        {"control_pp": 1, "full_track_pp": 7},
+        {"control_pp": 1, "full_track_pp": -1},
+        {"control_pp": 1, "full_track_pp": -1},
+        {"control_pp": 3, "full_track_pp": -1},
+    ]
