@@ -13,7 +13,8 @@ The game, rule set and board it was built from are named in the comments below.
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/last_seat_book.hansa'
 
-from hansa.runtime.serialize import StateReader
+from hansa.runtime.errors import HansaError
+from hansa.runtime.serialize import StateReader, encode
 from hansa.runtime.state import TERMINAL, BaseState, GameInfo
 from hansa.runtime.support import Random, bisect_left, insort
 
@@ -580,6 +581,88 @@ class State(BaseState):
 
     def _game_info(self) -> GameInfo:
         return INFO
+
+    # ---- observations and rule facts (core/observation.py.j2; docs/game-api.md)
+    def observation(self, player: int) -> dict:
+        return observation(self, player)
+
+    def information_state_string(self, player: int) -> str:
+        return information_state_string(self, player)
+
+    def observation_tensor(self, player: int):
+        return observation_tensor(self, player)
+
+    def resample_hidden(self, rng) -> None:
+        resample_hidden(self, rng)
+
+    def city_controller(self, c: int) -> int:
+        return _controller(self, c)
+
+    def controller_if_post(self, c: int, player: int, additional: bool = False) -> int:
+        return controller_if_post(self, c, player, additional)
+
+    def controller_if_exchange(self, space: int) -> int:
+        return controller_if_exchange(self, space)
+
+    def networks(self, player: int) -> list[tuple[int, ...]]:
+        return networks(self, player)
+
+    # Fast reads for agents (no copies: the lists are the state's own, do not mutate them).
+    # A piece or post is a code player * 2 + kind (0 trader, 1 merchant); -1 is empty.
+    def point_pieces(self) -> list[int]:
+        """The piece on each connection point (POINT_ROUTE/ROUTE_POINTS number them)."""
+        return self.pt
+
+    def space_posts(self) -> list[int]:
+        """The post on each trading-post space (CITY_SPACES numbers them)."""
+        return self.post
+
+    def posts_filled(self) -> list[int]:
+        """Per city, how many of its spaces hold a post (they fill from the left)."""
+        return self.filled
+
+    def additional_posts(self) -> list[tuple[int, ...]]:
+        """Per city, its additional trading posts, leftmost first."""
+        return self.extra
+
+    def city_posts(self, c: int) -> list[int]:
+        """The posts of city `c` from lowest to highest value (additional posts first)."""
+        return _posts_left_to_right(self, c)
+
+    def ability_level(self, player: int, ability: int) -> int:
+        """How many times `player` has developed `ability` (ABILITY_NAMES numbers them)."""
+        return self.level[player * NA + ability]
+
+    def ability_value(self, player: int, ability: int) -> int:
+        return _ability_value(self, player, ability)
+
+    def personal_supply(self, player: int) -> tuple[int, int]:
+        """(traders, merchants) in `player`'s personal supply."""
+        return self.supply[2 * player], self.supply[2 * player + 1]
+
+    def general_stock(self, player: int) -> tuple[int, int]:
+        """(traders, merchants) of `player` in the general stock."""
+        return self.stock[2 * player], self.stock[2 * player + 1]
+
+    def track_pp(self) -> list[int]:
+        """PP on the score track, per player."""
+        return self.track
+
+    def route_markers(self) -> list[int]:
+        """The bonus-marker type lying on each route (MARKER_KEYS numbers them), -1 for none."""
+        return self.rmark
+
+    def unused_markers(self, player: int) -> tuple[int, ...]:
+        return self.unused[player]
+
+    def completed_cities(self) -> int:
+        return self.completed
+
+    def held_pieces(self) -> tuple[int, ...]:
+        """The pieces the current move decision holds, put down first to last (else empty)."""
+        if self.stack and self.stack[-1][0] == F_MOVE:
+            return self.stack[-1][4]
+        return ()
 
 
 def new_initial_state(num_players: int, seed: int) -> State:
@@ -2237,6 +2320,285 @@ def _check_stack_shape(rd: StateReader, s: State) -> None:
         raise rd.fail(
             "turn.markers_taken_this_action", "markers are only taken while creating a route"
         )
+
+
+# ---- what one player may see (docs/game-api.md, "Observations")
+# The only hidden information of these rules is the order of the face-down marker supply: its size
+# and its contents (every marker not visible elsewhere) are public, its order is not. Per-player
+# secrets of future modules (mission cards) belong in the observation's "own" part, filled for the
+# observing player only.
+def observation(s: State, player: int) -> dict:
+    """The position as `player` sees it: the state JSON without the face-down marker order."""
+    _check_observer(s, player)
+    seen = state_to_dict(s)
+    del seen["marker_supply"]
+    seen["format"] = "hansa-observation"
+    seen["observer"] = player
+    seen["current_player"] = s._current_player()
+    seen["marker_supply_size"] = len(s.msupply)
+    seen["marker_supply_counts"] = {
+        MARKER_KEYS[m]: s.msupply.count(m) for m in range(N_MARKER_TYPES) if m in s.msupply
+    }
+    seen["own"] = {}
+    return seen
+
+
+def information_state_string(s: State, player: int) -> str:
+    """The observation as canonical JSON: equal strings for positions `player` cannot tell apart."""
+    return encode(observation(s, player))
+
+
+def _check_observer(s: State, player: int) -> None:
+    if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < s.num_players:
+        raise HansaError(f"observer must be a player from 0 to {s.num_players - 1}, got {player!r}")
+
+
+_tensor_layouts: dict[int, tuple] = {}
+
+
+def observation_tensor_layout(num_players: int) -> tuple:
+    """The named blocks of `observation_tensor` for `num_players`: (name, offset, shape, meaning).
+
+    Owners are relative to the observer: 0 = the observer, 1 = the next seat, and so on.
+    """
+    found = _tensor_layouts.get(num_players)
+    if found is not None:
+        return found
+    n = num_players
+    k = N_MARKER_TYPES
+    blocks = (
+        ("points", (N_POINTS, 2, n), "point × kind (trader, merchant) × owner: 1 if it holds it"),
+        ("city_spaces", (N_SPACES, 2, n), "space × kind × owner: 1 if it holds that post"),
+        ("additional_posts", (N_CITIES, n), "city × owner: additional trading posts held"),
+        ("special_prestige", (len(SPECIAL_POINTS), n), "special space × owner: 1 if taken"),
+        ("route_markers", (N_ROUTES, k), "route × marker type: 1 if that marker lies on it"),
+        ("abilities", (n, NA), "owner × ability: times developed"),
+        ("supply", (n, 2), "owner × kind: pieces in the personal supply"),
+        ("stock", (n, 2), "owner × kind: pieces in the general stock"),
+        ("track", (n,), "owner: PP on the score track"),
+        ("markers_unused", (n, k), "owner × marker type: taken, not yet used"),
+        ("markers_used", (n, k), "owner × marker type: used"),
+        ("east_west", (n,), "owner: 1 if they have completed the East-West connection"),
+        ("turn_player", (n,), "owner: 1 for the player whose turn it is"),
+        ("actions_left", (1,), "actions left in the turn"),
+        ("game_ends_after_action", (1,), "1 once an end condition is met"),
+        ("markers_taken_this_action", (k,), "marker type: taken in the running action"),
+        ("markers_to_place", (k,), "marker type: drawn, to be placed at the end of the turn"),
+        ("marker_supply", (k,), "marker type: face down in the supply (counts, not order)"),
+        ("markers_out_of_game", (k,), "marker type: set aside"),
+        ("completed_cities", (1,), "cities whose every space holds a post"),
+        ("decision", (len(FRAME_NAMES),), "kind of the current decision (FRAME_NAMES; one-hot)"),
+        ("deciding_player", (n,), "owner: 1 for the player who decides now"),
+        ("frame_route", (N_ROUTES,), "route of a displaced/create_route decision"),
+        ("frame_holding", (n, 2), "owner × kind: pieces held by the current decision"),
+        ("frame_numbers", (6,), "cost, extras, picks left, dropping, own one, unchanged"),
+        ("frame_whose", (3,), "move/remove may touch: own, opponents', any"),
+        ("frame_ability", (NA + 1,), "ability a develop decision allows (last: any)"),
+    )
+    layout = []
+    offset = 0
+    for name, shape, meaning in blocks:
+        layout.append((name, offset, shape, meaning))
+        size = 1
+        for dim in shape:
+            size *= dim
+        offset += size
+    found = _tensor_layouts[num_players] = tuple(layout)
+    return found
+
+
+def observation_tensor_size(num_players: int) -> int:
+    name, offset, shape, meaning = observation_tensor_layout(num_players)[-1]
+    size = 1
+    for dim in shape:
+        size *= dim
+    return offset + size
+
+
+def observation_tensor(s: State, player: int):
+    """The observation as a flat float32 numpy vector laid out by `observation_tensor_layout`."""
+    import numpy
+
+    _check_observer(s, player)
+    n = s.num_players
+    k = N_MARKER_TYPES
+    at = _tensor_offsets(n)
+    # Counted entries are collected as indices (bincount adds them up); others are set afterwards.
+    hot = []
+    base = at["points"]
+    for x, code in enumerate(s.pt):
+        if code >= 0:
+            hot.append(base + 2 * n * x + (code & 1) * n + ((code >> 1) - player) % n)
+    base = at["city_spaces"]
+    for i, code in enumerate(s.post):
+        if code >= 0:
+            hot.append(base + 2 * n * i + (code & 1) * n + ((code >> 1) - player) % n)
+    base = at["additional_posts"]
+    for c, codes in enumerate(s.extra):
+        for code in codes:
+            hot.append(base + n * c + ((code >> 1) - player) % n)
+    base = at["special_prestige"]
+    for i, code in enumerate(s.special):
+        if code >= 0:
+            hot.append(base + n * i + ((code >> 1) - player) % n)
+    base = at["route_markers"]
+    for r, m in enumerate(s.rmark):
+        if m >= 0:
+            hot.append(base + k * r + m)
+    values = []
+    for p in range(n):
+        q = (p - player) % n
+        for a in range(NA):
+            values.append((at["abilities"] + NA * q + a, s.level[p * NA + a]))
+        for kind in (0, 1):
+            values.append((at["supply"] + 2 * q + kind, s.supply[2 * p + kind]))
+            values.append((at["stock"] + 2 * q + kind, s.stock[2 * p + kind]))
+        values.append((at["track"] + q, s.track[p]))
+        hot.extend(at["markers_unused"] + k * q + m for m in s.unused[p])
+        hot.extend(at["markers_used"] + k * q + m for m in s.used[p])
+    hot.extend(at["east_west"] + (p - player) % n for p in s.ew)
+    hot.append(at["turn_player"] + (s.player - player) % n)
+    values.append((at["actions_left"], s.actions_left))
+    values.append((at["game_ends_after_action"], int(s.ending)))
+    hot.extend(at["markers_taken_this_action"] + m for m in s.fresh)
+    hot.extend(at["markers_to_place"] + m for m in s.plate)
+    hot.extend(at["marker_supply"] + m for m in s.msupply)
+    hot.extend(at["markers_out_of_game"] + m for m in s.out)
+    values.append((at["completed_cities"], s.completed))
+    if not s.terminal:
+        _frame_features(s, player, at, hot, values)
+    out = numpy.bincount(hot, minlength=at[None]).astype(numpy.float32)
+    for i, value in values:
+        out[i] = value
+    return out
+
+
+_offsets: dict[int, dict] = {}
+
+
+def _tensor_offsets(num_players: int) -> dict:
+    found = _offsets.get(num_players)
+    if found is None:
+        layout = observation_tensor_layout(num_players)
+        found = {name: offset for name, offset, _shape, _meaning in layout}
+        found[None] = observation_tensor_size(num_players)
+        _offsets[num_players] = found
+    return found
+
+
+def _frame_features(s: State, player: int, at: dict, hot: list, values: list) -> None:
+    """The current decision (the top of the stack, or the turn) as tensor entries."""
+    n = s.num_players
+    top = s.stack[-1] if s.stack else (0, s.player)
+    kind = top[0]
+    hot.append(at["decision"] + kind)
+    hot.append(at["deciding_player"] + (top[1] - player) % n)
+    numbers = at["frame_numbers"]
+    holding = at["frame_holding"]
+    if kind == F_PAY:
+        values.append((numbers, top[2]))
+    elif kind == F_DISPLACED:
+        hot.append(at["frame_route"] + top[2])
+        if top[3] >= 0:
+            hot.append(holding + 2 * ((top[1] - player) % n) + top[3])
+        values.append((numbers + 1, top[4]))
+    elif kind == F_MOVE:
+        hot.append(at["frame_whose"] + top[2])
+        values.append((numbers + 2, top[3]))
+        hot.extend(holding + 2 * (((code >> 1) - player) % n) + (code & 1) for code in top[4])
+        values.append((numbers + 3, top[5]))
+        values.append((numbers + 5, int(top[7])))
+    elif kind == F_REMOVE:
+        hot.append(at["frame_whose"] + top[2])
+        values.append((numbers + 2, top[4]))
+    elif kind == F_ROUTE:
+        hot.append(at["frame_route"] + top[2])
+    elif kind == F_EXCHANGE:
+        values.append((numbers + 4, int(top[2])))
+    elif kind == F_DEVELOP:
+        hot.append(at["frame_ability"] + (NA if top[2] < 0 else top[2]))
+
+
+def resample_hidden(s: State, rng) -> None:
+    """Reshuffle what no player can see (the face-down marker order) with `rng.shuffle`.
+
+    A search agent draws one such completion of the position per iteration (determinization).
+    """
+    rest = list(s.msupply)
+    rng.shuffle(rest)
+    s.msupply = tuple(rest)
+    s._cached = None
+
+
+# ---- rule facts for agents: the module's own rules, read through public functions
+def city_controller(s: State, c: int) -> int:
+    """Who controls city `c` now (-1: nobody), by this game's control rule."""
+    return _controller(s, c)
+
+
+def controller_if_post(s: State, c: int, player: int, additional: bool = False) -> int:
+    """Who would control city `c` if `player` added a post there (its next space, or an additional
+    post when `additional`), by this game's control rule; the state is left as it was."""
+    code = 2 * player
+    if additional:
+        extra = s.extra[c]
+        s.extra[c] = (code,) + extra
+        try:
+            return _controller(s, c)
+        finally:
+            s.extra[c] = extra
+    spaces = CITY_SPACES[c]
+    filled = s.filled[c]
+    if filled >= len(spaces):
+        return _controller(s, c)
+    space = spaces[filled]
+    s.post[space] = code
+    s.filled[c] = filled + 1
+    try:
+        return _controller(s, c)
+    finally:
+        s.post[space] = -1
+        s.filled[c] = filled
+
+
+def controller_if_exchange(s: State, space: int) -> int:
+    """Who would control the city of `space` if its post and the one to its right swapped places
+    (the Exchange marker), by this game's control rule; the state is left as it was."""
+    c = SPACE_CITY[space]
+    right = space + 1
+    i = CITY_SPACES[c].index(space)
+    if i + 1 >= s.filled[c]:
+        raise HansaError(f"space {space} has no post to its right to exchange with")
+    post = s.post
+    post[space], post[right] = post[right], post[space]
+    try:
+        return _controller(s, c)
+    finally:
+        post[space], post[right] = post[right], post[space]
+
+
+def networks(s: State, p: int) -> list[tuple[int, ...]]:
+    """Player `p`'s networks: groups of cities holding p's posts linked through such cities, each
+    sorted, largest post count first."""
+    counts = _post_counts(s, p)
+    seen = set()
+    groups = []
+    for start in range(N_CITIES):
+        if not counts[start] or start in seen:
+            continue
+        seen.add(start)
+        todo = [start]
+        group = []
+        while todo:
+            c = todo.pop()
+            group.append(c)
+            for d in CITY_NEIGHBORS[c]:
+                if counts[d] and d not in seen:
+                    seen.add(d)
+                    todo.append(d)
+        groups.append(tuple(sorted(group)))
+    groups.sort(key=lambda g: (-sum(counts[c] for c in g), g))
+    return groups
 
 
 # ---- dispatch by frame kind
