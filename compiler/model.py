@@ -21,7 +21,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .errors import HansaError, Span
+from .errors import HansaError, Span, did_you_mean
 from .ir import PRIVILEGES, Board
 from .rules_ir import (
     ABILITY_ROLES,
@@ -70,6 +70,7 @@ SCORE_KINDS = (
     "special_prestige",
     "controlled_cities",
     "network",
+    "missions",
 )
 PLACEMENT_CONDITIONS = ("no_marker", "no_pieces", "vacant_space_in_a_city")
 
@@ -593,6 +594,28 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
             params = {"table": table}
         if sc.kind == "controlled_cities":
             params = {"pp": int(params.get("pp", 2))}
+        if sc.kind == "missions":  # secret cards dealt at setup (docs/rules-language.md)
+            if "MISSION_CARDS" in k:
+                raise _error("only one mission-card category is allowed", sc.span)
+            cards = []
+            for number, card_cities in enumerate(params.get("cards", ()), start=1):
+                unknown = [c for c in card_cities if c not in city_index]
+                if unknown:
+                    raise _error(
+                        f"mission card {number} names {unknown[0]!r}, which is not a city of"
+                        f" board {board.id!r}" + did_you_mean(unknown[0], list(city_index)),
+                        sc.span,
+                    )
+                cards.append(tuple(city_index[c] for c in card_cities))
+            if len(cards) < max(game.players):
+                raise _error(
+                    f"{len(cards)} mission cards cannot be dealt to {max(game.players)} players",
+                    sc.span,
+                )
+            k["MISSION_CARDS"] = tuple(cards)
+            k["MISSION_POST_PP"] = int(params.get("post_pp", 1))
+            k["MISSION_ALL_PP"] = int(params.get("all_pp", 5))
+            params = {}
         categories.append((sc.key, sc.kind, params))
         origins[f"score:{sc.key}"] = where(sc.span)
     for rule in rules.hook_rules:
@@ -604,6 +627,7 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     k["SCORE_KEYS"] = tuple(c[0] for c in categories)
     k["SCORE_KINDS"] = tuple(c[1] for c in categories)
     comp["scoring"] = categories
+    comp["missions"] = "MISSION_CARDS" in k
     table = next((c[2]["table"] for c in categories if c[1] == "bonus_markers"), ())
     k["MARKER_SCORE_TABLE"] = table
     k["CITY_CONTROL_PP"] = next((c[2]["pp"] for c in categories if c[1] == "controlled_cities"), 0)

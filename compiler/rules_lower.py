@@ -155,7 +155,7 @@ def _raw_value(tree: lark.Tree, file: str) -> RawValue:
     if tree.data == "r_map":
         entries = []
         for entry in tree.children:
-            key_tree, value_tree = entry.children
+            key_tree = entry.children[0]
             ints = [
                 int(t) for t in key_tree.children if isinstance(t, lark.Token) and t.type == "INT"
             ]
@@ -168,7 +168,9 @@ def _raw_value(tree: lark.Tree, file: str) -> RawValue:
                 key = (ints[0], ints[1])
             else:  # r_key_from
                 key = (ints[0], None)
-            entries.append(MapEntry(key, _raw_atom(value_tree, file), span_of(entry, file)))
+            atoms = [_raw_atom(c, file) for c in entry.children[1:]]
+            value = atoms[0] if len(atoms) == 1 else ListValue(tuple(atoms), span_of(entry, file))
+            entries.append(MapEntry(key, value, span_of(entry, file)))
         return MapValue(tuple(entries), span_of(tree, file))
     raise AssertionError(f"unexpected value tree {tree.data}")  # pragma: no cover - grammar
 

@@ -2,7 +2,9 @@
 
 # fmt: off
 GAMES = {'bigbox-hanseatic-3p': 'bigbox_hanseatic_3p',
+ 'bigbox-hanseatic-3p-missions': 'bigbox_hanseatic_3p_missions',
  'bigbox-hanseatic-45p': 'bigbox_hanseatic_45p',
+ 'bigbox-hanseatic-45p-missions': 'bigbox_hanseatic_45p_missions',
  'guild-charter-hanseatic-45p': 'guild_charter_hanseatic_45p',
  'harbour-master-hanseatic-45p': 'harbour_master_hanseatic_45p',
  'last-seat-book-hanseatic-45p': 'last_seat_book_hanseatic_45p',

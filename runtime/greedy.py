@@ -28,6 +28,8 @@ FREE_POINT_COST = 1.0  # each point still to fill costs about one action
 DISPLACE_COST = 0.5  # on top of the point it takes: the piece paid, the compensation given
 MARKER_ON_ROUTE = 2.0  # a bonus marker scores at the end and usually helps at once
 NETWORK_BONUS = 1.0  # a post next to one's own posts grows the network (category F)
+MISSION_POST_BONUS = 2.0  # the first post in a city of my mission card scores 1 PP at the end
+MISSION_CONTROL_BONUS = 2.0  # controlling all three of its cities adds 5 PP
 # The action kinds of a turn decision (the others belong to decisions inside an action).
 TURN_KINDS = ("END_TURN", "INCOME", "PLACE", "DISPLACE", "MOVE", "CREATE", "USE_MARKER")
 KEYS_PER_POST = 0.8  # developing Keys adds about this much per post held
@@ -294,6 +296,7 @@ class GreedyAgent:
         privilege = self._privilege(state, t, me)
         develop = [self._develop_value(state, t, me, a) for a in range(n)]
         post_cache = self._post_cache  # a city's posts only grow, so (filled, extra) name them
+        mission = state.mission_cities(me)  # fixed for the game, but another game deals anew
         city_abilities, city_spaces = t.city_abilities, t.city_spaces
         space_priv, space_round, all_filled = t.space_priv, t.space_round, state.posts_filled()
         by_trader, by_merchant = [], []
@@ -307,7 +310,7 @@ class GreedyAgent:
             filled = all_filled[c]
             if filled < len(spaces) and space_priv[spaces[filled]] <= privilege:
                 near = c in near_cities
-                city_key = (me, c, filled, len(extra[c]), near)
+                city_key = (me, c, filled, len(extra[c]), near, mission)
                 post = post_cache.get(city_key)
                 if post is None:
                     post = post_cache[city_key] = self._post_value(state, t, me, c, False, near)
@@ -595,6 +598,11 @@ class GreedyAgent:
             value += 2.5
         if near:
             value += NETWORK_BONUS
+        if c in state.mission_cities(me):  # my secret mission card: a post, then control of all
+            if not any(code >> 1 == me for code in state.city_posts(c)):
+                value += MISSION_POST_BONUS
+            if after == me and before != me:
+                value += MISSION_CONTROL_BONUS
         return value
 
     # ---- a displaced player's placements

@@ -42,6 +42,7 @@ def header_for(game: Game, seed: int, agents: list[str]) -> dict:
         "game": game.name,
         "players": game.num_players(),
         "seed": seed,
+        "deal": game.new_initial_state(seed).deal(),  # secret cards dealt at setup (may be {})
         "agents": list(agents),
         "rules": identity["rules"],
         "board": identity["board"],
@@ -197,6 +198,15 @@ def replay(path: str, loader) -> ReplayResult:
             f"{game.name!r} rules module ({recorded_hash}, now {current})"
         )
     state = game.new_initial_state(head["seed"])
+    recorded_deal = head.get("deal")
+    if recorded_deal is not None and recorded_deal != state.deal():
+        raise log_error(
+            path,
+            log.header.number,
+            f"the log records the deal {recorded_deal}, but seed {head['seed']} deals "
+            f"{state.deal()}",
+            log.header.text,
+        )
     tracker = GameTracker(game)
     moves: list[tuple[int, int]] = []
     for entry in log.decisions:

@@ -243,6 +243,8 @@ def test_games(project):
         "original-hanseatic-45p": ("original_2009", "hanseatic_45p", (4, 5)),
         "short-hanseatic-45p": ("short_game", "hanseatic_45p", (4, 5)),
         "no-compensation-hanseatic-45p": ("no_compensation", "hanseatic_45p", (4, 5)),
+        "bigbox-hanseatic-3p-missions": ("bigbox_missions", "hanseatic_3p", (3,)),
+        "bigbox-hanseatic-45p-missions": ("bigbox_missions", "hanseatic_45p", (4, 5)),
     }
     for rule in (  # the house rules written in words (tests/test_rules_words.py)
         "guild_charter",
