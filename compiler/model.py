@@ -753,11 +753,26 @@ def _compile_hook_rules(
         raise HansaError([exc.diagnostic]) from None
     comp["expr_functions"] = list(functions.values())
     if comp["x_params"]:  # per-player parameters a rule may set (expr_catalogue.SETTABLE)
-        k["X_PARAM_NAMES"] = ("control_pp", "full_track_pp")
-        k["X_PARAM_DEFAULTS"] = (k["CONTROL_PP"], -1)
-        k["N_X_PARAMS"] = 2
+        k["X_PARAM_NAMES"] = (
+            "control_pp",
+            "full_track_pp",
+            "city_pp",
+            "extra_actions_per_turn",
+            "trader_compensation",
+        )
+        k["X_PARAM_DEFAULTS"] = (
+            k["CONTROL_PP"],
+            -1,
+            k["CITY_CONTROL_PP"],
+            0,
+            k["COMPENSATION"][0],
+        )
+        k["N_X_PARAMS"] = 5
         k["X_CONTROL_PP"] = 0
         k["X_FULL_ABILITY_PP"] = 1
+        k["X_CITY_PP"] = 2
+        k["X_EXTRA_ACTIONS"] = 3
+        k["X_TRADER_COMPENSATION"] = 4
     comp["x_setup"] = "_x_setup" in functions
     comp["x_turn_start"] = "_x_turn_start" in functions
     comp["x_after_route"] = "_x_after_route" in functions
