@@ -220,3 +220,14 @@ def test_diff_shows_the_module(capsys):
     assert code in (0, 1), err
     assert "score M 'missions' added (cards {1: Osnabrück Stendal Paderborn, 2:" in out
     assert "post_pp 1, all_pp 5" in out
+
+
+def test_mcts_searches_with_its_own_card_and_leaves_the_state():
+    """The mcts agent redraws, per iteration, what the searcher cannot see (others' cards)."""
+    from hansa.runtime.mcts import MCTSAgent
+
+    game = hansa.load_game("bigbox-hanseatic-3p-missions", 3)
+    state = game.new_initial_state(4)
+    before = state.to_json()
+    action = MCTSAgent(seed=1, iterations=30, rollout="random").step(state, state.legal_actions())
+    assert action in state.legal_actions() and state.to_json() == before
