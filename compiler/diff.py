@@ -172,6 +172,10 @@ def format_value(value: Any, field_name: str = "") -> str:
         return _points_text(value)
     if field_name == "soldiers" and isinstance(value, list | tuple):
         return ", ".join(f"{a} -- {b}" for a, b in value) if value else "none"
+    if field_name == "cards" and isinstance(value, list | tuple):  # mission cards, numbered
+        return (
+            "{" + ", ".join(f"{i}: {' '.join(map(str, c))}" for i, c in enumerate(value, 1)) + "}"
+        )
     if isinstance(value, list | tuple):
         if value and all(isinstance(v, list | tuple) and len(v) == 2 for v in value):
             return "{" + ", ".join(f"{format_value(k)}: {format_value(v)}" for k, v in value) + "}"
@@ -475,7 +479,7 @@ KINDS: dict[type, Kind] = {
         name=lambda c, i: f"score {c.key} '{c.kind}'",
         segment=lambda c, i: f"score:{c.kind}",
         replaceable=lambda a, b: a.key == b.key,  # another way to score category C
-        summary=lambda c: ", ".join(f"{k} {format_value(v)}" for k, v in c.params),
+        summary=lambda c: ", ".join(f"{k} {format_value(v, k)}" for k, v in c.params),
     ),
     HookRule: Kind(
         key=lambda r, i: r.key,

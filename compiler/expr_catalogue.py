@@ -415,7 +415,8 @@ EFFECTS = {
     "set_param": (
         "your control PP becomes 2 if rank = players",
         EFFECT_HOOKS,
-        "Set one of the player's rule parameters: control PP, full track PP.",
+        "Set one of the player's rule parameters: control PP, full track PP, city PP, extra"
+        " actions (every turn), trader compensation.",
     ),
 }
 
@@ -423,6 +424,9 @@ EFFECTS = {
 SETTABLE: dict[str, str] = {
     "control pp": "PP its controller gets for a city next to a created route (step 1).",
     "full track pp": "PP in category B for each fully developed ability (instead of each track's).",
+    "city pp": "PP at the end for each city the player controls (the controlled-cities category).",
+    "extra actions": "Actions the player has every turn beyond its Actions value.",
+    "trader compensation": "Extra pieces the player takes when one of its traders is displaced.",
 }
 
 HOOK_DOCS = {

@@ -21,7 +21,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .errors import HansaError, Span
+from .errors import HansaError, Span, did_you_mean
 from .ir import PRIVILEGES, Board
 from .rules_ir import (
     ABILITY_ROLES,
@@ -71,6 +71,7 @@ SCORE_KINDS = (
     "controlled_cities",
     "network",
     "country_majority",
+    "missions",
 )
 PLACEMENT_CONDITIONS = ("no_marker", "no_pieces", "vacant_space_in_a_city")
 BOARD_PLACEMENT_CONDITIONS = ("no_permanent_marker", "not_in_permission_country")
@@ -749,6 +750,28 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
                 continue  # no country needs a permission on this board: nothing to score
             params = {"pp": tuple(int(v) for v in params.get("pp", (7, 4, 2)))}
             k["COUNTRY_MAJORITY_PP"] = params["pp"]
+        if sc.kind == "missions":  # secret cards dealt at setup (docs/rules-language.md)
+            if "MISSION_CARDS" in k:
+                raise _error("only one mission-card category is allowed", sc.span)
+            cards = []
+            for number, card_cities in enumerate(params.get("cards", ()), start=1):
+                unknown = [c for c in card_cities if c not in city_index]
+                if unknown:
+                    raise _error(
+                        f"mission card {number} names {unknown[0]!r}, which is not a city of"
+                        f" board {board.id!r}" + did_you_mean(unknown[0], list(city_index)),
+                        sc.span,
+                    )
+                cards.append(tuple(city_index[c] for c in card_cities))
+            if len(cards) < max(game.players):
+                raise _error(
+                    f"{len(cards)} mission cards cannot be dealt to {max(game.players)} players",
+                    sc.span,
+                )
+            k["MISSION_CARDS"] = tuple(cards)
+            k["MISSION_POST_PP"] = int(params.get("post_pp", 1))
+            k["MISSION_ALL_PP"] = int(params.get("all_pp", 5))
+            params = {}
         categories.append((sc.key, sc.kind, params))
         origins[f"score:{sc.key}"] = where(sc.span)
     for rule in rules.hook_rules:
@@ -760,6 +783,7 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     k["SCORE_KEYS"] = tuple(c[0] for c in categories)
     k["SCORE_KINDS"] = tuple(c[1] for c in categories)
     comp["scoring"] = categories
+    comp["missions"] = "MISSION_CARDS" in k
     table = next((c[2]["table"] for c in categories if c[1] == "bonus_markers"), ())
     k["MARKER_SCORE_TABLE"] = table
     k["CITY_CONTROL_PP"] = next((c[2]["pp"] for c in categories if c[1] == "controlled_cities"), 0)
@@ -909,11 +933,26 @@ def _compile_hook_rules(
         raise HansaError([exc.diagnostic]) from None
     comp["expr_functions"] = list(functions.values())
     if comp["x_params"]:  # per-player parameters a rule may set (expr_catalogue.SETTABLE)
-        k["X_PARAM_NAMES"] = ("control_pp", "full_track_pp")
-        k["X_PARAM_DEFAULTS"] = (k["CONTROL_PP"], -1)
-        k["N_X_PARAMS"] = 2
+        k["X_PARAM_NAMES"] = (
+            "control_pp",
+            "full_track_pp",
+            "city_pp",
+            "extra_actions_per_turn",
+            "trader_compensation",
+        )
+        k["X_PARAM_DEFAULTS"] = (
+            k["CONTROL_PP"],
+            -1,
+            k["CITY_CONTROL_PP"],
+            0,
+            k["COMPENSATION"][0],
+        )
+        k["N_X_PARAMS"] = 5
         k["X_CONTROL_PP"] = 0
         k["X_FULL_ABILITY_PP"] = 1
+        k["X_CITY_PP"] = 2
+        k["X_EXTRA_ACTIONS"] = 3
+        k["X_TRADER_COMPENSATION"] = 4
     comp["x_setup"] = "_x_setup" in functions
     comp["x_turn_start"] = "_x_turn_start" in functions
     comp["x_after_route"] = "_x_after_route" in functions

@@ -62,7 +62,7 @@ class MapEntry:
     """`key: value`; key is a word, a number, a range `lo..hi`, or an open range `lo+` (hi None)."""
 
     key: str | int | tuple[int, int | None]
-    value: Word | Number | Text
+    value: Word | Number | Text | ListValue  # a list: several atoms after the key
     span: Span = NO_SPAN
 
 
@@ -246,6 +246,28 @@ def _table(raw: RawValue, t: ParamType) -> tuple[tuple[int, int], ...]:
     return tuple(rows)
 
 
+def _cards(raw: RawValue, t: ParamType) -> tuple[tuple[str, ...], ...]:
+    """`{ 1: Osnabrück Stendal Paderborn, 2: … }` → the cards' city names (numbered 1, 2, …).
+
+    City names are checked against the board when a game is built (model.py)."""
+    if not isinstance(raw, MapValue) or not raw.entries:
+        raise _fail(raw, t.expected)
+    cards: list[tuple[str, ...]] = []
+    for index, entry in enumerate(raw.entries, start=1):
+        if entry.key != index:
+            raise HansaError(f"cards are numbered 1, 2, … in order: expected {index}", entry.span)
+        names = []
+        for item in _items(entry.value):
+            if isinstance(item, Number):
+                raise _fail(item, "a city name")
+            name = item.text
+            if name in names:
+                raise HansaError(f"city {name!r} is listed twice on card {index}", item.span)
+            names.append(name)
+        cards.append(tuple(names))
+    return tuple(cards)
+
+
 def _threshold(raw: RawValue, t: ParamType) -> int | None:
     if isinstance(raw, Number):
         return raw.value
@@ -291,6 +313,7 @@ TABLE = ParamType("a table { N: PP, N..M: PP, N+: PP }", _table)
 THRESHOLD = ParamType("a whole number or 'board'", _threshold)
 ABILITY_OR_ANY = ParamType("an ability name or 'any'", _ability_or_any)
 CITY_PAIRS = ParamType("a comma list of city pairs A -- B", _city_pairs)
+CARDS = ParamType("cards { 1: CITY CITY CITY, 2: … }", _cards)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -552,6 +575,16 @@ COMPONENTS: tuple[Component, ...] = (
         (Param("pp", INT_LIST, (7, 4, 2), "PP for the 1st, 2nd, … place in each country"),),
         "Per country needing a permission: places by controlled cities there (ties: posts there,"
         " then shared PP rounded down); players controlling none take leftover places by posts.",
+    ),
+    Component(
+        "score",
+        "missions",
+        (
+            Param("cards", CARDS, doc="the mission cards, each naming cities of the board"),
+            Param("post_pp", INT, 1, "PP per city of the card where the player holds a post"),
+            Param("all_pp", INT, 5, "more PP when the player controls every city of the card"),
+        ),
+        "Mission cards: one dealt secretly to each player at setup, scored at the end.",
     ),
     Component(
         "option",

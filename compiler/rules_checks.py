@@ -470,6 +470,7 @@ def _fit_rules_to_board(game: Game, ruleset: RuleSet, board: Board) -> list[Diag
                         _at(game.board_span, game),
                     )
                 )
+    out.extend(_fit_missions(game, ruleset, board))
     taverns = sum(1 for r in board.routes if r.tavern)
     starts = sum(m.start for m in ruleset.bonus_markers)
     if starts != taverns:
@@ -553,6 +554,36 @@ def check_module_names(games: Mapping[str, Game]) -> list[Diagnostic]:
                     f"game {game.name}: its module name {module} is the one of game"
                     f" {other.name} ({other.span}); rename one of them",
                     game.span,
+                )
+            )
+    return out
+
+
+def _fit_missions(game: Game, ruleset: RuleSet, board: Board) -> list[Diagnostic]:
+    """Mission cards name cities of the game's board, and there is one card for every seat."""
+    out: list[Diagnostic] = []
+    names = [c.name for c in board.cities]
+    names += [a for c in board.cities for a in c.aliases]
+    for sc in ruleset.scoring:
+        if sc.kind != "missions":
+            continue
+        cards = sc.param("cards", ())
+        for number, cities in enumerate(cards, start=1):
+            for city in cities:
+                if city not in names:
+                    out.append(
+                        _error(
+                            f"game {game.name}: mission card {number} names {city!r}, which is not"
+                            f" a city of board {board.id}" + did_you_mean(city, names),
+                            sc.span,
+                        )
+                    )
+        if game.players and len(cards) < max(game.players):
+            out.append(
+                _error(
+                    f"game {game.name}: {len(cards)} mission cards cannot be dealt to"
+                    f" {max(game.players)} players",
+                    sc.span,
                 )
             )
     return out

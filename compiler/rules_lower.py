@@ -189,7 +189,7 @@ def _raw_value(tree: lark.Tree, file: str) -> RawValue:
     if tree.data == "r_map":
         entries = []
         for entry in tree.children:
-            key_tree, value_tree = entry.children
+            key_tree = entry.children[0]
             ints = [
                 _int(t, file)
                 for t in key_tree.children
@@ -204,7 +204,9 @@ def _raw_value(tree: lark.Tree, file: str) -> RawValue:
                 key = (ints[0], ints[1])
             else:  # r_key_from
                 key = (ints[0], None)
-            entries.append(MapEntry(key, _raw_atom(value_tree, file), span_of(entry, file)))
+            atoms = [_raw_atom(c, file) for c in entry.children[1:]]
+            value = atoms[0] if len(atoms) == 1 else ListValue(tuple(atoms), span_of(entry, file))
+            entries.append(MapEntry(key, value, span_of(entry, file)))
         return MapValue(tuple(entries), span_of(tree, file))
     raise AssertionError(f"unexpected value tree {tree.data}")  # pragma: no cover - grammar
 

@@ -512,8 +512,20 @@ class State(BaseState):
     def observation_tensor(self, player: int):
         return observation_tensor(self, player)
 
-    def resample_hidden(self, rng) -> None:
-        resample_hidden(self, rng)
+    def resample_hidden(self, rng, observer: int | None = None) -> None:
+        resample_hidden(self, rng, observer)
+
+    def deal(self) -> dict:
+        """The secret cards dealt at setup (recorded in logs; empty when the game deals none)."""
+        return {}
+
+    def mission_cities(self, player: int) -> tuple[int, ...]:
+        """The cities on `player`'s secret mission card (an agent asks for its own); () without."""
+        return ()
+
+    def mission_score(self, player: int) -> int:
+        """What `player`'s mission card scores now (0 in games without mission cards)."""
+        return 0
 
     def city_controller(self, c: int) -> int:
         return _controller(self, c)
@@ -2440,10 +2452,11 @@ def _frame_features(s: State, player: int, at: dict, hot: list, values: list) ->
         hot.append(at["frame_ability"] + (NA if top[2] < 0 else top[2]))
 
 
-def resample_hidden(s: State, rng) -> None:
-    """Reshuffle what no player can see (the face-down marker order) with `rng.shuffle`.
+def resample_hidden(s: State, rng, observer: int | None = None) -> None:
+    """Reshuffle what `observer` cannot see (the face-down marker order) with `rng`.
 
     A search agent draws one such completion of the position per iteration (determinization).
+    `observer` None: the player to decide now.
     """
     rest = list(s.msupply)
     rng.shuffle(rest)

@@ -32,6 +32,8 @@ NETWORK_BONUS = 1.0  # a post next to one's own posts grows the network (categor
 PERMANENT_KINDS = ("PERM_USE", "GREEN_POST", "ROUTE_PLACE", "COUNTRY_PLACE", "COUNTRY_LIFT")
 PERMISSION_VALUE = 2.0  # the rightmost post in a city granting a permission
 PERMANENT_ROUTE_VALUE = 1.5  # creating a route whose permanent marker is then used
+MISSION_POST_BONUS = 2.0  # the first post in a city of my mission card scores 1 PP at the end
+MISSION_CONTROL_BONUS = 2.0  # controlling all three of its cities adds 5 PP
 # The action kinds of a turn decision (the others belong to decisions inside an action).
 TURN_KINDS = (
     "END_TURN",
@@ -339,6 +341,7 @@ class GreedyAgent:
         privilege = self._privilege(state, t, me)
         develop = [self._develop_value(state, t, me, a) for a in range(n)]
         post_cache = self._post_cache  # a city's posts only grow, so (filled, extra) name them
+        mission = state.mission_cities(me)  # fixed for the game, but another game deals anew
         city_abilities, city_spaces = t.city_abilities, t.city_spaces
         space_priv, space_round, all_filled = t.space_priv, t.space_round, state.posts_filled()
         merchant_any_space = t.merchant_any_space
@@ -353,7 +356,7 @@ class GreedyAgent:
             filled = all_filled[c]
             if filled < len(spaces) and space_priv[spaces[filled]] <= privilege:
                 near = c in near_cities
-                city_key = (me, c, filled, len(extra[c]), near)
+                city_key = (me, c, filled, len(extra[c]), near, mission)
                 post = post_cache.get(city_key)
                 if post is None:
                     post = post_cache[city_key] = self._post_value(state, t, me, c, False, near)
@@ -728,6 +731,11 @@ class GreedyAgent:
             value += 2.5
         if near:
             value += NETWORK_BONUS
+        if c in state.mission_cities(me):  # my secret mission card: a post, then control of all
+            if not any(code >> 1 == me for code in state.city_posts(c)):
+                value += MISSION_POST_BONUS
+            if after == me and before != me:
+                value += MISSION_CONTROL_BONUS
         return value
 
     # ---- a displaced player's placements

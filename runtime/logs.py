@@ -54,6 +54,7 @@ def header_for(game: Game, seed: int, agents: list[str]) -> dict:
         "game": game.name,
         "players": game.num_players(),
         "seed": seed,
+        "deal": game.new_initial_state(seed).deal(),  # secret cards dealt at setup (may be {})
         "agents": list(agents),
         "rules": identity["rules"],
         "board": identity["board"],
@@ -314,6 +315,16 @@ def replay(path: str, loader, text: str | None = None) -> ReplayResult:
     keys = {key: action for action, key in enumerate(action_keys(game))}
     names = {game.action_to_string(a): a for a in range(game.num_distinct_actions())}
     state = _initial_state(path, log.header, game, same_module)
+    recorded_deal = head.get("deal")
+    if recorded_deal is not None:
+        dealt = game.new_initial_state(head["seed"]).deal()
+        if recorded_deal != dealt or recorded_deal != state.deal():
+            raise log_error(
+                path,
+                log.header.number,
+                f"the log records the deal {recorded_deal}, but seed {head['seed']} deals {dealt}",
+                log.header.text,
+            )
     tracker = GameTracker(game)
     moves: list[tuple[int, int]] = []
     for entry in log.decisions:

@@ -103,7 +103,8 @@ class MCTSAgent:
     def _iterate(self, root_state, root: _Node, players: int) -> None:
         rng = self.rng
         state = root_state.clone()
-        state.resample_hidden(rng)
+        # What the searching player cannot see is redrawn: marker order, others' secret cards.
+        state.resample_hidden(rng, root_state.current_player())
         node = root
         path = [(node, -1)]
         while not state.is_terminal():

@@ -117,6 +117,10 @@ class BaseState:
     def __deepcopy__(self, memo: dict) -> BaseState:
         return self.clone()  # copy.deepcopy (OpenSpiel's Python states) at the price of a clone
 
+    def deal(self) -> dict:
+        """Secret cards dealt at setup, by kind (logs record it); {} when a game deals none."""
+        return {}
+
     def to_dict(self) -> dict:
         return self._to_dict()
 

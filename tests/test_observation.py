@@ -74,10 +74,53 @@ def test_hidden_marker_order_is_invisible_to_every_player(name, players, seed, d
     if len(set(state.to_dict()["marker_supply"])) >= 2:
         assert twin.to_json() != state.to_json()  # the twin really differs (hidden part only)
     assert_same_views(state, twin)
+    for observer in range(players):  # a completion drawn for one observer looks the same to it
+        resampled = state.clone()
+        resampled.resample_hidden(random.Random(seed + 1), observer)
+        assert views(resampled, observer)[1] == views(state, observer)[1]
+        assert np.array_equal(views(resampled, observer)[2], views(state, observer)[2])
+        assert resampled.legal_actions() == state.legal_actions()
+
+
+MISSION_CASES = [(name, n) for name, n in CASES if "missions" in hansa.load_game(name).info.name]
+
+
+def with_missions(game, state, cards: list[int]):
+    """The same position with other mission cards (through the JSON; cards numbered from 1)."""
+    data = state.to_dict()
+    for p, card in enumerate(cards):
+        data["player_state"][p]["mission"] = card
+    return game.state_from_json(data)
+
+
+@pytest.mark.parametrize("name, players", MISSION_CASES)
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), decisions=st.integers(0, 3000), data=st.data())
+def test_others_mission_cards_are_invisible(name, players, seed, decisions, data):
+    """Two states differing only in the other players' cards look the same to a player (all three
+    forms); its own card is seen; resampling redeals only what the observer cannot see."""
+    game = hansa.load_game(name, players=players)
+    state = played(game, seed, decisions)
+    dealt = [p["mission"] for p in state.to_dict()["player_state"]]
+    observer = data.draw(st.integers(0, players - 1))
+    others = data.draw(st.permutations([c for c in range(1, 10) if c != dealt[observer]]))
+    cards = [dealt[observer] if p == observer else others[p] for p in range(players)]
+    twin = with_missions(game, state, cards)
+    obs, text, tensor = views(state, observer)
+    obs_twin, text_twin, tensor_twin = views(twin, observer)
+    assert obs == obs_twin and text == text_twin and np.array_equal(tensor, tensor_twin)
+    assert obs["own"]["mission"] == dealt[observer]
+    assert all("mission" not in entry for entry in obs["player_state"])
+    if cards != dealt:
+        assert twin.to_json() != state.to_json()
+        changed = next(p for p in range(players) if cards[p] != dealt[p])
+        assert views(twin, changed)[1] != views(state, changed)[1]  # that player sees its new card
     resampled = state.clone()
-    resampled.resample_hidden(random.Random(seed + 1))
-    assert_same_views(state, resampled)
-    assert resampled.legal_actions() == state.legal_actions()
+    resampled.resample_hidden(random.Random(seed), observer)
+    mine = resampled.to_dict()["player_state"][observer]["mission"]
+    redealt = [p["mission"] for p in resampled.to_dict()["player_state"]]
+    assert mine == dealt[observer] and len(set(redealt)) == players
+    assert views(resampled, observer)[1] == text
 
 
 @pytest.mark.parametrize("name, players", CASES)
@@ -225,12 +268,13 @@ def test_resample_hidden_keeps_the_markers_and_is_seeded():
 
 def test_greedy_reads_only_public_methods_of_the_state():
     """runtime/greedy.py reads a position only through the state's public methods (no flat fields,
-    no copy of a rule): every `state.<name>` it writes is a public method of a generated State."""
+    no copy of a rule): every `state.<name>` it writes is a public method of a generated State (a game
+    with the neutral pawn or board features has a few more)."""
     import ast
     from pathlib import Path
 
     source = Path(hansa.runtime.greedy.__file__).read_text(encoding="utf-8")
-    state_class = type(hansa.load_game("bigbox-hanseatic-45p", players=4).new_initial_state(0))
+    state_classes = [hansa.load_game(name).module.State for name in hansa.available_games()]
     used = {
         node.attr
         for node in ast.walk(ast.parse(source))
@@ -241,7 +285,9 @@ def test_greedy_reads_only_public_methods_of_the_state():
     assert used, "greedy reads the state somewhere"
     for name in used:
         assert not name.startswith("_"), name
-        assert callable(getattr(state_class, name, None)), f"state.{name} is not a method"
+        assert any(callable(getattr(cls, name, None)) for cls in state_classes), (
+            f"state.{name} is a method of no game's State"
+        )
 
 
 def test_docs_show_the_generated_tensor_layout():

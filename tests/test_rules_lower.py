@@ -385,6 +385,7 @@ def test_catalogue_lists_every_required_kind():
         "controlled_cities",
         "network",
         "country_majority",
+        "missions",  # the Big Box mission cards (spec/modules/missions.hansa)
     }
     assert len(kinds("option")) == 5
     # every parameter has a type whose name appears in messages and docs

@@ -280,6 +280,8 @@ def test_games(project):
         "bigbox-eastern": ("bigbox_2021", "eastern", (3, 4, 5)),
         "bigbox-britannia-3p": ("bigbox_2021", "britannia_3p", (3,)),
         "bigbox-britannia-45p": ("bigbox_2021", "britannia_45p", (4, 5)),
+        "bigbox-hanseatic-3p-missions": ("bigbox_missions", "hanseatic_3p", (3,)),
+        "bigbox-hanseatic-45p-missions": ("bigbox_missions", "hanseatic_45p", (4, 5)),
     }
     for rule in (  # the house rules written in words (tests/test_rules_words.py)
         "guild_charter",

@@ -209,11 +209,11 @@ def test_a_rule_sets_a_players_parameters(bigbox):
     assert results[0] == ([0, 1, 0, 1], [4, 4, 0, 0])  # keys: full_pp 0
     assert results[1] == ([0, 1, 0, 3], [14, 4, 0, 0])
     initial = doc(house.new_initial_state(4))["player_state"]
-    assert [p["parameters"] for p in initial] == [
-        {"control_pp": 1, "full_track_pp": 7},
-        {"control_pp": 1, "full_track_pp": -1},
-        {"control_pp": 1, "full_track_pp": -1},
-        {"control_pp": 3, "full_track_pp": -1},
+    assert [(p["parameters"]["control_pp"], p["parameters"]["full_track_pp"]) for p in initial] == [
+        (1, 7),
+        (1, -1),
+        (1, -1),
+        (3, -1),
     ]
 
 
@@ -231,3 +231,50 @@ def test_turn_number(bigbox):
     again = game.state_from_json(state.to_json())
     act(again, "end the turn")
     assert doc(again)["turn"]["number"] == 4 and track(again) == [1, 1, 0, 0]
+
+
+def test_a_rule_sets_city_pp_actions_per_turn_and_trader_compensation(bigbox):
+    """Emperor's Favour tiles (Big Box p. 11) as parameters of one player: `your city PP becomes
+    4` (4 PP instead of 2 per controlled city), `your extra actions becomes 1` (one more
+    action every turn, beyond 5 too), `your trader compensation becomes 2` (2 extra pieces instead
+    of 1 when a trader of yours is displaced)."""
+    house = variant(
+        "at setup: your city PP becomes 4 if you are the first seat,"
+        " your extra actions becomes 1 if you are the first seat,"
+        " your trader compensation becomes 2 if you are the first seat"
+    )
+    params = [p["parameters"] for p in doc(house.new_initial_state(0))["player_state"]]
+    assert [
+        (p["city_pp"], p["extra_actions_per_turn"], p["trader_compensation"]) for p in params
+    ] == [
+        (4, 1, 2),
+        (2, 0, 1),
+        (2, 0, 1),
+        (2, 0, 1),
+    ]
+    assert house.new_initial_state(0).to_dict()["turn"]["actions_left"] == 3  # 2 + 1
+
+    def favoured(position: Position):
+        """The position with player 0's parameters as the rule set them at setup."""
+        data = position.to_dict()
+        if position.game is house:
+            data["player_state"][0]["parameters"] = params[0]
+        return position.game.state_from_json(data)
+
+    for game, city_pp in ((bigbox, 2), (house, 4)):
+        pos = Position(game).city("Hamburg", "t0").city("Bremen", "t0").city("Kampen", "t1")
+        assert [b["E"] for b in favoured(pos).score_breakdown()][:2] == [2 * city_pp, 2]
+    full = favoured(Position(house).player(0, actions=5).to_move(0))
+    act(full, "end the turn")
+    later = full
+    while later.current_player() != 0:
+        act(later, "end the turn")
+    assert later.to_dict()["turn"]["actions_left"] == 6  # beyond 5
+    for game, extras in ((bigbox, 1), (house, 2)):
+        state = favoured(Position(game).route("Hamburg", "Lübeck", "t0", None, None).to_move(1))
+        act(state, "displace trader on Hamburg–Lübeck #1")
+        top = doc(state)["stack"][0]
+        assert top["frame"] == "displaced" and top["extras_left"] == extras
+        state2 = favoured(Position(game).route("Hamburg", "Lübeck", "t2", None, None).to_move(1))
+        act(state2, "displace trader on Hamburg–Lübeck #1")
+        assert doc(state2)["stack"][0]["extras_left"] == 1  # only player 0's parameter changed
