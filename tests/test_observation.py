@@ -268,8 +268,8 @@ def test_resample_hidden_keeps_the_markers_and_is_seeded():
 
 def test_greedy_reads_only_public_methods_of_the_state():
     """runtime/greedy.py reads a position only through the state's public methods (no flat fields,
-    no copy of a rule): every `state.<name>` it writes is a public method of a generated State (a game
-    with the neutral pawn or board features has a few more)."""
+    no copy of a rule): every `state.<name>` it writes is a public method of a generated State (a
+    game with the neutral pawn or board features has a few more)."""
     import ast
     from pathlib import Path
 
