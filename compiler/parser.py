@@ -140,7 +140,10 @@ def describe_expected(parser: lark.Lark, names) -> str:
     if not words:
         return "nothing more"
     if len(words) > MAX_EXPECTED_WORDS:
-        words = words[:MAX_EXPECTED_WORDS] + ["…"]
+        # punctuation that closes or separates ('}', ')', ',') tells the most: always shown
+        closing = [w for w in words if w in ("'}'", "')'", "','")]
+        rest = [w for w in words if w not in closing]
+        words = closing + rest[: MAX_EXPECTED_WORDS - len(closing)] + ["…"]
     if len(words) == 1:
         return words[0]
     return ", ".join(words[:-1]) + " or " + words[-1]

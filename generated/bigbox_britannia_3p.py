@@ -2586,6 +2586,8 @@ def _frame_problem(s: State, top: tuple) -> tuple[str, str] | None:
             source = f"the Book allows {limit}"
         else:
             limits = [c for m, c, w in MOVE_MARKERS if m in used and WHOSE_NAMES.index(w) == whose]
+            # a permanent marker's move (it replaces the marker's frame; no marker is used)
+            limits += [a for k, a, w in PERMANENT if k == PK_MOVE and w == whose]
             if not limits:
                 return ("whose", f"no used move marker of player {p} moves {WHOSE_NAMES[whose]}")
             limit = max(limits)

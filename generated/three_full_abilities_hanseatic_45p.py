@@ -2296,6 +2296,8 @@ def _end_condition_met(s: State) -> bool:
         return True
     if not s.msupply:
         return True
+    if _x_end(s, s.player):
+        return True
     return False
 
 

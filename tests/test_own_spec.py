@@ -129,7 +129,7 @@ def test_an_unknown_name_lists_what_exists_and_where_it_looked(own: Path, capsys
     assert code == 1
     assert "unknown game 'quick-rign' (did you mean 'quick-ring'?)" in err
     assert f"looked in myspec ({own.resolve()}): games quick-ring" in err
-    assert "built-in games: bigbox-hanseatic-3p" in err
+    assert "built-in games: bigbox-" in err and "bigbox-hanseatic-3p" in err
     code, _, err = run(capsys, "simulate", "ring", "-n", "1", "--spec", "myspec")
     assert code == 1 and "'ring' is a board there" in err
     Path("x.json").write_text("{}")
