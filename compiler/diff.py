@@ -313,6 +313,7 @@ def _hook_name(rule: HookRule) -> str:
     return {
         "score": lambda: f"score {rule.target}" + (f" '{rule.label}'" if rule.label else ""),
         "marker_used": lambda: f"bonus marker '{rule.label}'",
+        "favour": lambda: f"favour tile '{rule.label}'",
         "end": lambda: "end trigger in words",
         "forbid": lambda: f"forbid {rule.target}",
         "control": lambda: "city control",
@@ -328,7 +329,8 @@ def _hook_body(rule: HookRule) -> str:
     head, _, body = text.partition(": ")
     return (
         body
-        if rule.hook in ("score", "marker_used", "setup", "turn_start", "after_create_route")
+        if rule.hook
+        in ("score", "marker_used", "setup", "turn_start", "after_create_route", "favour")
         and body
         else text
     )

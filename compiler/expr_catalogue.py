@@ -390,7 +390,7 @@ DOMAINS = {
 }
 
 # Effects, the hooks they may appear in, and an example each.
-EFFECT_HOOKS = ("setup", "turn_start", "marker_used", "after_create_route")
+EFFECT_HOOKS = ("setup", "turn_start", "marker_used", "after_create_route", "favour")
 TURN_HOOKS = ("turn_start", "marker_used", "after_create_route")
 EFFECTS = {
     "gain_pp": ("gain 1 PP per city you control", EFFECT_HOOKS, "PP on the track."),
@@ -439,6 +439,11 @@ HOOK_DOCS = {
     "after_create_route": (
         "after create_route: gain 1 PP if completed cities >= 3",
         "After Create Route's steps (the creator is `you`).",
+    ),
+    "favour": (
+        'favour "More actions": your extra actions becomes 1',
+        "An Emperor's Favour tile: taken instead of a turn's actions; its effects apply to its"
+        " taker.",
     ),
     "forbid": (
         "forbid displace when track PP of the victim < your track PP",

@@ -220,7 +220,7 @@ def _hook_words(hook: str) -> str:
 
 def check_rule(rule: HookRule, names: Names, ruleset: RuleSet) -> None:
     scope = Scope()
-    if rule.hook in ("setup", "turn_start", "marker_used", "after_create_route"):
+    if rule.hook in ("setup", "turn_start", "marker_used", "after_create_route", "favour"):
         for effect in rule.effects:
             check_effect(effect, rule.hook, names, scope)
         if rule.hook == "marker_used":

@@ -227,6 +227,10 @@ class ExprCompiler:
                 "None",
                 self.effects(rule.effects, env),
             )
+        for i, rule in enumerate(r for r in rules if r.hook == "favour"):
+            out[f"_favour_{i}"] = _function(
+                f"_favour_{i}", "s: State, p: int", "None", self.effects(rule.effects, env)
+            )
         forbids = [r for r in rules if r.hook == "forbid"]
         if forbids:
             lines = []

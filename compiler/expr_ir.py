@@ -173,6 +173,7 @@ HOOKS = (
     "turn_start",
     "marker_used",
     "after_create_route",
+    "favour",
     "forbid",
     "score",
     "end",
@@ -217,6 +218,7 @@ class HookRule:
             "setup": "at setup",
             "turn_start": "at turn start",
             "after_create_route": "after create_route",
+            "favour": f'favour "{self.target}"',
             "marker_used": f'bonus "{self.target}"'
             + "".join(f" {k} {v}" for k, v in self.params)
             + " when used",

@@ -233,6 +233,7 @@ STATEMENTS = (
     "r_at_setup",
     "r_at_turn_start",
     "r_after_create_route",
+    "r_favour",
     "r_forbid",
     "r_control_words",
     "r_control_most",
@@ -302,6 +303,18 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
             hook,
             f"{hook}:{len(effects)}:" + "; ".join(e.text() for e in effects),
             effects=effects,
+            span=span,
+        )
+    if data == "r_favour":  # an Emperor's Favour tile: its effects apply to its taker
+        label = unquote(kids[0], file)
+        if not label.strip():
+            raise HansaError("a favour tile needs a name", span_of(kids[0], file))
+        return HookRule(
+            "favour",
+            f"favour:{label}",
+            target=label,
+            label=label,
+            effects=lower_effects(kids[1], file),
             span=span,
         )
     if data == "r_forbid":

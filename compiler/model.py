@@ -870,6 +870,13 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     ]
     if comp["pawn"]:  # only games with the pawn get these ids (the others stay byte-identical)
         layout_sizes += [("PAWN", k["N_REGIONS"]), ("PAWN_PAY", 1)]
+    favours = [r for r in rules.hook_rules if r.hook == "favour"]
+    comp["favour"] = bool(favours)
+    if favours:  # Emperor's Favour: one action per tile (only games with tiles get these ids)
+        layout_sizes += [("FAVOUR", len(favours))]
+        k["FAVOUR_NAMES"] = tuple(r.label for r in favours)
+        k["N_FAVOUR"] = len(favours)
+        comp["favour_functions"] = [f"_favour_{i}" for i in range(len(favours))]
     base = 0
     for kind, size in layout_sizes:
         model.layout.append((kind, base, size))

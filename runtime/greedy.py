@@ -45,6 +45,7 @@ TURN_KINDS = (
     "USE_MARKER",
     "PAWN",
     "PAWN_PAY",
+    "FAVOUR",
 )
 KEYS_PER_POST = 0.8  # developing Keys adds about this much per post held
 PRIVILEGE_VALUE = 4.5  # Privilege while some city's next space needs more than mine
@@ -401,6 +402,9 @@ class GreedyAgent:
         creates = by_kind.get("CREATE")
         if creates:
             return self._best_create(state, t, me, creates)
+        tiles = by_kind.get("FAVOUR")  # Emperor's Favour: legal only at the start of a turn
+        if tiles and len(state.unused_markers(me)) >= 3:
+            return tiles[0]  # markers to spare: two of them buy a permanent advantage
         if t.region_routes and state.pawn_free_move_before_acting():
             free = [a for a in legal if t.kind_of[a] == "PAWN"]
             if free:  # before the first action: bring the pawn to the route it wants
