@@ -252,20 +252,13 @@ def play_game(
         player = state.current_player()
         legal = state.legal_actions()
         agent = agents[player]
-        try:
-            action = agent.step(state, legal)
-        except HansaError:
-            raise
-        except Exception as exc:  # a plug-in agent's bug: say whose, without a traceback
-            raise HansaError(
-                f"agent {type(agent).__name__} (player {player}) failed at decision "
-                f"{decisions + 1}: {type(exc).__name__}: {exc}"
-            ) from exc
-        if action.__class__ is not int or action not in legal:
-            raise HansaError(
-                f"agent {type(agent).__name__} (player {player}) chose {action!r} at decision "
-                f"{decisions + 1}, which is not one of the legal actions"
-            )
+        action = checked_step(
+            agent,
+            state,
+            legal,
+            f"agent {type(agent).__name__} (player {player})",
+            f" at decision {decisions + 1}",
+        )
         tracker.before(state, legal, player, action)
         state.apply_action(action)
         decisions += 1
@@ -596,3 +589,17 @@ def module_hash(ns: dict) -> str | None:
         if line.startswith("# hansa-generated:"):
             return line.split(":", 1)[1].strip()
     return "sha256=" + hashlib.sha256(data).hexdigest()
+
+
+def checked_step(agent, state, legal: list[int], who: str, at: str = "") -> int:
+    """The agent's choice among `legal`; a plug-in agent's bug or an illegal choice becomes one
+    HansaError naming `who` (and `at`, where in the game), without a traceback."""
+    try:
+        action = agent.step(state, legal)
+    except HansaError:
+        raise
+    except Exception as exc:
+        raise HansaError(f"{who} failed{at}: {type(exc).__name__}: {exc}") from exc
+    if action.__class__ is not int or action not in legal:
+        raise HansaError(f"{who} chose {action!r}{at}, which is not one of the legal actions")
+    return action

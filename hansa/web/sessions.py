@@ -20,7 +20,14 @@ from types import ModuleType
 import hansa
 from hansa.compiler.errors import HansaError
 from hansa.runtime.game import Game
-from hansa.runtime.simulate import AGENTS, GameRecord, GameTracker, agent_seed, make_agent
+from hansa.runtime.simulate import (
+    AGENTS,
+    GameRecord,
+    GameTracker,
+    agent_seed,
+    checked_step,
+    make_agent,
+)
 
 HUMAN = "human"
 MAX_SESSIONS = 100  # live games kept; the least recently used one is dropped beyond this
@@ -294,20 +301,10 @@ class Session:
                     raise HansaError(f"it is player {player}'s decision, and a human plays it")
                 break
             legal = self.state.legal_actions()
-            try:
-                action = agent.step(self.state, legal)
-            except HansaError:
-                raise
-            except Exception as exc:  # a plug-in agent's bug: say whose, keep the game
-                raise HansaError(
-                    f"agent {self.seats[player]} (player {player}) failed: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
-            if action.__class__ is not int or action not in legal:
-                raise HansaError(
-                    f"agent {self.seats[player]} (player {player}) chose {action!r}, "
-                    "which is not one of the legal actions"
-                )
+            # a plug-in agent's bug or illegal choice: one message saying whose; the game is kept
+            action = checked_step(
+                agent, self.state, legal, f"agent {self.seats[player]} (player {player})"
+            )
             self._apply(player, action)
             done += 1
         return done
