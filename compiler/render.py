@@ -1088,7 +1088,7 @@ def _draw_legend(ax, board: Board, colours: dict[str, str], regions: Regions | N
         return Line2D([], [], color=colour, lw=width, alpha=alpha, label=label)
 
     handles: list = [
-        marker("square space: trader or merchant", "s", "#ffffff"),
+        marker("square space: trader only", "s", "#ffffff"),
         marker("round space: merchant only", "o", "#ffffff"),
     ]
     handles += [

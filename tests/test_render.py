@@ -383,8 +383,8 @@ def test_route_to_an_unknown_city_is_a_hansa_error(tmp_path):
 def test_no_legend_leaves_the_legend_out(tmp_path):
     with_legend = render.render_board(small_board(), tmp_path / "a.svg")
     without = render.render_board(small_board(), tmp_path / "b.svg", legend=False)
-    assert "square space: trader or merchant" in with_legend.read_text(encoding="utf-8")
-    assert "square space: trader or merchant" not in without.read_text(encoding="utf-8")
+    assert "square space: trader only" in with_legend.read_text(encoding="utf-8")
+    assert "square space: trader only" not in without.read_text(encoding="utf-8")
 
 
 # --- the command ---------------------------------------------------------------------------------
