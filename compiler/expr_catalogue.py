@@ -416,7 +416,7 @@ EFFECTS = {
         "your control PP becomes 2 if rank = players",
         EFFECT_HOOKS,
         "Set one of the player's rule parameters: control PP, full track PP, city PP, extra"
-        " actions (every turn), trader compensation.",
+        " actions (every turn), trader compensation, displacement reach.",
     ),
 }
 
@@ -427,6 +427,8 @@ SETTABLE: dict[str, str] = {
     "city pp": "PP at the end for each city the player controls (the controlled-cities category).",
     "extra actions": "Actions the player has every turn beyond its Actions value.",
     "trader compensation": "Extra pieces the player takes when one of its traders is displaced.",
+    "displacement reach": "1: the player's displaced pieces may go to any free point (0: the"
+    " nearest routes with one, as usual).",
 }
 
 HOOK_DOCS = {

@@ -906,6 +906,12 @@ def _compile_hook_rules(
     comp["x_tiebreak"] = bool(tie_exprs)
     comp["x_turns"] = _mentions(hook_rules, tie_exprs, "turn number")
     comp["x_params"] = any(e.kind == "set_param" for r in hook_rules for e in r.effects)
+    # A sixth parameter only in rule sets that set it, so every other module keeps its five.
+    comp["x_reach"] = any(
+        e.kind == "set_param" and e.name == "displacement reach"
+        for r in hook_rules
+        for e in r.effects
+    )
     comp["x_chosen_develop"] = any(
         e.kind == "develop" and not e.name for r in hook_rules for e in r.effects
     )
@@ -960,6 +966,11 @@ def _compile_hook_rules(
         k["X_CITY_PP"] = 2
         k["X_EXTRA_ACTIONS"] = 3
         k["X_TRADER_COMPENSATION"] = 4
+    if comp["x_reach"]:  # Emperor's Favour "displaced pieces may go to any free points"
+        k["X_PARAM_NAMES"] += ("displacement_reach",)
+        k["X_PARAM_DEFAULTS"] += (0,)
+        k["N_X_PARAMS"] = 6
+        k["X_DISPLACEMENT_REACH"] = 5
     comp["x_setup"] = "_x_setup" in functions
     comp["x_turn_start"] = "_x_turn_start" in functions
     comp["x_after_route"] = "_x_after_route" in functions

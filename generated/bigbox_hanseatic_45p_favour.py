@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-45p-favour'
 # rules: 'bigbox_favour'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=9dba1f5d7e07c4fa73692df43e660119577e90bf4fff8afce92cf9feef748975
+# hansa-generated: spec-sha256=cab34cf5f1d36cd5aa82df176d3adc5c2682df65526c302a973bf5721c0b6ec5
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/modules/emperors_favour.hansa'
@@ -273,17 +273,21 @@ ROUTE_TAVERN = (
      False, False, True, False, False, False, False, False, False, False, False, False, False,
      False, False, True, False, False, False, False, False)
 )
-X_PARAM_NAMES = ('control_pp', 'full_track_pp', 'city_pp', 'extra_actions_per_turn',
- 'trader_compensation')
-X_PARAM_DEFAULTS = (1, -1, 2, 0, 1)
-N_X_PARAMS = 5
+X_PARAM_NAMES = (
+    ('control_pp', 'full_track_pp', 'city_pp', 'extra_actions_per_turn', 'trader_compensation',
+     'displacement_reach')
+)
+X_PARAM_DEFAULTS = (1, -1, 2, 0, 1, 0)
+N_X_PARAMS = 6
 X_CONTROL_PP = 0
 X_FULL_ABILITY_PP = 1
 X_CITY_PP = 2
 X_EXTRA_ACTIONS = 3
 X_TRADER_COMPENSATION = 4
-FAVOUR_NAMES = ('More actions', 'Trader compensation', 'City PP', 'Full ability PP')
-N_FAVOUR = 4
+X_DISPLACEMENT_REACH = 5
+FAVOUR_NAMES = ('Displace anywhere', 'More actions', 'Trader compensation', 'City PP',
+ 'Full ability PP')
+N_FAVOUR = 5
 A_END_TURN = 0
 A_INCOME = 1
 A_PLACE = 141
@@ -314,14 +318,14 @@ A_ROUTE_PLACE = 1259
 A_COUNTRY_PLACE = 1259
 A_COUNTRY_LIFT = 1259
 A_FAVOUR = 1259
-NUM_ACTIONS = 1263
+NUM_ACTIONS = 1264
 ACTION_RANGES = (
     (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 214), ('DISPLACE', 355, 214),
      ('MOVE', 569, 1), ('CREATE', 570, 34), ('USE_MARKER', 604, 6), ('PAY', 610, 3),
      ('PICK', 613, 107), ('DONE_PICKING', 720, 1), ('DROP', 721, 107), ('ESTABLISH', 828, 54),
      ('ADDITIONAL', 882, 54), ('DEVELOP', 936, 5), ('SPECIAL', 941, 4), ('NO_POST', 945, 1),
      ('EXCHANGE', 946, 62), ('PLACE_DISPLACED', 1008, 107), ('EXTRA', 1115, 2),
-     ('LIFT', 1117, 107), ('DECLINE', 1224, 1), ('PLACE_MARKER', 1225, 34), ('FAVOUR', 1259, 4))
+     ('LIFT', 1117, 107), ('DECLINE', 1224, 1), ('PLACE_MARKER', 1225, 34), ('FAVOUR', 1259, 5))
 )
 GAME_NAME = 'bigbox-hanseatic-45p-favour'
 PLAYER_COUNTS = (4, 5)
@@ -1039,18 +1043,22 @@ def _x_receive(s: State, p: int, m: int) -> None:
 
 # fmt: off
 def _favour_0(s: State, p: int) -> None:
-    s.xparam[p * N_X_PARAMS + 3] = max(0, 1)
+    s.xparam[p * N_X_PARAMS + 5] = max(0, 1)
 
 
 def _favour_1(s: State, p: int) -> None:
-    s.xparam[p * N_X_PARAMS + 4] = max(0, 2)
+    s.xparam[p * N_X_PARAMS + 3] = max(0, 1)
 
 
 def _favour_2(s: State, p: int) -> None:
-    s.xparam[p * N_X_PARAMS + 2] = max(0, 4)
+    s.xparam[p * N_X_PARAMS + 4] = max(0, 2)
 
 
 def _favour_3(s: State, p: int) -> None:
+    s.xparam[p * N_X_PARAMS + 2] = max(0, 4)
+
+
+def _favour_4(s: State, p: int) -> None:
     s.xparam[p * N_X_PARAMS + 1] = max(0, 7)
 
 
@@ -1068,6 +1076,7 @@ FAVOUR_EFFECT = (
     _favour_1,
     _favour_2,
     _favour_3,
+    _favour_4,
 )
 
 
@@ -1207,12 +1216,18 @@ def _apply_pay(s: State, top: tuple, action: int) -> None:
 
 
 # The displaced player's frame: (F_DISPLACED, owner, route, holding kind or -1, extras left).
-def _ring_points(s: State, route: int, kind: int) -> list[int]:
+def _ring_points(s: State, route: int, kind: int, q: int) -> list[int]:
     """PLACE_DISPLACED ids of the free points a piece of `kind` may take on the nearest routes (by
     distance from `route`) that have one; each ring lists its routes in order, so the ids come
     sorted. Rings beyond the first are found breadth-first over ROUTE_ADJACENT."""
     mask = s.mask
     table = RING_ANY if kind else RING_HOUSE
+    if s.xparam[q * N_X_PARAMS + X_DISPLACEMENT_REACH]:
+        # A rule (Emperor's Favour) lets the displaced owner use any free point on any route.
+        found = []
+        for r in range(N_ROUTES):
+            found += table[r][mask[r]]
+        return found
     ring = ROUTE_ADJACENT[route]
     seen = None
     while ring:
@@ -1251,7 +1266,7 @@ def _extra_source(s: State, q: int) -> int:
 def _legal_displaced(s: State, top: tuple) -> list[int]:
     _, q, route, holding, left = top
     if holding >= 0:
-        return _ring_points(s, route, holding)
+        return _ring_points(s, route, holding, q)
     acts = []
     lifts = []
     source = _extra_source(s, q)
@@ -1259,7 +1274,7 @@ def _legal_displaced(s: State, top: tuple) -> list[int]:
     for kind in (0, 1):
         if source < 0 or not zone[2 * q + kind]:
             continue
-        room = bool(_ring_points(s, route, kind))
+        room = bool(_ring_points(s, route, kind, q))
         if source < 2:
             if room:
                 acts.append(A_EXTRA + kind)
@@ -1277,7 +1292,7 @@ def _legal_displaced(s: State, top: tuple) -> list[int]:
 def _settle_displaced(s: State, top: tuple) -> bool:
     _, q, route, holding, left = top
     if holding >= 0:
-        if _ring_points(s, route, holding):
+        if _ring_points(s, route, holding, q):
             return False
         # Decision displaced_piece_without_point = personal_supply: no point anywhere takes it.
         s.supply[2 * q + holding] += 1

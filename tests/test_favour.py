@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from scenario_support import Position, act, doc, legal, markers
+from scenario_support import Position, act, doc, legal, markers, refuse, route_points
 from test_variants import variant
 
 import hansa
@@ -130,3 +130,40 @@ def test_a_house_rule_adds_a_seventh_tile():
     state = game.new_initial_state(3)
     for _ in range(300):  # it plays: a legal decision in every position reached
         state.apply_action(rng.choice(state.legal_actions()))
+
+
+def offered_routes(state) -> set[str]:
+    """The routes named by the displaced owner's placement choices."""
+    prefix = "place the displaced piece on "
+    return {t[len(prefix) :].rsplit(" #", 1)[0] for t in legal(state) if t.startswith(prefix)}
+
+
+def test_displace_anywhere_tile_lets_the_holder_use_any_free_point(favour):
+    """p. 11: "Displaced pieces may be placed on any free points" — the holder's displaced pieces
+    are no longer bound to the nearest routes; other players' still are (p. 5)."""
+    adjacent = {
+        "Dortmund–Duisburg",
+        "Hildesheim–Paderborn",
+        "Minden–Paderborn",
+        "Paderborn–Warburg",
+    }
+    pos = Position(favour).route("Dortmund", "Paderborn", None, "t1", None).player(0, supply=(5, 0))
+    pos.player(1, unused=["plus_3_actions", "move_tradesmen"])
+    state = with_favour(pos.to_move(1))
+    act(state, TAKE.format("Displace anywhere"))
+    assert doc(state)["player_state"][1]["parameters"]["displacement_reach"] == 1
+    while doc(state)["turn"]["player"] != 0:
+        act(state, "end the turn")
+    act(state, "displace trader on Dortmund–Paderborn #2")
+    offered = offered_routes(state)
+    assert adjacent < offered and "Emden–Groningen" in offered
+    act(state, "place the displaced piece on Emden–Groningen #1")
+    assert route_points(state, "Emden", "Groningen")[0] == "t1"
+    act(state, "take an extra trader")
+    assert "Emden–Groningen" in offered_routes(state)  # the extra piece too
+    # Without the tile (the same position, no parameter): only the adjacent routes.
+    plain = with_favour(pos.to_move(0))
+    assert doc(plain)["player_state"][1]["parameters"]["displacement_reach"] == 0
+    act(plain, "displace trader on Dortmund–Paderborn #2")
+    assert offered_routes(plain) == adjacent
+    refuse(favour, plain, "place the displaced piece on Emden–Groningen #1")
