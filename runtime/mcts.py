@@ -64,6 +64,13 @@ class MCTSAgent:
     ) -> None:
         if rollout not in ("greedy", "random"):
             raise ValueError(f"rollout must be greedy or random, not {rollout!r}")
+        whole = {"iterations": iterations, "depth": depth}
+        real = {"seconds": seconds, "c": c, "widen": widen, "prior": prior}
+        for name, value in [*whole.items(), *real.items()]:
+            kind = int if name in whole else (int, float)
+            if isinstance(value, bool) or not isinstance(value, kind):
+                noun = "a whole number" if name in whole else "a number"
+                raise ValueError(f"{name} must be {noun}, not {value!r}")
         if iterations < 1 or seconds < 0 or depth < 0 or c < 0:
             raise ValueError("iterations must be positive; seconds, depth and c not negative")
         self.rng = random.Random(seed)

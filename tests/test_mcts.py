@@ -110,3 +110,15 @@ def test_play_simulate_and_diff_accept_mcts(capsys):
         "--players", "4", "--agents", CHEAP, "--jobs", "1",
     )  # fmt: skip
     assert code in (0, 1)
+
+
+def test_a_parameter_of_the_wrong_type_is_one_clear_error():
+    """`--agents mcts:iterations=x` names the parameter and what it must be (no TypeError)."""
+    import pytest
+    from hansa.runtime.errors import HansaError
+    from hansa.runtime.simulate import make_agent
+
+    with pytest.raises(HansaError, match="iterations must be a whole number, not 'x'"):
+        make_agent("mcts:iterations=x", 1)
+    with pytest.raises(HansaError, match="depth must be a whole number, not 1.5"):
+        make_agent("mcts:depth=1.5", 1)
