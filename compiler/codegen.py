@@ -283,17 +283,36 @@ def generate_modules(spec_dir: str | Path = "spec", paths=None) -> dict[str, tup
     return out
 
 
-def index_source(modules: dict[str, tuple[str, str]]) -> str:
-    """`generated/_index.py`: game name → module name (for `hansa.load_game`)."""
+def index_source(modules: dict[str, tuple[str, str]], names: dict[str, dict] | None = None) -> str:
+    """`generated/_index.py`: game name → module name (for `hansa.load_game`), and the rule sets
+    and boards the spec declares (`spec_names`, for `hansa list` without the compiler)."""
     lines = [
         '"""Index of the generated game modules (written by `hansa build`; do not edit)."""',
         "",
         "# fmt: off",
         render_constant("GAMES", {name: module for name, (module, _src) in modules.items()}),
-        "# fmt: on",
-        "",
     ]
+    for constant, table in sorted((names or {}).items()):
+        lines.append(render_constant(constant, table))
+    lines += ["# fmt: on", ""]
     return "\n".join(lines)
+
+
+def spec_names(spec_dir: str | Path = "spec") -> dict[str, dict]:
+    """The rule sets (title, extends) and boards (title, player counts) declared under spec_dir."""
+    from .project import load_project
+
+    project = load_project([Path(spec_dir)])
+    return {
+        "RULESETS": {
+            name: {"title": r.title, "extends": r.extends}
+            for name, r in sorted(project.own("rulesets").items())
+        },
+        "BOARDS": {
+            name: {"title": b.title, "players": list(b.players)}
+            for name, b in sorted(project.own("boards").items())
+        },
+    }
 
 
 def compile_module(source: str, game: str | None = None, spec_dir: str | Path = "spec"):

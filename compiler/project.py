@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import LIBRARY_DIR
 from .board_checks import check_board
 from .errors import Diagnostic, HansaError, Span, did_you_mean, format_diagnostics
 from .ir import Board
@@ -87,6 +88,16 @@ class Project:
     # (kind, name, file) of declarations that failed to parse or lower: their errors are reported
     # once, and a game or rule set naming them gets no second "unknown …" error
     broken: list[tuple[str, str, str]] = field(default_factory=list)
+    # (attribute, name) of the built-in declarations taken in because the loaded files use them
+    from_library: set[tuple[str, str]] = field(default_factory=set)
+
+    def own(self, attribute: str) -> dict[str, Any]:
+        """The declarations of one kind from the loaded files themselves (no built-in ones)."""
+        return {
+            name: decl
+            for name, decl in self.declarations(attribute).items()
+            if (attribute, name) not in self.from_library
+        }
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -148,11 +159,17 @@ def _walk_spec_files(folder: Path) -> Iterable[Path]:
                 yield Path(root) / name
 
 
-def load_project(paths: Iterable[str | Path]) -> Project:
-    """Parse, lower and check every spec file under `paths`; problems become diagnostics."""
+def load_project(paths: Iterable[str | Path], library: bool = True) -> Project:
+    """Parse, lower and check every spec file under `paths`; problems become diagnostics.
+
+    With `library`, a board or rule set the files use but do not declare is taken from the
+    built-in spec (`LIBRARY_DIR`), with whatever it uses in turn.
+    """
     project = Project(files=find_spec_files(paths))
     for path in project.files:
         _load_file(project, path)
+    if library:
+        _take_from_library(project)
     for checker in CHECKERS:
         project.diagnostics.extend(_resolve(checker)(project))
     project.diagnostics = _sorted_unique(_without_echoes(project, project.diagnostics))
@@ -226,6 +243,91 @@ def _load_file(project: Project, path: Path) -> None:
                 project.broken.append((kind, _name_of(declaration.children[0]), file))
             continue
         _add_declaration(project, attribute, lowered, span_of(declaration, file))
+
+
+_LIBRARY: Project | None = None
+
+
+def library_project() -> Project | None:
+    """The built-in spec, loaded once per process (None if this installation has none)."""
+    global _LIBRARY
+    if _LIBRARY is None and LIBRARY_DIR.is_dir():
+        library = Project(files=sorted(_walk_spec_files(LIBRARY_DIR)))
+        for path in library.files:
+            _load_file(library, path)
+        _LIBRARY = library
+    return _LIBRARY
+
+
+def _used_names(declaration: Any) -> list[tuple[str, str]]:
+    """(attribute, name) of the boards and rule sets a declaration names."""
+    used = []
+    for attribute, field_name in (
+        ("rulesets", "extends"),
+        ("rulesets", "rules"),
+        ("boards", "board"),
+    ):
+        value = getattr(declaration, field_name, None)
+        if isinstance(value, str):
+            used.append((attribute, value))
+    return used
+
+
+def _take_from_library(project: Project) -> None:
+    """Add the built-in boards and rule sets that the loaded declarations use and lack."""
+    wanted = [
+        used
+        for attribute in ("rulesets", "games")
+        for declaration in project.declarations(attribute).values()
+        for used in _used_names(declaration)
+    ]
+    _take_names(project, wanted)
+
+
+def take_from_library(project: Project, name: str) -> bool:
+    """Add the built-in board, rule set or game called `name` (and what it uses) to a project
+    that declares nothing by that name; True if the built-in spec has one."""
+    library = library_project()
+    if library is None:
+        return False
+    wanted = [
+        (attribute, name)
+        for attribute in ("boards", "rulesets", "games")
+        if name in library.declarations(attribute) and name not in project.declarations(attribute)
+    ]
+    found = bool(wanted)
+    _take_names(project, wanted)
+    return found
+
+
+def _take_names(project: Project, wanted: list[tuple[str, str]]) -> None:
+    broken = {(_ATTRIBUTE_OF_KIND.get(kind, kind), name) for kind, name, _ in project.broken}
+    library = None
+    while wanted:
+        attribute, name = wanted.pop()
+        if name in project.declarations(attribute) or (attribute, name) in broken:
+            continue
+        library = library or library_project()
+        if library is None:
+            return
+        built_in = library.declarations(attribute)
+        declaration = built_in.get(name)
+        if declaration is None:  # a misspelt name: take the nearest built-in one in, for the
+            from hansa.runtime.names import closest  # "did you mean" of the unknown-name error
+
+            guess = closest(name, built_in)
+            if guess is not None and guess not in project.declarations(attribute):
+                wanted.append((attribute, guess))
+            continue
+        project.declarations(attribute)[name] = declaration
+        project.from_library.add((attribute, name))
+        span = getattr(declaration, "span", None)
+        if span is not None and span.file in library.sources:
+            project.sources.setdefault(span.file, library.sources[span.file])
+        wanted.extend(_used_names(declaration))
+
+
+_ATTRIBUTE_OF_KIND = {"board": "boards", "rules": "rulesets", "game": "games"}
 
 
 def _declaration_name(declaration: Any) -> str:

@@ -77,12 +77,16 @@ def spec_digest(folder: Path) -> str:
         os.getcwd(),
     ):  # paths in messages are as given
         digest.update(where.encode("utf-8", "surrogateescape") + b"\0")
-    for path in spec_files(folder):
+    from hansa.compiler import LIBRARY_DIR
+
+    built_in = [(p, p.relative_to(LIBRARY_DIR)) for p in spec_files(LIBRARY_DIR)]
+    own = [(path, path.relative_to(folder)) for path in spec_files(folder)]
+    for path, relative in [*own, *((p, Path("<built-in>") / r) for p, r in built_in)]:
         try:
             data = path.read_bytes()
         except OSError:
             data = b"<unreadable>"
-        rel = str(path.relative_to(folder)).encode("utf-8", "surrogateescape")
+        rel = str(relative).encode("utf-8", "surrogateescape")
         digest.update(rel + b"\0" + hashlib.sha256(data).digest())
     return digest.hexdigest()
 
@@ -191,13 +195,13 @@ def _compile_folder(folder: Path, digest: str) -> SpecIndex:
 
     project = load_project([folder])
     index = SpecIndex(folder, digest, errors=len(project.errors))
-    for name, board in project.boards.items():
+    for name, board in project.own("boards").items():
         index.boards[name] = {
             "title": board.title,
             "players": list(board.players),
             "file": board.span.file if board.span else None,
         }
-    for name, rules in project.rulesets.items():
+    for name, rules in project.own("rulesets").items():
         index.rulesets[name] = {
             "title": rules.title,
             "extends": rules.extends,
@@ -366,6 +370,14 @@ def builtin_games() -> dict[str, str]:
     return dict(GAMES)
 
 
+def builtin_names(constant: str) -> dict[str, dict]:
+    """The built-in spec's rule sets (`RULESETS`) or boards (`BOARDS`), as `hansa build` indexed
+    them: name → title and extends, or title and player counts."""
+    import hansa.generated._index as index
+
+    return dict(getattr(index, constant, {}))
+
+
 def load_game(name: str, players: int | None = None, spec: str | Path | None = None) -> Game:
     """The game `name`: declared in the spec folder (compiled, cached) or built into the package.
 
@@ -450,12 +462,18 @@ def catalogue(spec: str | Path | None = None) -> dict:
                 "ok": True,
             }
         )
+    listed = {}
+    for kind, constant in (("rulesets", "RULESETS"), ("boards", "BOARDS")):
+        own = dict(getattr(index, kind)) if index else {}
+        built_in = {
+            n: {**v, "file": "built-in"} for n, v in builtin_names(constant).items() if n not in own
+        }
+        listed[kind] = [
+            {"name": n, **v} for n, v in [*sorted(own.items()), *sorted(built_in.items())]
+        ]
     return {
         "spec": str(folder) if folder is not None else None,
         "games": games,
-        "rulesets": [
-            {"name": n, **v} for n, v in sorted((index.rulesets if index else {}).items())
-        ],
-        "boards": [{"name": n, **v} for n, v in sorted((index.boards if index else {}).items())],
+        **listed,
         "errors": index.errors if index else 0,
     }

@@ -2,8 +2,8 @@
 `--spec DIR`, names resolve the same way everywhere (hansa.resolve), and `hansa list`,
 `--version` and `hansa check --json` describe what there is.
 
-The folder used is what a new user writes: a made-up ten-city board, a house rule extending a
-copy of the Big Box edition, and a game binding them (tests/fixtures/own_spec).
+The folder used is what a new user writes: a made-up ten-city board, a house rule extending the
+built-in Big Box edition (not copied: the built-in spec provides it), and a game binding them (tests/fixtures/own_spec).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ def own(tmp_path: Path, monkeypatch) -> Path:
     """A user's folder (not the project's) with their spec folder `myspec/`; cwd is the folder."""
     spec = tmp_path / "myspec"
     shutil.copytree(FIXTURE, spec)
-    shutil.copy(ROOT / "spec" / "bigbox_2021.hansa", spec / "bigbox_2021.hansa")
     monkeypatch.chdir(tmp_path)
     return spec
 
@@ -235,7 +234,8 @@ def test_list_shows_games_rule_sets_and_boards(own: Path, capsys) -> None:
     assert code == 0, err
     assert "quick-ring" in out and "3-4 players" in out and "quick on ring" in out
     assert re.search(r"\n  quick +A quick game +extends bigbox_2021\n", out)
-    assert "\n  ring  3-4 players  The Ring\n" in out
+    assert re.search(r"\n  ring +3-4 players +The Ring\n", out)
+    assert re.search(r"\n  bigbox_2021 +Hansa Teutonica Big Box \(2021\) +built-in\n", out)
     code, out, _ = run(capsys, "list", "--spec", "myspec", "--json")
     data = json.loads(out)
     game = next(g for g in data["games"] if g["name"] == "quick-ring")
@@ -247,8 +247,11 @@ def test_list_shows_games_rule_sets_and_boards(own: Path, capsys) -> None:
         "source": "myspec/house.hansa",
         "ok": True,
     }
-    assert {r["name"] for r in data["rulesets"]} == {"quick", "bigbox_2021"}
-    assert [b["name"] for b in data["boards"]] == ["ring"]
+    sources = {r["name"]: r["file"] for r in data["rulesets"]}
+    assert sources["quick"] == "myspec/house.hansa"
+    assert sources["bigbox_2021"] == sources["original_2009"] == "built-in"
+    boards = [b["name"] for b in data["boards"]]
+    assert boards[0] == "ring" and "hanseatic_45p" in boards  # own first, then the built-in ones
     assert any(g["source"] == "built-in" for g in data["games"])
 
 

@@ -36,11 +36,11 @@ def _current_text(path: Path) -> str | None:
 
 
 def expected_files(spec: Path) -> dict[str, str]:
-    from hansa.compiler.codegen import generate_modules, index_source
+    from hansa.compiler.codegen import generate_modules, index_source, spec_names
 
     modules = generate_modules(spec)
     files = {f"{module}.py": text for module, text in modules.values()}
-    files["_index.py"] = index_source(modules)
+    files["_index.py"] = index_source(modules, spec_names(spec))
     return files
 
 

@@ -47,9 +47,9 @@ def _plural(count: int, word: str) -> str:
 def summary(project: Project) -> str:
     """One line: what was checked and how many errors and warnings were found."""
     found = [
-        _plural(len(project.boards), "board"),
-        _plural(len(project.rulesets), "rule set"),
-        _plural(len(project.games), "game"),
+        _plural(len(project.own("boards")), "board"),
+        _plural(len(project.own("rulesets")), "rule set"),
+        _plural(len(project.own("games")), "game"),
     ]
     return (
         f"checked {_plural(len(project.files), 'file')} ({', '.join(found)}): "
@@ -63,9 +63,9 @@ def as_json(project: Project) -> dict:
 
     return {
         "files": [str(f) for f in project.files],
-        "boards": sorted(project.boards),
-        "rulesets": sorted(project.rulesets),
-        "games": sorted(project.games),
+        "boards": sorted(project.own("boards")),
+        "rulesets": sorted(project.own("rulesets")),
+        "games": sorted(project.own("games")),
         "errors": len(project.errors),
         "warnings": len(project.warnings),
         "diagnostics": [diagnostic_json(d) for d in project.diagnostics],

@@ -140,9 +140,12 @@ class _Loader:
     def spec(self) -> Any:
         """Every declaration under the spec folder (errors are checked per declaration used)."""
         if self._spec is None:
-            if not Path(self.spec_dir).is_dir():
-                raise HansaError(f"no spec folder '{self.spec_dir}' to look names up in")
-            self._spec = _load([self.spec_dir])
+            if Path(self.spec_dir).is_dir():
+                self._spec = _load([self.spec_dir])
+            else:  # the built-in boards, rule sets and games only
+                from hansa.compiler.project import Project
+
+                self._spec = Project()
         return self._spec
 
     def file(self, file: str) -> Any:
@@ -270,6 +273,11 @@ def candidates(arg: str, loader: _Loader) -> list[Candidate]:
     spec_dir = loader.spec_dir
     project = loader.spec()
     found = [f for f in _declarations(project) if f[1] == arg]
+    if not found:
+        from hansa.compiler.project import take_from_library
+
+        if take_from_library(project, arg):
+            found = [f for f in _declarations(project) if f[1] == arg]
     if not found:
         known = [f[1] for f in _declarations(project)]
         hint = did_you_mean(arg, known)

@@ -1,5 +1,6 @@
 """List what the other commands can name: games (with player counts), rule sets and boards.
 
+Rule sets and boards are the spec folder's and the built-in ones (which any spec folder may use).
 Games come from the spec folder (--spec DIR, default ./spec when it exists; compiled on demand and
 cached) and from the games built into the package; a name in the spec folder hides a built-in game
 of the same name, exactly as `play`, `simulate`, `score` and `replay` resolve it. A game whose
@@ -58,13 +59,26 @@ def run(args: argparse.Namespace) -> int:
         print(line)
     print(f"rule sets ({len(found['rulesets'])}):")
     rows = [
-        [r["name"], r["title"], f"extends {r['extends']}" if r["extends"] else ""]
+        [
+            r["name"],
+            r["title"],
+            f"extends {r['extends']}" if r["extends"] else "",
+            "built-in" if r.get("file") == "built-in" else "",
+        ]
         for r in found["rulesets"]
     ]
     for line in _table(rows) if rows else ["  none"]:
         print(line)
     print(f"boards ({len(found['boards'])}):")
-    rows = [[b["name"], f"{_players(b['players'])} players", b["title"]] for b in found["boards"]]
+    rows = [
+        [
+            b["name"],
+            f"{_players(b['players'])} players",
+            b["title"],
+            "built-in" if b.get("file") == "built-in" else "",
+        ]
+        for b in found["boards"]
+    ]
     for line in _table(rows) if rows else ["  none"]:
         print(line)
     if found["errors"]:
