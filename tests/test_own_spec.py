@@ -3,7 +3,8 @@
 `--version` and `hansa check --json` describe what there is.
 
 The folder used is what a new user writes: a made-up ten-city board, a house rule extending the
-built-in Big Box edition (not copied: the built-in spec provides it), and a game binding them (tests/fixtures/own_spec).
+built-in Big Box edition (not copied: the built-in spec provides it), and a game binding them
+(tests/fixtures/own_spec).
 """
 
 from __future__ import annotations
