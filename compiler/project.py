@@ -41,6 +41,10 @@ LOWERERS: dict[str, tuple[str, Lowerer | str]] = {
     "board": ("boards", "board_lower:lower_board"),
     "rules": ("rulesets", "rules_lower:lower_rules"),
     "game": ("games", "rules_lower:lower_game"),
+    "define": (
+        "kinds",
+        "prelude:refuse_define",
+    ),  # the package's prelude only (compiler/prelude.py)
 }
 # project-wide checks, run in order after loading (board checks first)
 CHECKERS: list[Checker | str] = [
