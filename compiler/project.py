@@ -187,6 +187,8 @@ def _without_echoes(project: Project, diagnostics: list[Diagnostic]) -> list[Dia
 
 
 def _name_of(token: Any) -> str:
+    if hasattr(token, "children") and token.children:  # `rules NAME`: an r_name tree
+        token = token.children[0]
     text = str(token)
     if text.startswith('"') and text.endswith('"') and len(text) >= 2:
         text = text[1:-1].replace('\\"', '"').replace("\\\\", "\\")

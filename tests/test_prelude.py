@@ -209,3 +209,12 @@ def test_countries_are_checked_in_every_rule_of_a_game(tmp_path):
     body = "    score H: your posts in walse\n    score I: 1 PP per city in scotlnd"
     found = problems(body, tmp_path, board="britannia_45p")
     assert [line.split(": ", 1)[0] for line in found] == ["2:14", "3:23"]
+
+
+def test_rules_that_do_not_lower_give_one_error_each_and_no_echo_at_the_game(tmp_path):
+    """Two statements that cannot be lowered: one error each, and the game using the broken rule
+    set does not add "unknown rule set" (its own errors say what is wrong)."""
+    body = "    at turn start: gain 2 if rank = 1\n    at setup: take 2 traders from the bag"
+    found = problems(body, tmp_path)
+    assert [line.split(": ", 1)[0] for line in found] == ["2:25", "3:35"]
+    assert not any("unknown rule set" in line for line in found)
