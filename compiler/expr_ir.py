@@ -99,7 +99,7 @@ class Domain:
 
     kind: str  # city | route | player | opponent | ability
     where: Expr | None = None
-    country: str = ""
+    country: str = field(default="", metadata={"omit_default": True})
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     def text(self) -> str:
