@@ -125,14 +125,10 @@ def expand(
             changes = {}
             for f in fields(node):
                 value = getattr(node, f.name)
-                if is_dataclass(value) or isinstance(value, tuple):
-                    new = (
-                        tuple(substitute(v) for v in value)
-                        if isinstance(value, tuple)
-                        else substitute(value)
-                    )
-                    if new != value or new is not value:
-                        changes[f.name] = new
+                if isinstance(value, tuple):
+                    changes[f.name] = tuple(substitute(v) for v in value)
+                elif is_dataclass(value) and f.name != "span":
+                    changes[f.name] = substitute(value)
             return replace(node, **changes) if changes else node
         return node
 
