@@ -582,7 +582,10 @@ def to_plain(value: Any) -> Any:
             out["action"] = _snake(type(value).__name__)
         for f in dataclasses.fields(value):
             if f.compare and f.name not in ignore:
-                out[f.name] = to_plain(getattr(value, f.name))
+                item = getattr(value, f.name)
+                if f.metadata.get("omit_default") and item == f.default:
+                    continue  # a field added later stays out of output where it is unused
+                out[f.name] = to_plain(item)
         return out
     if isinstance(value, tuple | list | frozenset | set):
         items = [to_plain(v) for v in value]

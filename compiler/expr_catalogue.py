@@ -3,10 +3,11 @@
 One table that lowering, checks, code generation and docs/rules-language.md read. A quantity is a
 phrase (`track PP`, `posts here`); `needs` says which focus it reads (a player is always there: the
 rule's player or the one being counted over; a city or a route only inside `… where`/`per city`),
-`arg` whether it takes an ability or a scoring category after `of`, and `code` is the Python
+`arg` whether it takes an ability or a scoring category after `of` (or a country after its name:
+`posts in wales`), and `code` is the Python
 expression it compiles to: fixed text whose only holes are variable names and table indices that
 the code generator fills in ({P} player, {C} city, {R} route, {V} victim, {A} ability index, {K}
-category index) — a name the author writes never becomes code.
+category index, {N} country index) — a name the author writes never becomes code.
 """
 
 from __future__ import annotations
@@ -23,22 +24,34 @@ class Quantity:
     code: str
     doc: str
     example: str
-    needs: str = ""  # "" | city | route | victim
-    arg: str = ""  # "" | ability | category
+    needs: str = ""  # "" | city | route | victim | ability
+    arg: str = ""  # "" | ability | category (an ability: also the focus of `… over abilities`)
     per_player: bool = True  # takes `of PLAYER` / `your` / `their`
+    # The code of every player's value at once (a list), for max/min/sum over all players.
+    whole: str = ""
+    # The code in a game whose rules set per-player parameters (expr_catalogue.SETTABLE).
+    code_params: str = ""
 
 
-def _q(name, type_, code, doc, example, needs="", arg="", per_player=True) -> Quantity:
-    return Quantity(
-        name, type_, code, doc, name if example == "x" else example, needs, arg, per_player
-    )
+def _q(
+    name, type_, code, doc, example, needs="", arg="", per_player=True, whole="", code_params=""
+) -> Quantity:
+    example = name if example == "x" else example
+    return Quantity(name, type_, code, doc, example, needs, arg, per_player, whole, code_params)
 
 
 QUANTITIES: dict[str, Quantity] = {
     q.name: q
     for q in (
         # ---- a player's position
-        _q("track pp", NUMBER, "s.track[{P}]", "PP on the track.", "track PP of the victim"),
+        _q(
+            "track pp",
+            NUMBER,
+            "s.track[{P}]",
+            "PP on the track.",
+            "track PP of the victim",
+            whole="s.track",
+        ),
         _q(
             "score",
             NUMBER,
@@ -55,6 +68,14 @@ QUANTITIES: dict[str, Quantity] = {
             "Trading posts in the city counted over.",
             "your posts here > 0",
             needs="city",
+        ),
+        _q(
+            "posts in",
+            NUMBER,
+            "sum(_x_posts_in(s, {P}, c) for c in X_COUNTRY_CITIES[{N}])",
+            "Trading posts in the cities of a country of the board (`posts in COUNTRY`).",
+            "your posts in wales >= 3",
+            arg="country",
         ),
         _q(
             "controlled cities",
@@ -124,6 +145,41 @@ QUANTITIES: dict[str, Quantity] = {
             "at least 3 fully developed abilities",
         ),
         _q(
+            "full pp",
+            NUMBER,
+            "ABILITY_FULL_PP[{A}]",
+            "PP a fully developed ability scores (its `full_pp`, or the player's `full track PP`"
+            " where a rule sets it).",
+            "sum full PP over abilities where fully developed",
+            arg="ability",
+            code_params="(s.xparam[{P} * N_X_PARAMS + X_FULL_ABILITY_PP] if"
+            " s.xparam[{P} * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0 else ABILITY_FULL_PP[{A}])",
+        ),
+        _q(
+            "fully developed",
+            BOOL,
+            "(s.level[{P} * NA + {A}] >= ABILITY_MAX[{A}])",
+            "The ability counted over is developed to its last space.",
+            "count abilities where fully developed",
+            needs="ability",
+        ),
+        _q(
+            "city pp",
+            NUMBER,
+            "CITY_CONTROL_PP",
+            "PP per controlled city at the end (the controlled_cities category's `pp`, or what a"
+            " rule set for the player).",
+            "your city PP per city you control",
+            code_params="s.xparam[{P} * N_X_PARAMS + X_CITY_PP]",
+        ),
+        _q(
+            "special prestige",
+            NUMBER,
+            "sum(SPECIAL_POINTS[j] for j, h in enumerate(s.special) if h >= 0 and h >> 1 == {P})",
+            "Points of the special-prestige spaces the player holds.",
+            "special prestige > 0",
+        ),
+        _q(
             "collected bonuses",
             NUMBER,
             "_x_markers(s, {P})",
@@ -141,7 +197,7 @@ QUANTITIES: dict[str, Quantity] = {
         _q(
             "largest network",
             NUMBER,
-            "_x_network(s, {P}, 0)",
+            "_x_largest_network(s, {P})",
             "Posts in the player's largest connected group of cities.",
             "largest network",
         ),
@@ -387,6 +443,8 @@ DOMAINS = {
     "players": "player",
     "opponent": "opponent",
     "opponents": "opponent",
+    "ability": "ability",
+    "abilities": "ability",
 }
 
 # Effects, the hooks they may appear in, and an example each.
@@ -472,10 +530,17 @@ HOOK_DOCS = {
 
 def words_markdown() -> str:
     """Every quantity, hook and effect of rules in words, with an example each (Markdown)."""
-    needs = {"": "", "city": "a city", "route": "a route", "victim": "forbid displace"}
+    needs = {
+        "": "",
+        "city": "a city",
+        "route": "a route",
+        "victim": "forbid displace",
+        "ability": "an ability",
+    }
     rows = ["| quantity | type | reads | meaning | example |", "|---|---|---|---|---|"]
     for q in QUANTITIES.values():
-        name = q.name + {"ability": " of ABILITY", "category": " of CATEGORY"}.get(q.arg, "")
+        args = {"ability": " of ABILITY", "category": " of CATEGORY", "country": " COUNTRY"}
+        name = q.name + args.get(q.arg, "")
         reads = ", ".join(w for w in (needs[q.needs], "a player" if q.per_player else "") if w)
         rows.append(f"| `{name}` | {q.type} | {reads or '—'} | {q.doc} | `{q.example}` |")
     rows += ["", "| hook | meaning | example |", "|---|---|---|"]

@@ -22,6 +22,7 @@ from .expr_ir import (
     Effect,
     Expr,
     HookRule,
+    Lookup,
     Not,
     Num,
     Ref,
@@ -45,6 +46,7 @@ class Scope:
     route: bool = False
     victim: bool = False
     counting_players: bool = False
+    ability: bool = False
 
 
 def _fail(message: str, node) -> ExprError:
@@ -58,6 +60,24 @@ class Names:
     abilities: tuple[str, ...]
     categories: tuple[str, ...]  # keys and kinds
     markers: tuple[str, ...]
+    roles: tuple[tuple[str, str], ...] = ()  # (role, ability): `value of network_factor`
+    # The board's countries (lower case) once a game is built; None while checking a rule set,
+    # which knows no board (the build checks the names, so `hansa check` still reports them).
+    countries: tuple[str, ...] | None = None
+    board: str = ""
+
+
+def check_country(name: str, names: Names, node) -> None:
+    """An unknown country, or a board without countries, is an error at the phrase naming it."""
+    if names.countries is None or name in names.countries:
+        return
+    if not names.countries:
+        board = f"board '{names.board}'" if names.board else "this game's board"
+        raise _fail(f"'{name}' names a country, but {board} has no countries", node)
+    known = ", ".join(names.countries)
+    raise _fail(
+        f"unknown country '{name}'{did_you_mean(name, names.countries)}; known: {known}", node
+    )
 
 
 def names_of(ruleset: RuleSet) -> Names:
@@ -65,7 +85,8 @@ def names_of(ruleset: RuleSet) -> Names:
     categories += [r.target for r in ruleset.hook_rules if r.hook == "score"]
     markers = [b.name or b.kind for b in ruleset.bonus_markers]
     markers += [r.label for r in ruleset.hook_rules if r.hook == "marker_used"]
-    return Names(tuple(a.name for a in ruleset.abilities), tuple(categories), tuple(markers))
+    roles = tuple((a.role, a.name) for a in ruleset.abilities)
+    return Names(tuple(a.name for a in ruleset.abilities), tuple(categories), tuple(markers), roles)
 
 
 def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str, Ref | None]:
@@ -74,14 +95,26 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
     Raises ExprError for unknown names, missing or extra arguments and a focus that is not there.
     """
     quantity = QUANTITIES.get(ref.words)
+    named = ""
+    if quantity is None:  # `posts in wales`: a quantity whose last words name a country
+        for q in QUANTITIES.values():
+            if q.arg == "country" and ref.words.startswith(q.name + " "):
+                quantity, named = q, ref.words[len(q.name) + 1 :]
+                check_country(named, names, ref)
     if quantity is None:
         raise _fail(f"unknown quantity '{ref.words}'{did_you_mean(ref.words, QUANTITIES)}", ref)
     args = list(ref.args)
-    named = ""
-    if quantity.arg:
+    roles = dict(names.roles)
+    if quantity.arg == "ability" and not args and scope.ability:
+        pass  # the ability counted over (`sum full PP over abilities where …`)
+    elif quantity.arg == "country":
+        pass  # named above
+    elif quantity.arg:
         if not args:
             raise _fail(f"'{ref.words}' needs `of` and {_arg_word(quantity.arg)}", ref)
         named = args.pop(0)
+        if quantity.arg == "ability" and named in roles and named not in names.abilities:
+            named = roles[named]  # an ability by its role: `value of network_factor`
         known = names.abilities if quantity.arg == "ability" else names.categories
         if named not in known and not (quantity.arg == "category" and named.upper() in known):
             raise _fail(f"unknown {quantity.arg} '{named}'{did_you_mean(named, known)}", ref)
@@ -102,6 +135,8 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
         raise _fail(f"'{ref.words}' needs a city: use it in `… where` over cities", ref)
     if quantity.needs == "route" and not scope.route:
         raise _fail(f"'{ref.words}' needs a route: use it in `… where` over routes", ref)
+    if quantity.needs == "ability" and not scope.ability:
+        raise _fail(f"'{ref.words}' needs an ability: use it in `… where` over abilities", ref)
     if quantity.needs == "victim" and not scope.victim:
         raise _fail("'victim' is known only in `forbid displace when …`", ref)
     if ref.words == "them" and not scope.counting_players:
@@ -149,6 +184,15 @@ def check_expr(node: Expr, names: Names, scope: Scope) -> str:
             return BOOL
         _need(node.body, NUMBER, names, inner, f"'{node.fn}' adds up numbers")
         return NUMBER
+    if isinstance(node, Lookup):
+        _need(node.value, NUMBER, names, scope, "`… by TABLE` looks up a number")
+        if not node.rows:
+            raise _fail(
+                f"unknown table '{node.table}': `… by NAME` reads a table parameter of a kind"
+                " defined in the prelude (bonus_markers' `table`)",
+                node,
+            )
+        return NUMBER
     raise _fail("unknown expression", node)  # pragma: no cover - lowering makes only these
 
 
@@ -158,7 +202,10 @@ def check_domain(domain: Domain, names: Names, scope: Scope) -> Scope:
         "route": replace(scope, route=True),
         "player": replace(scope, counting_players=True),
         "opponent": replace(scope, counting_players=True),
+        "ability": replace(scope, ability=True),
     }[domain.kind]
+    if domain.country:
+        check_country(domain.country, names, domain)
     if domain.where is not None:
         _need(domain.where, BOOL, names, inner, "`where` takes a condition")
     return inner

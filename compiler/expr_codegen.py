@@ -24,6 +24,7 @@ from .expr_ir import (
     Domain,
     Effect,
     HookRule,
+    Lookup,
     Not,
     Num,
     Ref,
@@ -39,6 +40,7 @@ class Env:
     city: str = ""
     route: str = ""
     victim: str = ""
+    ability: str = ""
     depth: int = 0
 
     def scope(self) -> Scope:
@@ -47,6 +49,7 @@ class Env:
             route=bool(self.route),
             victim=bool(self.victim),
             counting_players=self.player != self.you,
+            ability=bool(self.ability),
         )
 
 
@@ -59,11 +62,16 @@ class ExprCompiler:
         abilities: tuple[str, ...],
         categories: list[tuple[str, str]],
         marker_ids: dict[str, int],
+        x_params: bool = False,
+        city_countries: tuple[tuple[int, ...], ...] = (),
     ):
         self.names = names
         self.abilities = abilities
         self.categories = categories  # (key, kind) in SCORE_KEYS order
         self.marker_ids = marker_ids
+        self.x_params = x_params  # the game has per-player parameters (s.xparam)
+        self.constants: dict[str, tuple] = {}  # tables precomputed (`… by TABLE`, countries)
+        self.city_countries = city_countries  # the board's CITY_COUNTRIES (country indices)
 
     # ---- expressions: one method per node class
 
@@ -80,23 +88,42 @@ class ExprCompiler:
             who = env.you
         if player is not None:
             who = self.expr(player, env)
-        ability = category = 0
-        if quantity.arg == "ability":
-            ability = self.abilities.index(named)
+        ability: int | str = 0
+        category = country = 0
+        if quantity.arg == "ability" or quantity.needs == "ability":
+            ability = self.abilities.index(named) if named else env.ability
         elif quantity.arg == "category":
             category = self._category(named)
-        code = quantity.code.format(
-            P=who, Y=env.you, C=env.city, R=env.route, V=env.victim, A=ability, K=category
+        elif quantity.arg == "country":
+            country = self._country(named)
+        code = quantity.code_params if self.x_params and quantity.code_params else quantity.code
+        code = code.format(
+            P=who,
+            Y=env.you,
+            C=env.city,
+            R=env.route,
+            V=env.victim,
+            A=ability,
+            K=category,
+            N=country,
         )
-        if quantity.type == "bool":
-            return f"bool({code})"
-        return code
+        return code  # a bool quantity's code yields a bool (a comparison or a table of bools)
 
     def _category(self, named: str) -> int:
         for i, (key, kind) in enumerate(self.categories):
             if named in (key, kind):
                 return i
         raise HansaError(f"internal error: no scoring category {named!r}")
+
+    def _country(self, name: str) -> int:
+        """The country's index (checked by resolve_ref); its cities become a table of the module."""
+        index = self.names.countries.index(name)
+        n_countries = len(self.names.countries)
+        self.constants["X_COUNTRY_CITIES"] = tuple(
+            tuple(c for c, inside in enumerate(self.city_countries) if n in inside)
+            for n in range(n_countries)
+        )
+        return index
 
     def _BinOp(self, node: BinOp, env: Env) -> str:
         return f"({self.expr(node.left, env)} {node.op} {self.expr(node.right, env)})"
@@ -110,7 +137,23 @@ class ExprCompiler:
     def _Not(self, node: Not, env: Env) -> str:
         return f"(not {self.expr(node.item, env)})"
 
+    def _Lookup(self, node: Lookup, env: Env) -> str:
+        """A table folded at compile time into one tuple indexed by the (clamped) count."""
+        top = node.rows[-1][0]
+        values = []
+        for count in range(top + 1):
+            values.append(next((pp for low, pp in reversed(node.rows) if count >= low), 0))
+        name = f"X_TABLE_{len(self.constants)}"
+        for known, table in self.constants.items():
+            if table == tuple(values):
+                name = known
+        self.constants[name] = tuple(values)
+        return f"{name}[min(max({self.expr(node.value, env)}, 0), {top})]"
+
     def _Aggregate(self, node: Aggregate, env: Env) -> str:
+        whole = self._whole_players(node, env)
+        if whole:
+            return f"{node.fn}({whole})"
         var, loop, inner = self.loop(node.domain, env)
         body = "1" if node.body is None else self.expr(node.body, inner)
         if node.fn in ("count", "sum"):
@@ -118,6 +161,19 @@ class ExprCompiler:
         if node.fn in ("max", "min"):
             return f"{node.fn}(({body} for {var} in {loop}), default=0)"
         return f"{'any' if node.fn == 'some' else 'all'}({body} for {var} in {loop})"
+
+    def _whole_players(self, node: Aggregate, env: Env) -> str:
+        """`max track PP over players`: the quantity's list of every player's value, when it has
+        one (`max(s.track)`), instead of a loop."""
+        body = node.body
+        if node.fn not in ("max", "min", "sum") or node.domain.kind != "player":
+            return ""
+        if node.domain.where is not None or not isinstance(body, Ref):
+            return ""
+        if body.args or body.owner:
+            return ""
+        quantity = QUANTITIES.get(body.words)
+        return quantity.whole if quantity is not None else ""
 
     def loop(self, domain: Domain, env: Env) -> tuple[str, str, Env]:
         """(variable, iterable with its filter, the environment inside) of a bounded loop."""
@@ -128,10 +184,19 @@ class ExprCompiler:
         elif domain.kind == "route":
             var, rng = f"r{depth}", "range(N_ROUTES)"
             inner = replace(env, route=var, depth=depth)
+        elif domain.kind == "ability":
+            var, rng = f"a{depth}", "range(NA)"
+            inner = replace(env, ability=var, depth=depth)
         else:
             var, rng = f"q{depth}", "range(s.num_players)"
             inner = replace(env, player=var, depth=depth)
         conditions = []
+        if domain.country:
+            n = self._country(domain.country)
+            if domain.kind == "city":
+                conditions.append(f"{n} in CITY_COUNTRIES[{var}]")
+            else:
+                conditions.append(f"ROUTE_COUNTRY[{var}] == {n}")
         if domain.kind == "opponent":
             conditions.append(f"{var} != {env.you}")
         if domain.where is not None:

@@ -94,14 +94,17 @@ class Not:
 
 @dataclass(frozen=True)
 class Domain:
-    """A board or player set: `cities` / `routes` / `players` / `opponents`, with a filter."""
+    """A board or player set: `cities` / `routes` / `players` / `opponents` / `abilities`, with a
+    filter; `country` keeps cities or routes of one country of the board (`cities in wales`)."""
 
-    kind: str  # city | route | player | opponent
+    kind: str  # city | route | player | opponent | ability
     where: Expr | None = None
+    country: str = field(default="", metadata={"omit_default": True})
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
     def text(self) -> str:
-        return self.kind + (f" where {self.where.text()}" if self.where is not None else "")
+        country = f" in {self.country}" if self.country else ""
+        return self.kind + country + (f" where {self.where.text()}" if self.where else "")
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,25 @@ class Aggregate:
         return f"{self.fn} {self.body.text()} over {self.domain.text()}"
 
 
-Expr = Num | Ref | BinOp | Compare | BoolOp | Not | Aggregate
+@dataclass(frozen=True)
+class Lookup:
+    """`collected bonuses by table`: the PP of the last row whose count `value` reaches (0 below
+    the first row). `table` names a kind's table parameter (compiler/prelude.hansa); expanding the
+    kind fills `rows` ((least count, PP), …) from the rule set."""
+
+    value: Expr
+    table: str
+    rows: tuple[tuple[int, int], ...] = ()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def text(self) -> str:
+        if self.rows:
+            rows = ", ".join(f"{low}+: {pp}" for low, pp in self.rows)
+            return f"{self.value.text()} by {{ {rows} }}"
+        return f"{self.value.text()} by {self.table}"
+
+
+Expr = Num | Ref | BinOp | Compare | BoolOp | Not | Aggregate | Lookup
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from .expr_ir import (
     Effect,
     Expr,
     HookRule,
+    Lookup,
     Not,
     Num,
     Ref,
@@ -109,6 +110,8 @@ def lower_expr(tree: lark.Tree | lark.Token, file: str) -> Expr:
     if data in ("x_at_least", "x_at_most"):
         op = ">=" if data == "x_at_least" else "<="
         return Compare(op, lower_expr(kids[1], file), lower_expr(kids[0], file), span=span)
+    if data == "x_lookup":
+        return Lookup(lower_expr(kids[0], file), str(kids[1]).lower(), span=span)
     raise HansaError(f"unexpected expression {data}", span)  # pragma: no cover - grammar
 
 
@@ -129,6 +132,11 @@ def lower_domain(tree: lark.Tree, file: str) -> Domain:
             raise HansaError(f"only cities are controlled, not {word}", span)
         where = Compare("==", Ref("controller", span=span), Ref("you", span=span), span=span)
         return Domain(kind, where, span=span)
+    if tree.data == "x_set_in":
+        if kind not in ("city", "route"):
+            raise HansaError(f"only cities and routes lie in a country, not {word}", span)
+        where = lower_expr(tree.children[2], file) if len(tree.children) > 2 else None
+        return Domain(kind, where, str(tree.children[1]).lower(), span=span)
     where = lower_expr(tree.children[1], file) if len(tree.children) > 1 else None
     return Domain(kind, where, span=span)
 

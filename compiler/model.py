@@ -19,10 +19,12 @@ import hashlib
 import keyword
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .errors import HansaError, Span, did_you_mean
 from .ir import PRIVILEGES, Board
+from .prelude import defined
+from .rules_catalogue import component
 from .rules_ir import (
     ABILITY_ROLES,
     CreateRoute,
@@ -62,17 +64,10 @@ MARKER_KINDS = (
     "move_tradesmen",
     "remove_tradesmen",
 )
-END_KINDS = ("track_pp", "marker_supply_empty", "completed_cities")
-SCORE_KINDS = (
-    "track",
-    "full_abilities",
-    "bonus_markers",
-    "special_prestige",
-    "controlled_cities",
-    "network",
-    "country_majority",
-    "missions",
-)
+# Kinds that stay templates because they are procedures, not values (docs/architecture.md); every
+# other end trigger and scoring kind is defined in words in compiler/prelude.hansa.
+END_KINDS = ("marker_supply_empty",)
+SCORE_KINDS = ("country_majority", "missions")
 PLACEMENT_CONDITIONS = ("no_marker", "no_pieces", "vacant_space_in_a_city")
 BOARD_PLACEMENT_CONDITIONS = ("no_permanent_marker", "not_in_permission_country")
 
@@ -707,18 +702,20 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
             for r in range(n_routes)
         )
 
-    # ---- end triggers
+    # ---- end triggers: kinds defined in the prelude become rules in words (compiler/prelude.py);
+    # the others are procedures with a template (END_KINDS)
+    prelude_rules: list = []  # rules in words the prelude's kinds expand to
+    settable_defaults: dict[str, int] = {}  # per-player parameters a kind's parameter starts
     ends = {}
     for t in rules.end_triggers:
-        if t.kind not in END_KINDS:
-            raise _error(f"end trigger {t.kind!r} has no template", t.span)
+        if t.kind not in END_KINDS and defined("end", t.kind) is None:
+            raise _error(f"end trigger {t.kind!r} has no definition", t.span)
         ends[t.kind] = t
         origins[f"end:{t.kind}"] = where(t.span)
-    comp["end_track_pp"] = "track_pp" in ends
     comp["end_marker_supply_empty"] = "marker_supply_empty" in ends
-    comp["end_completed_cities"] = "completed_cities" in ends
     if "track_pp" in ends and ends["track_pp"].threshold is None:
         raise _error("the track_pp end trigger needs a threshold", ends["track_pp"].span)
+    # Thresholds the agents read (runtime/greedy.py); 0: no such trigger.
     k["END_TRACK_PP"] = int(ends["track_pp"].threshold) if "track_pp" in ends else 0
     if "completed_cities" in ends:
         thr = ends["completed_cities"].threshold
@@ -731,20 +728,30 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         k["END_COMPLETED_CITIES"] = thr
     else:
         k["END_COMPLETED_CITIES"] = 0
+    for kind, t in ends.items():
+        definition = defined("end", kind)
+        if definition is not None:
+            threshold = k["END_COMPLETED_CITIES"] if kind == "completed_cities" else t.threshold
+            values = {"threshold": threshold} if definition.params else {}
+            prelude_rules.append(_expand(definition, kind, values, t.span)[0])
 
-    # ---- scoring
+    # ---- scoring: kinds defined in the prelude become rules in words, like a category written in
+    # words; the others are procedures with a template (SCORE_KINDS)
     categories = []
     for sc in rules.scoring:
-        if sc.kind not in SCORE_KINDS:
-            raise _error(f"scoring category {sc.kind!r} has no template", sc.span)
+        definition = defined("score", sc.kind)
+        if sc.kind not in SCORE_KINDS and definition is None:
+            raise _error(f"scoring category {sc.kind!r} has no definition", sc.span)
         if not re.fullmatch(r"[A-Z]", sc.key):
             raise _error(f"scoring category key {sc.key!r} must be one capital letter", sc.span)
         params = dict(sc.params)
-        if sc.kind == "bonus_markers":
-            table = tuple((int(a), int(b)) for a, b in params.get("table", ()))
-            params = {"table": table}
-        if sc.kind == "controlled_cities":
-            params = {"pp": int(params.get("pp", 2))}
+        if definition is not None:
+            catalogue = component("score", sc.kind)
+            values = {p.name: params.get(p.name, p.default) for p in catalogue.params}
+            rule, defaults = _expand(definition, sc.key, values, sc.span)
+            prelude_rules.append(rule)
+            settable_defaults.update(defaults)
+            params = {}
         if sc.kind == "country_majority":
             if not comp["permissions"]:
                 continue  # no country needs a permission on this board: nothing to score
@@ -783,10 +790,10 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     k["SCORE_KEYS"] = tuple(c[0] for c in categories)
     k["SCORE_KINDS"] = tuple(c[1] for c in categories)
     comp["scoring"] = categories
+    comp["score_templates"] = [c for c in categories if c[1] in SCORE_KINDS]
     comp["missions"] = "MISSION_CARDS" in k
-    table = next((c[2]["table"] for c in categories if c[1] == "bonus_markers"), ())
-    k["MARKER_SCORE_TABLE"] = table
-    k["CITY_CONTROL_PP"] = next((c[2]["pp"] for c in categories if c[1] == "controlled_cities"), 0)
+    # PP per controlled city unless a rule sets it per player (the prelude's `pp as city PP`)
+    k["CITY_CONTROL_PP"] = settable_defaults.get("city pp", 0)
 
     # ---- tie-break chain
     steps = []
@@ -831,7 +838,7 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         k["PAWN_FREE_BORDERS"] = rules.pawn.free_borders
         origins["pawn"] = where(rules.pawn.span)
     # ---- rules in words: board facts they read, then their compiled functions
-    _compile_hook_rules(model, rules, board, categories, tie_exprs, k_rule_first)
+    _compile_hook_rules(model, rules, board, categories, tie_exprs, k_rule_first, prelude_rules)
 
     # ---- action-id layout: contiguous ranges, in an order that keeps each decision's list sorted
     n_points = len(point_route)
@@ -891,15 +898,47 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     return model
 
 
+def _expand(definition, key: str, values: dict, span: Span):
+    """A prelude kind with the rule set's values, as a rule in words located at the statement."""
+    from .prelude import expand
+
+    rule, defaults = expand(definition, key, values)
+    return replace(rule, span=span), defaults
+
+
 def _compile_hook_rules(
-    model: GameModel, rules: RuleSet, board: Board, categories, tie_exprs, first_marker: int
+    model: GameModel,
+    rules: RuleSet,
+    board: Board,
+    categories,
+    tie_exprs,
+    first_marker: int,
+    prelude_rules: list,
 ) -> None:
-    """Tables and functions for the rule set's rules in words (none: the module is unchanged)."""
-    from .expr_check import ExprError, names_of
+    """Tables and functions for the rule set's rules in words and the prelude's kinds it uses."""
+    from .expr_check import ExprError, check_rule, names_of
     from .expr_codegen import ExprCompiler
 
     k, comp = model.constants, model.components
-    hook_rules = rules.hook_rules
+    countries = tuple(n.lower() for n in k.get("COUNTRY_NAMES", ()))
+    # The board's countries, for `posts in wales`: every rule is checked again knowing them, so
+    # each rule naming an unknown country gets its error (one per rule), not only the first.
+    names = replace(names_of(rules), countries=countries, board=board.id)
+    problems = []
+    for rule in rules.hook_rules:
+        try:
+            check_rule(rule, names, rules)
+        except ExprError as exc:
+            problems.append(exc.diagnostic)
+    if problems:
+        raise HansaError(problems)
+    for rule in prelude_rules:  # a rule set without the ability a definition reads, …
+        try:
+            check_rule(rule, names, rules)
+        except ExprError as exc:
+            what = rule.target or rule.key.partition(":")[2]
+            raise _error(f"{what}: {exc.diagnostic.message}", rule.span) from None
+    hook_rules = tuple(prelude_rules) + tuple(rules.hook_rules)
     comp["expr_functions"] = []
     comp["x_setup"] = comp["x_turn_start"] = comp["x_after_route"] = False
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
@@ -935,15 +974,18 @@ def _compile_hook_rules(
     for i, rule in enumerate(r for r in hook_rules if r.hook == "marker_used"):
         marker_ids[rule.label] = first_marker + i
     compiler = ExprCompiler(
-        names_of(rules),
+        names,
         k["ABILITY_NAMES"],
         [(key, kind) for key, kind, _params in categories],
         marker_ids,
+        x_params=comp["x_params"],
+        city_countries=k.get("CITY_COUNTRIES", ()),
     )
     try:
         functions = compiler.hook_functions(hook_rules, first_marker, tie_exprs)
     except ExprError as exc:  # the checks refuse these first; a rule set built in code may not
         raise HansaError([exc.diagnostic]) from None
+    k.update(compiler.constants)
     comp["expr_functions"] = list(functions.values())
     if comp["x_params"]:  # per-player parameters a rule may set (expr_catalogue.SETTABLE)
         k["X_PARAM_NAMES"] = (

@@ -42,6 +42,10 @@ LOWERERS: dict[str, tuple[str, Lowerer | str]] = {
     "board": ("boards", "board_lower:lower_board"),
     "rules": ("rulesets", "rules_lower:lower_rules"),
     "game": ("games", "rules_lower:lower_game"),
+    "define": (
+        "kinds",
+        "prelude:refuse_define",
+    ),  # the package's prelude only (compiler/prelude.py)
 }
 # project-wide checks, run in order after loading (board checks first)
 CHECKERS: list[Checker | str] = [
@@ -200,6 +204,8 @@ def _without_echoes(project: Project, diagnostics: list[Diagnostic]) -> list[Dia
 
 
 def _name_of(token: Any) -> str:
+    if hasattr(token, "children") and token.children:  # `rules NAME`: an r_name tree
+        token = token.children[0]
     text = str(token)
     if text.startswith('"') and text.endswith('"') and len(text) >= 2:
         text = text[1:-1].replace('\\"', '"').replace("\\\\", "\\")

@@ -794,7 +794,10 @@ def spec_text(value: object) -> str:
 
 
 def catalogue_markdown() -> str:
-    """Every component with its parameters (type, default) as one Markdown table."""
+    """Every component with its parameters (type, default) as one Markdown table; a kind the
+    prelude defines in words shows its definition."""
+    from .prelude import defined
+
     rows = [
         "| statement | kind | parameters: type (default) | meaning |",
         "|---|---|---|---|",
@@ -810,6 +813,9 @@ def catalogue_markdown() -> str:
         if comp.section == "ability":
             values = comp.track_values.replace("_", " ")
             meaning += f" Default role `{comp.default_role}`; values: {values}."
+        definition = defined(comp.section, comp.kind) if comp.section in ("score", "end") else None
+        if definition is not None:
+            meaning += f" Prelude: `{definition.source}`."
         word = "end when" if comp.section == "end" else comp.section
         rows.append(f"| `{word}` | `{comp.kind}` | {described or '—'} | {meaning} |")
     return "\n".join(rows) + "\n"

@@ -249,7 +249,6 @@ SCORE_KINDS = (
     ('track', 'full_abilities', 'bonus_markers', 'special_prestige', 'controlled_cities',
      'network')
 )
-MARKER_SCORE_TABLE = ((1, 1), (2, 3), (4, 6), (6, 10), (8, 15), (10, 21))
 CITY_CONTROL_PP = 2
 TIEBREAK = (('fewest', 'ability', 1), ('most', 'score', 5), ('shared', '', -1))
 CITY_COINS = (0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -274,6 +273,7 @@ ROUTE_TAVERN = (
      False, False, True, False, False, False, False, False, False, False, False, False, False,
      False, False, True, False, False, False, False, False)
 )
+X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 A_END_TURN = 0
 A_INCOME = 1
 A_PLACE = 141
@@ -887,8 +887,8 @@ def _settle(s: State) -> None:
             p = s.player
             s.unused[p] = tuple(sorted(s.unused[p] + s.fresh))
             s.fresh = ()
-        if not s.ending:
-            _end_track_pp(s)
+        if not s.ending and _x_end(s, s.player):
+            s.ending = True
         if s.ending:
             s.terminal = True
             return
@@ -944,6 +944,28 @@ def _x_markers(s: State, p: int) -> int:
     if p == s.player:
         count += len(s.fresh)
     return count
+
+
+def _x_largest_network(s: State, p: int) -> int:
+    """Posts in p's largest connected group of cities (the network category reads it)."""
+    counts = _post_counts(s, p)
+    seen = set()
+    best = 0
+    for start in range(N_CITIES):
+        if not counts[start] or start in seen:
+            continue
+        seen.add(start)
+        todo = [start]
+        total = 0
+        while todo:
+            c = todo.pop()
+            total += counts[c]
+            for d in CITY_NEIGHBORS[c]:
+                if counts[d] and d not in seen:
+                    seen.add(d)
+                    todo.append(d)
+        best = max(best, total)
+    return best
 
 
 def _x_network(s: State, p: int, place: int) -> int:
@@ -1004,15 +1026,35 @@ def _effect_rule_6(s: State, p: int, m: int) -> None:
     s.track[p] += max(0, sum(1 for c1 in range(N_CITIES) if (_controller(s, c1) == p)))
 
 
+def _x_end(s: State, p: int) -> bool:
+    return (max(s.track) >= 20) or (s.completed >= 10)
+
+
+def _score_A(s: State, p: int) -> int:
+    return s.track[p]
+
+
+def _score_B(s: State, p: int) -> int:
+    return sum(ABILITY_FULL_PP[a1] for a1 in range(NA) if (s.level[p * NA + a1] >= ABILITY_MAX[a1]))
+
+
+def _score_C(s: State, p: int) -> int:
+    return X_TABLE_0[min(max(_x_markers(s, p), 0), 10)]
+
+
+def _score_D(s: State, p: int) -> int:
+    return sum(SPECIAL_POINTS[j] for j, h in enumerate(s.special) if h >= 0 and h >> 1 == p)
+
+
+def _score_E(s: State, p: int) -> int:
+    return sum(CITY_CONTROL_PP for c1 in range(N_CITIES) if (_controller(s, c1) == p))
+
+
+def _score_F(s: State, p: int) -> int:
+    return (_x_largest_network(s, p) * _ability_value(s, p, 0))
+
+
 # fmt: on
-
-
-# ---- end trigger: a player reaches END_TRACK_PP on the track
-# spec/bigbox_2021.hansa:38
-def _end_track_pp(s: State) -> None:
-    """Checked when an action finishes (track PP only rises while creating a route)."""
-    if max(s.track) >= END_TRACK_PP:
-        s.ending = True
 
 
 # ---- end trigger: a replacement marker must be drawn from the empty supply
@@ -1020,13 +1062,6 @@ def _end_track_pp(s: State) -> None:
 def _end_marker_supply_empty(s: State) -> None:
     """The game ends after this action; the marker just taken is never usable."""
     s.ending = True
-
-
-# ---- end trigger: the END_COMPLETED_CITIES-th city is completed
-# spec/bigbox_2021.hansa:38
-def _end_completed_cities(s: State) -> None:
-    if s.completed >= END_COMPLETED_CITIES:
-        s.ending = True
 
 
 # ---- action: income
@@ -1407,7 +1442,6 @@ def _apply_route(s: State, top: tuple, action: int) -> None:
         s.track[p] += SPACE_COIN[space]
         if s.filled[c] == CITY_SIZE[c]:
             s.completed += 1
-            _end_completed_cities(s)
         _check_east_west(s, p)
     if A_ADDITIONAL <= action < A_ADDITIONAL + 2 * N_CITIES:
         c, kind = divmod(action - A_ADDITIONAL, 2)
@@ -1635,62 +1669,6 @@ def _settle_markers(s: State, top: tuple) -> bool:
 def _apply_markers(s: State, top: tuple, action: int) -> None:
     s.rmark[action - A_PLACE_MARKER] = s.plate[0]
     s.plate = s.plate[1:]
-
-
-# score A (track): spec/bigbox_2021.hansa:41
-def _score_A(s: State, p: int) -> int:
-    return s.track[p]
-
-
-# score B (fully developed abilities): spec/bigbox_2021.hansa:42
-def _score_B(s: State, p: int) -> int:
-    return sum(ABILITY_FULL_PP[a] for a in range(NA) if s.level[p * NA + a] >= ABILITY_MAX[a])
-
-
-# score C (collected bonus markers, used or not): spec/bigbox_2021.hansa:43
-def _score_C(s: State, p: int) -> int:
-    count = len(s.unused[p]) + len(s.used[p])
-    if p == s.player:
-        count += len(s.fresh)
-    points = 0
-    for least, pp in MARKER_SCORE_TABLE:
-        if count >= least:
-            points = pp
-    return points
-
-
-# score D (special prestige spaces): spec/bigbox_2021.hansa:44
-def _score_D(s: State, p: int) -> int:
-    special = s.special
-    return sum(SPECIAL_POINTS[j] for j, code in enumerate(special) if code >= 0 and code >> 1 == p)
-
-
-# score E (controlled cities): spec/bigbox_2021.hansa:45
-def _score_E(s: State, p: int) -> int:
-    return CITY_CONTROL_PP * sum(1 for c in range(N_CITIES) if _controller(s, c) == p)
-
-
-# score F (network): spec/bigbox_2021.hansa:46
-def _score_F(s: State, p: int) -> int:
-    """Posts in the best connected group of cities holding p's posts, times the network ability."""
-    counts = _post_counts(s, p)
-    seen = set()
-    best = 0
-    for start in range(N_CITIES):
-        if not counts[start] or start in seen:
-            continue
-        seen.add(start)
-        todo = [start]
-        total = 0
-        while todo:
-            c = todo.pop()
-            total += counts[c]
-            for d in CITY_NEIGHBORS[c]:
-                if counts[d] and d not in seen:
-                    seen.add(d)
-                    todo.append(d)
-        best = max(best, total)
-    return best * _ability_value(s, p, AB_NETWORK_FACTOR)
 
 
 # ---- final scoring
@@ -2296,11 +2274,9 @@ def _check_invariants(rd: StateReader, s: State) -> None:
 
 def _end_condition_met(s: State) -> bool:
     """Whether some end trigger of the rule set holds (what a game over or ending needs)."""
-    if max(s.track) >= END_TRACK_PP:
-        return True
-    if s.completed >= END_COMPLETED_CITIES:
-        return True
     if not s.msupply:
+        return True
+    if _x_end(s, s.player):
         return True
     return False
 

@@ -56,13 +56,14 @@ def spec_files(folder: Path) -> list[Path]:
 
 
 def _compiler_fingerprint() -> str:
-    """A hash of the compiler's code, grammar and templates: a new compiler means a new cache."""
+    """A hash of the compiler's code, grammar, templates and prelude: a new compiler means a new
+    cache."""
     import hansa.compiler
 
     digest = hashlib.sha256()
     base = Path(hansa.compiler.__file__).parent
     for path in sorted(base.rglob("*")):
-        if path.suffix in (".py", ".lark", ".j2") and "__pycache__" not in path.parts:
+        if path.suffix in (".py", ".lark", ".j2", ".hansa") and "__pycache__" not in path.parts:
             digest.update(str(path.relative_to(base)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 

@@ -55,12 +55,15 @@ def test_words_reference_is_generated_from_the_code():
 
 def _use(quantity) -> str:
     """A statement that uses `quantity` where it makes sense (its focus, its type)."""
-    name = quantity.name + {"ability": " of book", "category": " of E"}.get(quantity.arg, "")
+    args = {"ability": " of book", "category": " of E", "country": " wales"}
+    name = quantity.name + args.get(quantity.arg, "")
     test = {"number": f"{name} >= 0", "bool": name, "player": f"{name} is you"}[quantity.type]
     if quantity.needs == "city":
         return f"at turn start: gain 1 PP per city where {test}"
     if quantity.needs == "route":
         return f"at turn start: gain 1 PP per route where {test}"
+    if quantity.needs == "ability":
+        return f"at turn start: gain 1 PP per ability where {test}"
     if quantity.needs == "victim":
         return f"forbid displace when {test}"
     if quantity.name == "them":
@@ -73,7 +76,7 @@ def test_every_quantity_hook_and_effect_compiles_and_plays():
     builds and plays (so the reference documents only what works)."""
     from test_variants import play_checked, variant
 
-    lines = [_use(q) for q in QUANTITIES.values()]
+    lines = [_use(q) for q in QUANTITIES.values() if q.arg != "country"]
     lines += [  # (forbid displace is used by `victim` already)
         example
         for example, _doc in HOOK_DOCS.values()
@@ -86,4 +89,11 @@ def test_every_quantity_hook_and_effect_compiles_and_plays():
     lines.append("at turn start: gain 1 PP * coins per city where your posts here > 0")
     game = variant("\n".join(lines))
     for seed in range(3):
+        play_checked(game, seed, 300)
+    # Country names are the board's: these quantities play on a board with countries.
+    countries = [_use(q) for q in QUANTITIES.values() if q.arg == "country"]
+    countries.append("at turn start: gain 1 PP per city in wales where your posts here > 0")
+    countries.append("at turn start: gain 1 PP per route in scotland where pieces here > 0")
+    game = variant("\n".join(countries), board="britannia_45p")
+    for seed in range(2):
         play_checked(game, seed, 300)

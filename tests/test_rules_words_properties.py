@@ -35,6 +35,12 @@ NUMBERS = (
     "players",
     "score of A",
     "track PP of the last seat",
+    "special prestige",  # the prelude's vocabulary
+    "full PP of keys",
+    "city PP",
+    "count abilities where fully developed",
+    "sum level over abilities where value > 2",
+    "posts in wales",  # no countries on this board: refused with a location
 )
 CITY_CONDITIONS = (
     "coins > 0",
