@@ -316,6 +316,17 @@ class ExprCompiler:
         if ends:
             tests = " or ".join(self.expr(r.condition, env) for r in ends)
             out["_x_end"] = _function("_x_end", "s: State, p: int", "bool", [f"return {tests}"])
+            # Which of them hold, by name (a catalogue kind or the condition's words), for
+            # reports of how a game ended: `state.end_conditions_met()`.
+            named = "".join(
+                f"({r.key.removeprefix('end:')!r}, {self.expr(r.condition, env)}), " for r in ends
+            )
+            out["_x_ends_met"] = _function(
+                "_x_ends_met",
+                "s: State, p: int",
+                "list[str]",
+                [f"return [name for name, met in ({named}) if met]"],
+            )
         for rule in rules:
             if rule.hook == "score":
                 name = f"_score_{rule.target}"

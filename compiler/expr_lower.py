@@ -237,7 +237,6 @@ STATEMENTS = (
     "r_bonus_rule",
     "r_score_rule",
     "r_score_effect",
-    "r_end_rule",
     "r_at_setup",
     "r_at_turn_start",
     "r_after_create_route",
@@ -246,6 +245,13 @@ STATEMENTS = (
     "r_control_words",
     "r_control_most",
 )
+
+
+def lower_end_condition(tree: lark.Tree, file: str) -> HookRule:
+    """One alternative of `end when …` written in words: the game ends after the action in which
+    the condition becomes true."""
+    condition = lower_expr(tree, file)
+    return HookRule("end", f"end:{condition.text()}", condition=condition, span=span_of(tree, file))
 
 
 def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
@@ -299,9 +305,6 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
             " `after create_route` or a marker's `when used`)",
             span_of(kids[-1], file),
         )
-    if data == "r_end_rule":
-        condition = lower_expr(kids[0], file)
-        return HookRule("end", f"end:{condition.text()}", condition=condition, span=span)
     if data in ("r_at_setup", "r_at_turn_start", "r_after_create_route"):
         hook = {"r_at_setup": "setup", "r_at_turn_start": "turn_start"}.get(
             data, "after_create_route"

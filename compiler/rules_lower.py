@@ -24,7 +24,7 @@ import lark
 
 from .errors import NO_SPAN, Diagnostic, HansaError, Span, did_you_mean
 from .expr_lower import STATEMENTS as HOOK_STATEMENTS
-from .expr_lower import lower_expr, lower_hook_rule
+from .expr_lower import lower_end_condition, lower_expr, lower_hook_rule
 from .parser import span_of
 from .rules_catalogue import (
     CATALOGUE,
@@ -347,6 +347,65 @@ def _bonus(body: lark.Tree, stmt: lark.Tree, file: str) -> Statement:
     return statement
 
 
+def _single_word(tree: lark.Tree) -> lark.Token | None:
+    """The word of an expression that is one bare word (`marker_supply_empty`), else None."""
+    if tree.data != "x_ref" or len(tree.children) != 1:
+        return None
+    words = tree.children[0]
+    if words.data != "x_words" or len(words.children) != 1:
+        return None
+    return words.children[0]
+
+
+def _end_alternative(tree: lark.Tree, file: str) -> Statement:
+    """One alternative of `end when …`: a catalogue trigger, `KIND` or `KIND >= VALUE` with KIND
+    a catalogue kind (or any word_with_underscores, so a misspelt kind gets the catalogue's "did
+    you mean"), else a condition in words."""
+    word = _single_word(tree)
+    if word is not None and (_word(word) in kinds("end") or "_" in str(word)):
+        return _trigger_statement(word, None, tree, file)
+    if tree.data == "x_compare" and len(tree.children) == 3:
+        left, op, right = tree.children
+        word = _single_word(left)
+        if (
+            word is not None
+            and (_word(word) in kinds("end") or "_" in str(word))
+            and "".join(str(t) for t in op.children) == ">="
+        ):
+            return _trigger_statement(word, right, tree, file)
+    rule = lower_end_condition(tree, file)
+    span = span_of(tree, file)
+    return Statement("set", "hook", rule.key, params=(("rule", rule),), span=span, key_span=span)
+
+
+def _threshold_atom(tree: lark.Tree, file: str) -> Word | Number | Text:
+    """A threshold written in an `end when` condition: a number or one word (`board`)."""
+    if tree.data == "x_int":
+        return Number(_int(tree.children[0], file), span_of(tree, file))
+    word = _single_word(tree)
+    if word is None:
+        raise HansaError("a threshold is a number or one word (`board`)", span_of(tree, file))
+    return Word(_word(word), span_of(word, file))
+
+
+def _trigger_statement(
+    kind_token: lark.Token, threshold: lark.Tree | None, tree: lark.Tree, file: str
+) -> Statement:
+    kind = _word(kind_token)
+    comp = component("end", kind, span_of(kind_token, file))
+    params: tuple[tuple[str, object], ...] = ()
+    if threshold is not None:
+        raw = _threshold_atom(threshold, file)
+        param = comp.param("threshold")
+        if param is None:
+            raise HansaError(f"end trigger {kind} takes no threshold", raw.span)
+        params = (("threshold", param.type.convert(raw)),)
+    span = span_of(tree, file)
+    return Statement(
+        "set", "end", kind, kind, params, span=span, key_span=span_of(kind_token, file)
+    )
+
+
 def _trigger(trigger: lark.Tree, file: str) -> Statement:
     kind_token = trigger.children[0]
     kind = _word(kind_token)
@@ -434,7 +493,7 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
             statement = replace(statement, key_span=span_of(label[0].children[0], file))
         return [statement]
     if data == "r_end":
-        return [_trigger(t, file) for t in stmt.children]
+        return [_end_alternative(t, file) for t in stmt.children]
     if data == "r_score":
         key_token, body = stmt.children
         statement = _set_statement(

@@ -564,6 +564,12 @@ class State(BaseState):
     def networks(self, player: int) -> list[tuple[int, ...]]:
         return networks(self, player)
 
+    def end_conditions_met(self) -> list[str]:
+        """The end triggers whose condition holds now, by name (a catalogue kind such as
+        'track_pp', or a rule's words): the game ends after the action in which one becomes true.
+        Running out of bonus markers is an event of Create Route, not a condition: never listed."""
+        return _x_ends_met(self, self.player)
+
     # Fast reads for agents (no copies: the lists are the state's own, do not mutate them).
     # A piece or post is a code player * 2 + kind (0 trader, 1 merchant); -1 is empty.
     def point_pieces(self) -> list[int]:
@@ -1024,6 +1030,10 @@ def _x_receive(s: State, p: int, m: int) -> None:
 # fmt: off
 def _x_end(s: State, p: int) -> bool:
     return (max(s.track) >= 20) or (s.completed >= 10)
+
+
+def _x_ends_met(s: State, p: int) -> list[str]:
+    return [name for name, met in (('track_pp', (max(s.track) >= 20)), ('completed_cities', (s.completed >= 10)), ) if met]  # noqa: E501
 
 
 def _score_A(s: State, p: int) -> int:

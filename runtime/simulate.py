@@ -182,17 +182,15 @@ class GameTracker:
     """Counts turns and notices which end trigger fired, watching one game decision by decision.
 
     A turn is a run of decisions of the active player; the turn decision is the one that offers
-    END_TURN (the smallest action id of every turn decision). The end trigger is read from the
-    documented state JSON: once at the end, and on a clone taken before each route creation (the
-    only action that ends a game) to see whether it drew from an empty marker supply.
+    END_TURN (the smallest action id of every turn decision). The end triggers are the game's own
+    (`state.end_conditions_met()` at the end: catalogue kinds and rules in words), and, from a
+    clone taken before each route creation, whether it drew from an empty marker supply.
     """
 
     def __init__(self, game: Game) -> None:
         ns = vars(game.module)
         self.end_turn = next(b for kind, b, _s in ns["ACTION_RANGES"] if kind == "END_TURN")
         self.create = next(((b, s) for kind, b, s in ns["ACTION_RANGES"] if kind == "CREATE"))
-        self.end_track_pp = ns.get("END_TRACK_PP", 0)
-        self.end_completed = ns.get("END_COMPLETED_CITIES", 0)
         self.turns = 0
         self.turn_player = -1
         self.before_create = None
@@ -210,15 +208,7 @@ class GameTracker:
     def end_trigger(self, state) -> str:
         if not state.is_terminal():
             return UNFINISHED
-        final = state.to_dict()
-        fired = []
-        if (
-            self.end_track_pp
-            and max(p["track"] for p in final["player_state"]) >= self.end_track_pp
-        ):
-            fired.append(TRACK_PP)
-        if self.end_completed and final["completed_cities"] >= self.end_completed:
-            fired.append(COMPLETED_CITIES)
+        fired = list(state.end_conditions_met())
         if self.before_create is not None:
             before = self.before_create.to_dict()
             route = before["routes"][self.created_route]

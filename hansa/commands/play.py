@@ -147,7 +147,7 @@ def winners_text(winners: list[int], returns: list[int], word: str = "winner") -
 
 def end_text(trigger: str) -> str:
     parts = trigger.split("+")
-    return "; ".join(f"{p} ({END_TRIGGER_TEXT.get(p, p)})" for p in parts)
+    return "; ".join(f"{p} ({END_TRIGGER_TEXT.get(p, 'a rule of the rule set')})" for p in parts)
 
 
 def outcome_fields(record, state) -> dict:
