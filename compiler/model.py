@@ -785,7 +785,8 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         if rule.hook == "score":  # a category written in words
             if rule.target in [c[0] for c in categories]:
                 raise _error(f"score category {rule.target} is declared twice", rule.span)
-            categories.append((rule.target, "expression", {}))
+            # named by its title in score tables ("H Harbour master"), else as written in words
+            categories.append((rule.target, rule.label or "expression", {}))
             origins[f"score:{rule.target}"] = where(rule.span)
     k["SCORE_KEYS"] = tuple(c[0] for c in categories)
     k["SCORE_KINDS"] = tuple(c[1] for c in categories)

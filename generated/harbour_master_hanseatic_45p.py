@@ -246,7 +246,7 @@ END_COMPLETED_CITIES = 10
 SCORE_KEYS = ('A', 'B', 'C', 'D', 'E', 'F', 'G')
 SCORE_KINDS = (
     ('track', 'full_abilities', 'bonus_markers', 'special_prestige', 'controlled_cities',
-     'network', 'expression')
+     'network', 'Harbour master')
 )
 CITY_CONTROL_PP = 2
 TIEBREAK = (('fewest', 'ability', 1), ('most', 'score', 5), ('shared', '', -1))
