@@ -582,6 +582,8 @@ def to_plain(value: Any) -> Any:
             out["action"] = _snake(type(value).__name__)
         for f in dataclasses.fields(value):
             if f.compare and f.name not in ignore:
+                if f.name == "trigger" and isinstance(value, HookRule) and not value.trigger:
+                    continue  # only triggered favour tiles have one
                 out[f.name] = to_plain(getattr(value, f.name))
         return out
     if isinstance(value, tuple | list | frozenset | set):

@@ -877,7 +877,6 @@ def _legal_turn(s: State) -> list[int]:
     acts = [A_END_TURN]
     if s.fav_turn == 2:  # the tile taken this turn used up the turn
         return acts
-    _legal_favour(s, p, acts)
     if s.actions_left > 0:
         _legal_income(s, p, acts)
         _legal_place(s, p, acts)
@@ -886,6 +885,7 @@ def _legal_turn(s: State) -> list[int]:
         _legal_create_route(s, p, acts)
     if s.unused[p]:
         _legal_marker_uses(s, p, acts)
+    _legal_favour(s, p, acts)  # last: the tiles' ids follow every other turn action's
     return acts
 
 

@@ -432,3 +432,91 @@ def test_triggered_tile_text_and_checks(tmp_path):
     (spec / "house.hansa").write_text(bad, "utf-8")
     with pytest.raises(hansa.HansaError, match="unknown action 'plaec'.*place"):
         hansa.compile_game("two-stock-favour", 4, spec_dir=str(spec))
+
+
+# ---- whole games: random play keeps the invariants; greedy takes tiles and ends normally
+FAVOUR_CASES = [("bigbox-hanseatic-3p-favour", 3), ("bigbox-hanseatic-45p-favour", 4)]
+FAVOUR_CASES += [("bigbox-hanseatic-45p-favour", 5)]
+
+
+@pytest.mark.parametrize("name, players", FAVOUR_CASES)
+def test_random_play_keeps_the_invariants_with_tiles_and_choices(name, players):
+    """Pieces conserved, a legal decision in every position, an exact JSON round trip; with
+    players who start with 3 markers, keep them and take a tile half the times one is offered,
+    tiles are taken and markers chosen, and the tiles are never lost nor doubled."""
+    from test_variants import play_checked
+
+    game = hansa.load_game(name, players=players)
+    seen = set()
+    for seed in range(4):
+        play_checked(game, seed, 1500)
+        rng = random.Random(seed)
+        data = game.new_initial_state(seed).to_dict()
+        for p in range(players):  # three markers each from the supply, to afford tiles
+            data["player_state"][p]["markers"]["unused"] = data["marker_supply"][:3]
+            del data["marker_supply"][:3]
+        state = game.state_from_json(data)
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            assert actions == sorted(actions)  # ids ascending (OpenSpiel; agents bisect them)
+            names = [state.action_to_string(a) for a in actions]
+            tiles = [a for a, n in zip(actions, names, strict=True) if n.startswith("take favour")]
+            # markers kept, not used, so that players can afford tiles
+            actions = [
+                a for a, n in zip(actions, names, strict=True) if not n.startswith("use bonus")
+            ] or actions
+            if tiles and len(state.unused_markers(state.current_player())) < 3:
+                actions = [a for a in actions if a not in tiles]  # wait for a choice of markers
+                tiles = []
+            action = rng.choice(tiles if tiles and rng.random() < 0.5 else actions)
+            text = state.action_to_string(action)
+            seen.update(
+                kind
+                for kind in ("take favour", "flip bonus", TRADER, MERCHANT)
+                if text.startswith(kind)
+            )
+            state.apply_action(action)
+            held = sum(len(state.favour_tiles_held(q)) for q in range(players))
+            assert held + len(state.favour_tiles_face_up()) == players
+    assert {"take favour", "flip bonus"} <= seen
+
+
+@pytest.mark.parametrize("name, players", FAVOUR_CASES)
+def test_greedy_takes_tiles_and_games_end_normally(name, players):
+    """Greedy agents take tiles when they pay, answer every tile decision, and the games end by
+    an end condition (not the decision bound) on many seeds."""
+    from hansa.runtime.greedy import GreedyAgent
+
+    game = hansa.load_game(name, players=players)
+    taken = 0
+    seen = set()
+    for seed in range(10):
+        state = game.new_initial_state(seed)
+        agents = [GreedyAgent(seed * 7 + p) for p in range(players)]
+        for _ in range(4000):
+            if state.is_terminal():
+                break
+            action = agents[state.current_player()].step(state, state.legal_actions())
+            text = state.action_to_string(action)
+            taken += text.startswith("take favour")
+            seen.update(kind for kind in ("flip bonus", TRADER, MERCHANT) if text.startswith(kind))
+            state.apply_action(action)
+        assert state.is_terminal()
+    assert taken >= 5, taken
+    assert seen & {TRADER, MERCHANT}  # a holder of the stock tile took pieces
+
+
+def test_greedy_flips_the_markers_least_worth_keeping_and_takes_free_pieces(favour):
+    """It keeps extra-action and develop markers over the others; it takes the offered piece."""
+    from hansa.runtime.greedy import GreedyAgent
+
+    unused = ["plus_3_actions", "move_tradesmen", "exchange_trading_posts"]
+    state = with_favour(Position(favour).player(0, unused=unused).to_move(0))
+    act(state, TAKE.format("City PP"))
+    agent = GreedyAgent(0)
+    choice = agent.step(state, state.legal_actions())
+    assert state.action_to_string(choice) == FLIP.format("exchange_trading_posts", "move_tradesmen")
+    offered = holder_position(favour)
+    act(offered, "income: 1 traders, 0 merchants")
+    choice = agent.step(offered, offered.legal_actions())
+    assert state.action_to_string(choice) != DECLINE
