@@ -520,3 +520,29 @@ def test_greedy_flips_the_markers_least_worth_keeping_and_takes_free_pieces(favo
     act(offered, "income: 1 traders, 0 merchants")
     choice = agent.step(offered, offered.legal_actions())
     assert state.action_to_string(choice) != DECLINE
+
+
+def test_a_logged_favour_game_with_stock_choices_replays(capsys, tmp_path):
+    """`hansa play --log` then `hansa replay`: the tiles, the holders' choices inside other
+    players' turns and the marker flips replay by their texts."""
+    from play_support import run_cli
+
+    path = tmp_path / "favour.jsonl"
+    code, _, err = run_cli(
+        capsys,
+        "play",
+        "bigbox-hanseatic-3p-favour",
+        "--players",
+        "3",
+        "--seed",
+        "0",
+        "--agents",
+        "greedy,greedy,greedy",
+        "--log",
+        str(path),
+    )
+    assert code == 0, err
+    text = path.read_text(encoding="utf-8")
+    assert "take favour tile" in text and "from the general stock" in text
+    code, out, err = run_cli(capsys, "replay", str(path))
+    assert (code, err) == (0, "") and ": ok, " in out
