@@ -298,10 +298,9 @@ class ExprCompiler:
                 f"_favour_when_{i}", "s: State, p: int", "None", self.effects(rule.effects, env)
             )
             by_action.setdefault(action, []).append((i, who))
-        test = {**_ACTION_TESTS, "create_route": "A_CREATE <= action < A_CREATE + N_ROUTES"}
         lines = ["n = s.num_players", "groups = []"]
         for action, tiles in by_action.items():
-            lines.append(f"if {test[action]}:")
+            lines.append(f"if {_ACTION_TESTS[action]}:")
             lines.append("    for k in range(1, n + 1):  # clockwise from the actor, who is last")
             lines.append("        h = (a + k) % n")
             lines.append("        held = s.fav_held[h]")
