@@ -1,5 +1,7 @@
 """Emperor's Favour (Big Box rule book p. 11): tiles face up, one taken at the start of a turn
-instead of the turn's actions by flipping 2 unused bonus markers; each tile's effect in play."""
+instead of the turn's actions by flipping 2 unused bonus markers of the player's choice; each
+tile's effect in play, the triggered sixth tile (a piece from the stock whenever another player
+takes Income) and triggered tiles as house rules; random and greedy games."""
 
 from __future__ import annotations
 
@@ -546,3 +548,18 @@ def test_a_logged_favour_game_with_stock_choices_replays(capsys, tmp_path):
     assert "take favour tile" in text and "from the general stock" in text
     code, out, err = run_cli(capsys, "replay", str(path))
     assert (code, err) == (0, "") and ": ok, " in out
+
+
+def test_triggers_for_the_holder_itself_or_any_player():
+    """`when you take ACTION` reacts to the holder's own action only; `when any player takes
+    ACTION` to everyone's, the holder's included."""
+    game = variant(
+        'favour "Own purse" when you take income: gain 1 PP\n'
+        'favour "Any purse" when any player takes income: gain 2 PP'
+    )
+    held = [["Own purse"], ["Any purse"], [], []]
+    for mover, gains in ((0, [1, 2, 0, 0]), (1, [0, 2, 0, 0]), (2, [0, 2, 0, 0])):
+        state = with_favour(Position(game).to_move(mover, actions_left=2), face_up=[], held=held)
+        before = track(state)
+        act(state, "income: 1 traders, 0 merchants")
+        assert [a - b for a, b in zip(track(state), before, strict=True)] == gains
