@@ -470,6 +470,13 @@ EFFECTS = {
         "A bonus marker of that type from the marker supply (if one is left); usable from the next"
         " action on.",
     ),
+    "may_take": (
+        "you may take 1 piece from the stock",
+        EFFECT_HOOKS,
+        "A decision of the player: take that many pieces (piece: a trader or a merchant, each"
+        " one chosen; trader(s)/merchant(s): that kind) from the general stock, one at a time,"
+        " or stop; only kinds the stock holds are offered.",
+    ),
     "set_param": (
         "your control PP becomes 2 if rank = players",
         EFFECT_HOOKS,
@@ -503,7 +510,10 @@ HOOK_DOCS = {
     "favour": (
         'favour "More actions": your extra actions becomes 1',
         "An Emperor's Favour tile: taken instead of a turn's actions; its effects apply to its"
-        " taker.",
+        ' taker. `favour "NAME" when another player takes income: EFFECTS` (or `any player'
+        " takes ACTION`, `you take ACTION`) is a triggered tile: its effects apply to each holder"
+        " after every such action, holders clockwise from the acting player, before the next"
+        " decision of the turn.",
     ),
     "forbid": (
         "forbid displace when track PP of the victim < your track PP",

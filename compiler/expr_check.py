@@ -29,6 +29,16 @@ from .expr_ir import (
 )
 from .rules_ir import RuleSet
 
+# What `you may take N WHAT from the stock` offers: bit 1 a trader, bit 2 a merchant.
+MAY_TAKE_KINDS = {
+    "piece": 3,
+    "pieces": 3,
+    "trader": 1,
+    "traders": 1,
+    "merchant": 2,
+    "merchants": 2,
+}
+
 ACTIONS = ("income", "place", "displace", "move", "create_route")
 
 
@@ -240,6 +250,10 @@ def check_effect(effect: Effect, hook: str, names: Names, scope: Scope) -> None:
         _need(effect.value, NUMBER, names, scope, "take a number of pieces")
         if effect.name not in ("traders", "trader", "merchants", "merchant"):
             raise _fail(f"take traders or merchants, not '{effect.name}'", effect)
+    if effect.kind == "may_take":
+        _need(effect.value, NUMBER, names, scope, "take a number of pieces")
+        if effect.name not in MAY_TAKE_KINDS:
+            raise _fail(f"take pieces, traders or merchants, not '{effect.name}'", effect)
     if effect.kind == "receive" and effect.name not in names.markers:
         raise _fail(
             f"unknown bonus marker '{effect.name}'{did_you_mean(effect.name, names.markers)}",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from .errors import HansaError
 from .expr_catalogue import QUANTITIES, SETTABLE
-from .expr_check import Names, Scope, resolve_ref
+from .expr_check import MAY_TAKE_KINDS, Names, Scope, resolve_ref
 from .expr_ir import (
     Aggregate,
     Amount,
@@ -256,6 +256,11 @@ class ExprCompiler:
         value = self.expr(effect.value, env)
         return [f"s.xparam[{env.you} * N_X_PARAMS + {index}] = max(0, {value})"]
 
+    def _effect_may_take(self, effect: Effect, env: Env) -> list[str]:
+        """A decision frame for the player (core/favour.py.j2's take-from-stock frame)."""
+        kinds = MAY_TAKE_KINDS[effect.name]
+        return [f"_x_may_take(s, {env.you}, {kinds}, {self.expr(effect.value, env)})"]
+
     def _effect_receive(self, effect: Effect, env: Env) -> list[str]:
         return [f"_x_receive(s, {env.you}, {self.marker_ids[effect.name]})"]
 
@@ -292,10 +297,14 @@ class ExprCompiler:
                 "None",
                 self.effects(rule.effects, env),
             )
-        for i, rule in enumerate(r for r in rules if r.hook == "favour"):
+        favours = [r for r in rules if r.hook == "favour"]
+        for i, rule in enumerate(favours):
+            effects = () if rule.trigger else rule.effects  # a triggered tile acts later
             out[f"_favour_{i}"] = _function(
-                f"_favour_{i}", "s: State, p: int", "None", self.effects(rule.effects, env)
+                f"_favour_{i}", "s: State, p: int", "None", self.effects(effects, env)
             )
+        if any(rule.trigger for rule in favours):
+            out.update(self.trigger_functions(favours, env))
         forbids = [r for r in rules if r.hook == "forbid"]
         if forbids:
             lines = []
@@ -347,6 +356,42 @@ class ExprCompiler:
                     "int",
                     [f"return {self.expr(rule.condition, inner)}"],
                 )
+        return out
+
+    def trigger_functions(self, favours: list[HookRule], env: Env) -> dict[str, str]:
+        """`_favour_when_N` (a triggered tile's effects for one holder) and `_x_after_action`,
+        called after every action of a turn: for each action a tile reacts to, each holder
+        clockwise from the acting player (the actor last) runs the tile's effects. Decisions
+        they leave (frames) go below the action's own, the first holder's on top, so the action
+        finishes first and the holders then decide in clockwise order."""
+        out: dict[str, str] = {}
+        by_action: dict[str, list[tuple[int, str]]] = {}
+        for i, rule in enumerate(favours):
+            if not rule.trigger:
+                continue
+            who, action = rule.trigger.split(":", 1)
+            out[f"_favour_when_{i}"] = _function(
+                f"_favour_when_{i}", "s: State, p: int", "None", self.effects(rule.effects, env)
+            )
+            by_action.setdefault(action, []).append((i, who))
+        lines = ["n = s.num_players", "groups = []"]
+        for action, tiles in by_action.items():
+            lines.append(f"if {_ACTION_TESTS[action]}:")
+            lines.append("    for k in range(1, n + 1):  # clockwise from the actor, who is last")
+            lines.append("        h = (a + k) % n")
+            lines.append("        held = s.fav_held[h]")
+            for i, who in tiles:
+                guard = {"another": " and h != a", "you": " and h == a", "any": ""}[who]
+                lines.append(f"        if {i} in held{guard}:")
+                lines.append("            base = len(s.stack)")
+                lines.append(f"            _favour_when_{i}(s, h)")
+                lines.append("            groups.append(s.stack[base:])")
+                lines.append("            del s.stack[base:]")
+        lines.append("for group in groups:  # the first holder's decisions end up on top")
+        lines.append("    s.stack[0:0] = group")
+        out["_x_after_action"] = _function(
+            "_x_after_action", "s: State, a: int, action: int", "None", lines
+        )
         return out
 
 

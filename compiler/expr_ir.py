@@ -184,6 +184,7 @@ class Effect:
             "take": f"take {value} {self.name} from the stock",
             "receive": f"receive marker {self.name}",
             "set_param": f"your {self.name} becomes {value}",
+            "may_take": f"you may take {value} {self.name} from the stock",
         }.get(self.kind, f"{self.kind} {amount or value or self.name}")
         return body + (f" if {self.when.text()}" if self.when is not None else "")
 
@@ -219,6 +220,8 @@ class HookRule:
     condition: Expr | None = None
     params: tuple[tuple[str, int], ...] = ()
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
+    # A triggered favour tile: "WHO:ACTION" (WHO another | any | you), "" for the others.
+    trigger: str = field(default="", metadata={"omit_default": True})
 
     def text(self) -> str:
         condition = self.condition.text() if self.condition is not None else ""
@@ -239,9 +242,20 @@ class HookRule:
             "setup": "at setup",
             "turn_start": "at turn start",
             "after_create_route": "after create_route",
-            "favour": f'favour "{self.target}"',
+            "favour": f'favour "{self.target}"' + trigger_text(self.trigger),
             "marker_used": f'bonus "{self.target}"'
             + "".join(f" {k} {v}" for k, v in self.params)
             + " when used",
         }.get(self.hook, f"{self.hook} {self.target} {condition}".strip())
         return f"{head}: {effects}"
+
+
+TRIGGER_WHO = {"another": "another player takes", "any": "any player takes", "you": "you take"}
+
+
+def trigger_text(trigger: str) -> str:
+    """` when another player takes income` for a triggered tile's "another:income", else ""."""
+    if not trigger:
+        return ""
+    who, action = trigger.split(":", 1)
+    return f" when {TRIGGER_WHO[who]} {action}"

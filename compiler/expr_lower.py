@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import lark
 
-from .errors import HansaError, Span
+from .errors import HansaError, Span, did_you_mean
 from .expr_catalogue import DOMAINS
 from .expr_ir import (
     Aggregate,
@@ -30,6 +30,8 @@ from .expr_ir import (
 from .parser import span_of
 
 ARTICLES = ("the", "a", "an")
+# The actions a triggered favour tile may react to (`when another player takes income`).
+TRIGGER_ACTIONS = ("income", "place", "displace", "move", "create_route")
 UNITS = {"pp": "pp", "action": "actions", "actions": "actions"}
 _OPS = {">=": ">=", "<=": "<=", ">": ">", "<": "<", "=": "==", "!=": "!="}
 
@@ -216,6 +218,12 @@ def _effect(tree: lark.Tree, when: Expr | None, file: str) -> Effect:
         if source not in ("stock", "general stock"):
             raise HansaError(f"pieces come from the stock, not '{source}'", span_of(kids[2], file))
         return Effect("take", value=value, name=what, when=when, span=span)
+    if data == "x_may_take":  # a decision of the player: which piece, or none
+        value = lower_expr(kids[0], file)
+        source = _words(kids[2])
+        if source not in ("stock", "general stock"):
+            raise HansaError(f"pieces come from the stock, not '{source}'", span_of(kids[2], file))
+        return Effect("may_take", value=value, name=_words(kids[1]), when=when, span=span)
     if data == "x_receive":
         token = kids[0].children[0]
         label = str(token)[1:-1] if token.type == "STRING" else str(token)
@@ -241,6 +249,7 @@ STATEMENTS = (
     "r_at_turn_start",
     "r_after_create_route",
     "r_favour",
+    "r_favour_when",
     "r_forbid",
     "r_control_words",
     "r_control_most",
@@ -327,6 +336,28 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
             label=label,
             effects=lower_effects(kids[1], file),
             span=span,
+        )
+    if data == "r_favour_when":  # a triggered tile: its effects apply to its holder each time
+        label = unquote(kids[0], file)
+        if not label.strip():
+            raise HansaError("a favour tile needs a name", span_of(kids[0], file))
+        trigger = kids[1]
+        action = str(trigger.children[0])
+        if action not in TRIGGER_ACTIONS:
+            raise HansaError(
+                f"unknown action '{action}' in a trigger{did_you_mean(action, TRIGGER_ACTIONS)};"
+                f" actions: {', '.join(TRIGGER_ACTIONS)}",
+                span_of(trigger.children[0], file),
+            )
+        who = trigger.data.removeprefix("r_when_")
+        return HookRule(
+            "favour",
+            f"favour:{label}",
+            target=label,
+            label=label,
+            effects=lower_effects(kids[2], file),
+            span=span,
+            trigger=f"{who}:{action}",
         )
     if data == "r_forbid":
         action = str(kids[0])

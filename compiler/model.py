@@ -885,6 +885,14 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         k["FAVOUR_NAMES"] = tuple(r.label for r in favours)
         k["N_FAVOUR"] = len(favours)
         comp["favour_functions"] = [f"_favour_{i}" for i in range(len(favours))]
+        # The taker chooses which 2 unused markers to flip: one id per pair of marker types.
+        n_types = k["N_MARKER_TYPES"]
+        k["FLIP_PAIRS"] = tuple((a, b) for a in range(n_types) for b in range(a, n_types))
+        layout_sizes += [("FLIP", len(k["FLIP_PAIRS"]))]
+    comp["x_triggers"] = any(r.trigger for r in favours)
+    comp["x_may_take"] = any(e.kind == "may_take" for r in rules.hook_rules for e in r.effects)
+    if comp["x_may_take"]:  # `you may take 1 piece from the stock`: none, a trader, a merchant
+        layout_sizes += [("TAKE_PIECE", 3)]
     base = 0
     for kind, size in layout_sizes:
         model.layout.append((kind, base, size))

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-3p-favour'
 # rules: 'bigbox_favour'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=fb34332e2b720ae48e944675ee1e6adc3add40851e53b3bec54e736f02eacca3
+# hansa-generated: spec-sha256=ad70e8d38adbb7a674c86c99b6b020049475996ac4c357ae8e8d63ba42717a90
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 # source: 'spec/modules/emperors_favour.hansa'
@@ -280,9 +280,15 @@ X_CITY_PP = 2
 X_EXTRA_ACTIONS = 3
 X_TRADER_COMPENSATION = 4
 X_DISPLACEMENT_REACH = 5
-FAVOUR_NAMES = ('Displace anywhere', 'More actions', 'Trader compensation', 'City PP',
- 'Full ability PP')
-N_FAVOUR = 5
+FAVOUR_NAMES = (
+    ('Displace anywhere', 'More actions', 'Stock on income', 'Trader compensation', 'City PP',
+     'Full ability PP')
+)
+N_FAVOUR = 6
+FLIP_PAIRS = (
+    ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 1), (1, 2), (1, 3), (1, 4), (1, 5),
+     (2, 2), (2, 3), (2, 4), (2, 5), (3, 3), (3, 4), (3, 5), (4, 4), (4, 5), (5, 5))
+)
 A_END_TURN = 0
 A_INCOME = 1
 A_PLACE = 141
@@ -313,14 +319,17 @@ A_ROUTE_PLACE = 1202
 A_COUNTRY_PLACE = 1202
 A_COUNTRY_LIFT = 1202
 A_FAVOUR = 1202
-NUM_ACTIONS = 1207
+A_FLIP = 1208
+A_TAKE_PIECE = 1229
+NUM_ACTIONS = 1232
 ACTION_RANGES = (
     (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 202), ('DISPLACE', 343, 202),
      ('MOVE', 545, 1), ('CREATE', 546, 32), ('USE_MARKER', 578, 6), ('PAY', 584, 3),
      ('PICK', 587, 101), ('DONE_PICKING', 688, 1), ('DROP', 689, 101), ('ESTABLISH', 790, 54),
      ('ADDITIONAL', 844, 54), ('DEVELOP', 898, 5), ('SPECIAL', 903, 4), ('NO_POST', 907, 1),
      ('EXCHANGE', 908, 57), ('PLACE_DISPLACED', 965, 101), ('EXTRA', 1066, 2), ('LIFT', 1068, 101),
-     ('DECLINE', 1169, 1), ('PLACE_MARKER', 1170, 32), ('FAVOUR', 1202, 5))
+     ('DECLINE', 1169, 1), ('PLACE_MARKER', 1170, 32), ('FAVOUR', 1202, 6), ('FLIP', 1208, 21),
+     ('TAKE_PIECE', 1229, 3))
 )
 GAME_NAME = 'bigbox-hanseatic-3p-favour'
 PLAYER_COUNTS = (3,)
@@ -398,6 +407,8 @@ F_ROUTE = 5
 F_EXCHANGE = 6
 F_DEVELOP = 7
 F_MARKERS = 8
+F_FLIP = 9  # which 2 unused markers a favour tile's taker flips
+F_TAKE_STOCK = 10  # `you may take N pieces from the stock`
 FRAME_NAMES = (
     "turn",
     "pay_displacement_cost",
@@ -408,6 +419,8 @@ FRAME_NAMES = (
     "exchange",
     "develop",
     "place_markers",
+    "flip_markers",
+    "take_from_stock",
 )
 WHOSE_NAMES = ("own", "opponents", "any")
 
@@ -865,7 +878,6 @@ def _legal_turn(s: State) -> list[int]:
     acts = [A_END_TURN]
     if s.fav_turn == 2:  # the tile taken this turn used up the turn
         return acts
-    _legal_favour(s, p, acts)
     if s.actions_left > 0:
         _legal_income(s, p, acts)
         _legal_place(s, p, acts)
@@ -874,6 +886,7 @@ def _legal_turn(s: State) -> list[int]:
         _legal_create_route(s, p, acts)
     if s.unused[p]:
         _legal_marker_uses(s, p, acts)
+    _legal_favour(s, p, acts)  # last: the tiles' ids follow every other turn action's
     return acts
 
 
@@ -900,6 +913,7 @@ def _apply_turn(s: State, action: int) -> None:
             _apply_move(s, p, action)
         else:
             _apply_create_route(s, p, action)
+        _x_after_action(s, p, action)  # triggered favour tiles of the holders
 
 
 def _end_turn(s: State) -> None:
@@ -1074,15 +1088,39 @@ def _favour_1(s: State, p: int) -> None:
 
 
 def _favour_2(s: State, p: int) -> None:
-    s.xparam[p * N_X_PARAMS + 4] = max(0, 2)
+    pass
 
 
 def _favour_3(s: State, p: int) -> None:
-    s.xparam[p * N_X_PARAMS + 2] = max(0, 4)
+    s.xparam[p * N_X_PARAMS + 4] = max(0, 2)
 
 
 def _favour_4(s: State, p: int) -> None:
+    s.xparam[p * N_X_PARAMS + 2] = max(0, 4)
+
+
+def _favour_5(s: State, p: int) -> None:
     s.xparam[p * N_X_PARAMS + 1] = max(0, 7)
+
+
+def _favour_when_2(s: State, p: int) -> None:
+    _x_may_take(s, p, 3, 1)
+
+
+def _x_after_action(s: State, a: int, action: int) -> None:
+    n = s.num_players
+    groups = []
+    if A_INCOME <= action < A_PLACE:
+        for k in range(1, n + 1):  # clockwise from the actor, who is last
+            h = (a + k) % n
+            held = s.fav_held[h]
+            if 2 in held and h != a:
+                base = len(s.stack)
+                _favour_when_2(s, h)
+                groups.append(s.stack[base:])
+                del s.stack[base:]
+    for group in groups:  # the first holder's decisions end up on top
+        s.stack[0:0] = group
 
 
 def _x_end(s: State, p: int) -> bool:
@@ -1122,9 +1160,10 @@ def _score_F(s: State, p: int) -> int:
 
 # ---- Emperor's Favour tiles ()
 # At the start of a turn (before any action or marker use) a player holding 2 or more unused bonus
-# markers may give up the turn's actions to take one face-up tile: the first two of its unused
-# markers (in marker-type order) flip to used and still score. One tile per turn; a taken tile
-# leaves the display and its effects apply to the taker at once. `fav_turn`: 0 the turn has just
+# markers may give up the turn's actions to take one face-up tile, then chooses which 2 unused
+# markers flip to used (they still score; a decision only when there is a real choice). One tile
+# per turn; a taken tile leaves the display and its effects apply to the taker once the markers
+# are flipped (a triggered tile's effects wait for its trigger). `fav_turn`: 0 the turn has just
 # begun, 1 the player has acted, 2 the player took a tile this turn.
 FAVOUR_EFFECT = (
     _favour_0,
@@ -1132,7 +1171,9 @@ FAVOUR_EFFECT = (
     _favour_2,
     _favour_3,
     _favour_4,
+    _favour_5,
 )
+FLIP_INDEX = {pair: i for i, pair in enumerate(FLIP_PAIRS)}
 
 
 def _legal_favour(s: State, p: int, acts: list[int]) -> None:
@@ -1142,14 +1183,91 @@ def _legal_favour(s: State, p: int, acts: list[int]) -> None:
 
 
 def _apply_favour(s: State, p: int, t: int) -> None:
-    unused = s.unused[p]
-    s.unused[p] = unused[2:]
-    s.used[p] = tuple(sorted(s.used[p] + unused[:2]))
     s.fav_shown = tuple(x for x in s.fav_shown if x != t)
     s.fav_held[p] = tuple(sorted(s.fav_held[p] + (t,)))
     s.actions_left = 0
     s.fav_turn = 2
+    s.stack.append((F_FLIP, p, t))
+
+
+def _flip_pairs(unused: tuple[int, ...]) -> list[int]:
+    """The distinct pairs of marker types among `unused` (sorted), as FLIP action offsets."""
+    found = set()
+    for i in range(len(unused) - 1):
+        a = unused[i]
+        for b in unused[i + 1 :]:
+            found.add(FLIP_INDEX[(a, b)])
+    return sorted(found)
+
+
+def _legal_flip(s: State, top: tuple) -> list[int]:
+    return [A_FLIP + i for i in _flip_pairs(s.unused[top[1]])]
+
+
+def _apply_flip(s: State, top: tuple, action: int) -> None:
+    _flip(s, top, action - A_FLIP)
+
+
+def _flip(s: State, top: tuple, pair: int) -> None:
+    _, p, t = top
+    a, b = FLIP_PAIRS[pair]
+    rest = list(s.unused[p])
+    rest.remove(a)
+    rest.remove(b)
+    s.unused[p] = tuple(rest)
+    s.used[p] = tuple(sorted(s.used[p] + (a, b)))
+    s.stack.pop()
     FAVOUR_EFFECT[t](s, p)
+
+
+def _settle_flip(s: State, top: tuple) -> bool:
+    """Only one pair of marker types to flip (say, exactly 2 unused markers): no decision."""
+    pairs = _flip_pairs(s.unused[top[1]])
+    if len(pairs) == 1:
+        _flip(s, top, pairs[0])
+        return True
+    return False
+
+
+# ---- `you may take N pieces from the stock`: a decision of that player (rules in words)
+# Frame (F_TAKE_STOCK, player, pieces left, kinds): kinds bit 1 a trader may be taken, bit 2 a
+# merchant. One piece per decision, or stop; only kinds the player's general stock holds are
+# offered, and with none there (or none left to take) the frame goes without a decision. A
+# triggered effect's frame may belong to a player other than the turn player (the holder of a
+# favour tile reacting to another player's Income): play returns to the turn when it is done.
+def _x_may_take(s: State, p: int, kinds: int, count: int) -> None:
+    if count > 0:
+        s.stack.append((F_TAKE_STOCK, p, count, kinds))
+
+
+def _take_kinds(s: State, top: tuple) -> list[int]:
+    _, p, left, kinds = top
+    if left <= 0:
+        return []
+    return [k for k in (0, 1) if kinds >> k & 1 and s.stock[2 * p + k]]
+
+
+def _legal_take_stock(s: State, top: tuple) -> list[int]:
+    return [A_TAKE_PIECE] + [A_TAKE_PIECE + 1 + k for k in _take_kinds(s, top)]
+
+
+def _apply_take_stock(s: State, top: tuple, action: int) -> None:
+    s.stack.pop()
+    if action == A_TAKE_PIECE:
+        return  # declined: the rest of the pieces too
+    _, p, left, kinds = top
+    k = action - A_TAKE_PIECE - 1
+    s.stock[2 * p + k] -= 1
+    s.supply[2 * p + k] += 1
+    if left > 1:
+        s.stack.append((F_TAKE_STOCK, p, left - 1, kinds))
+
+
+def _settle_take_stock(s: State, top: tuple) -> bool:
+    if _take_kinds(s, top):
+        return False
+    s.stack.pop()
+    return True
 
 
 # ---- end trigger: a replacement marker must be drawn from the empty supply
@@ -1872,6 +1990,13 @@ def _describe_action(kind: str, i: int) -> str:
         return "decline further extra pieces"
     if kind == "FAVOUR":
         return f"take favour tile {FAVOUR_NAMES[i]!r} (flip 2 unused markers; no actions)"
+    if kind == "FLIP":
+        a, b = FLIP_PAIRS[i]
+        return f"flip bonus markers {MARKER_LABELS[a]} and {MARKER_LABELS[b]} for the favour tile"
+    if kind == "TAKE_PIECE":
+        if i == 0:
+            return "take no (further) piece from the general stock"
+        return f"take a {KIND_NAMES[i - 1]} from the general stock to the personal supply"
     return f"place the drawn marker on {ROUTE_LABELS[i]}"
 
 
@@ -1940,6 +2065,11 @@ def _frame_to_dict(top: tuple) -> dict:
         out["must_own_one"] = top[2]
     elif kind == F_DEVELOP:
         out["ability"] = "any" if top[2] < 0 else ABILITY_NAMES[top[2]]
+    elif kind == F_FLIP:
+        out["tile"] = FAVOUR_NAMES[top[2]]
+    elif kind == F_TAKE_STOCK:
+        out["left"] = top[2]
+        out["kinds"] = [KIND_NAMES[k] for k in (0, 1) if top[3] >> k & 1]
     return out
 
 
@@ -2066,6 +2196,8 @@ def _read_frame(rd: StateReader, value, path: str, n: int) -> tuple:
             "ability",
             "picked",
             "unchanged",
+            "tile",
+            "kinds",
         ),
     )
     kind = rd.choice(head["frame"], path + ".frame", FRAME_NAMES[1:]) + 1
@@ -2079,6 +2211,8 @@ def _read_frame(rd: StateReader, value, path: str, n: int) -> tuple:
         F_EXCHANGE: ("must_own_one",),
         F_DEVELOP: ("ability",),
         F_MARKERS: (),
+        F_FLIP: ("tile",),
+        F_TAKE_STOCK: ("left", "kinds"),
     }[kind]
     optional = ("picked", "unchanged") if kind == F_MOVE else ()
     rd.object(value, path, ("frame", "player") + need, optional)
@@ -2118,6 +2252,20 @@ def _read_frame(rd: StateReader, value, path: str, n: int) -> tuple:
     if kind == F_DEVELOP:
         which = rd.choice(head["ability"], path + ".ability", ("any",) + ABILITY_NAMES) - 1
         return (kind, player, which)
+    if kind == F_FLIP:
+        return (kind, player, rd.choice(head["tile"], path + ".tile", FAVOUR_NAMES))
+    if kind == F_TAKE_STOCK:
+        left = rd.integer(head["left"], path + ".left", 1, TRADERS + MERCHANTS)
+        items = rd.array(head["kinds"], path + ".kinds")
+        kinds = 0
+        for i, v in enumerate(items):
+            bit = 1 << rd.choice(v, f"{path}.kinds[{i}]", KIND_NAMES)
+            if kinds & bit:
+                raise rd.fail(f"{path}.kinds[{i}]", "a kind is listed twice")
+            kinds |= bit
+        if not kinds:
+            raise rd.fail(path + ".kinds", "name the kinds that may be taken")
+        return (kind, player, left, kinds)
     return (kind, player)
 
 
@@ -2354,6 +2502,8 @@ def _check_invariants(rd: StateReader, s: State) -> None:
         if top[0] == F_MOVE:
             for code in top[4]:
                 held[code] += 1
+        if top[0] == F_TAKE_STOCK:
+            continue  # a triggered effect's choice may be any player's
         if top[0] != F_DISPLACED and top[1] != s.player:
             raise rd.fail(
                 f"stack[{i}].player", f"only the active player {s.player} decides this frame"
@@ -2482,13 +2632,18 @@ def _frame_problem(s: State, top: tuple) -> tuple[str, str] | None:
 def _check_stack_shape(rd: StateReader, s: State) -> None:
     """Only stacks play builds: one frame, or a displacement payment above its displaced frame."""
     kinds = [top[0] for top in s.stack]
+    # Below them, choices left by triggered effects wait for the action to finish.
+    waiting = 0
+    while waiting < len(kinds) and kinds[waiting] == F_TAKE_STOCK:
+        waiting += 1
+    kinds = kinds[waiting:]
     if len(kinds) > 2 or (len(kinds) == 2 and kinds != [F_DISPLACED, F_PAY]):
         shown = ", ".join(FRAME_NAMES[k] for k in kinds)
         raise rd.fail("stack", f"no play leaves the decisions [{shown}] pending")
     if kinds == [F_PAY]:
         raise rd.fail("stack[0]", "a displacement cost is paid while the displaced piece is held")
     if kinds == [F_DISPLACED, F_PAY]:
-        below, pay = s.stack
+        below, pay = s.stack[-2:]
         if below[3] < 0 or pay[2] != DISPLACE_COST[below[3]] or below[4] != COMPENSATION[below[3]]:
             raise rd.fail("stack", "a pending payment keeps the displaced piece, cost and extras")
     for i, top in enumerate(s.stack):
@@ -2510,6 +2665,15 @@ def _check_stack_shape(rd: StateReader, s: State) -> None:
                     raise rd.fail(path + ".picked", "a move picks the mover's own pieces")
         if top[0] == F_MARKERS and not s.plate:
             raise rd.fail(path, "no drawn markers to place (turn.markers_to_place is empty)")
+        if top[0] == F_FLIP:
+            if top[1] != s.player or s.fav_turn != 2 or top[2] not in s.fav_held[top[1]]:
+                raise rd.fail(
+                    path,
+                    "markers are flipped by the turn player for the tile taken this turn"
+                    " (favour.this_turn 'taken', the tile among the player's)",
+                )
+            if len(s.unused[top[1]]) < 2:
+                raise rd.fail(path, "flipping needs 2 unused markers")
     if s.fresh and kinds != [F_ROUTE]:
         raise rd.fail(
             "turn.markers_taken_this_action", "markers are only taken while creating a route"
@@ -2588,6 +2752,11 @@ def observation_tensor_layout(num_players: int) -> tuple:
         ("frame_numbers", (6,), "cost, extras, picks left, dropping, own one, unchanged"),
         ("frame_whose", (3,), "move/remove may touch: own, opponents', any"),
         ("frame_ability", (NA + 1,), "ability a develop decision allows (last: any)"),
+        ("favour_face_up", (N_FAVOUR,), "favour tile: 1 if it lies face up (may be taken)"),
+        ("favour_held", (n, N_FAVOUR), "owner × favour tile: 1 if they hold it"),
+        ("favour_this_turn", (3,), "the turn player: may take a tile, has acted, took one"),
+        ("frame_tile", (N_FAVOUR,), "favour tile whose 2 markers a flip decision chooses"),
+        ("frame_take", (3,), "take-from-stock decision: pieces left, trader, merchant offered"),
     )
     layout = []
     offset = 0
@@ -2659,6 +2828,11 @@ def observation_tensor(s: State, player: int):
     hot.extend(at["marker_supply"] + m for m in s.msupply)
     hot.extend(at["markers_out_of_game"] + m for m in s.out)
     values.append((at["completed_cities"], s.completed))
+    hot.extend(at["favour_face_up"] + t for t in s.fav_shown)
+    for p in range(n):
+        base = at["favour_held"] + N_FAVOUR * ((p - player) % n)
+        hot.extend(base + t for t in s.fav_held[p])
+    hot.append(at["favour_this_turn"] + s.fav_turn)
     if not s.terminal:
         _frame_features(s, player, at, hot, values)
     out = numpy.bincount(hot, minlength=at[None]).astype(numpy.float32)
@@ -2711,6 +2885,11 @@ def _frame_features(s: State, player: int, at: dict, hot: list, values: list) ->
         values.append((numbers + 4, int(top[2])))
     elif kind == F_DEVELOP:
         hot.append(at["frame_ability"] + (NA if top[2] < 0 else top[2]))
+    elif kind == F_FLIP:
+        hot.append(at["frame_tile"] + top[2])
+    elif kind == F_TAKE_STOCK:
+        values.append((at["frame_take"], top[2]))
+        hot.extend(at["frame_take"] + 1 + k for k in (0, 1) if top[3] >> k & 1)
 
 
 def resample_hidden(s: State, rng, observer: int | None = None) -> None:
@@ -2823,6 +3002,8 @@ LEGAL = (
     _legal_exchange,
     _legal_develop,
     _legal_markers,
+    _legal_flip,
+    _legal_take_stock,
 )
 APPLY = (
     None,
@@ -2834,6 +3015,8 @@ APPLY = (
     _apply_exchange,
     _apply_develop,
     _apply_markers,
+    _apply_flip,
+    _apply_take_stock,
 )
 SETTLE = (
     None,
@@ -2845,6 +3028,8 @@ SETTLE = (
     _settle_never,
     _settle_never,
     _settle_markers,
+    _settle_flip,
+    _settle_take_stock,
 )
 INFO = GameInfo(
     name=GAME_NAME,

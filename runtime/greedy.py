@@ -51,6 +51,13 @@ KEYS_PER_POST = 0.8  # developing Keys adds about this much per post held
 PRIVILEGE_VALUE = 4.5  # Privilege while some city's next space needs more than mine
 LOW_PIECES = 3  # fewer free pieces than this (supply, stock, the route's returning ones) ...
 LOW_PIECES_POST_COST = 8.0  # ... make a post cost this much: developing frees a piece instead
+# Emperor's Favour tiles (games whose modules have FAVOUR/FLIP actions; no tile is named here).
+ACTION_WORTH = 1.0  # an action of the turn given up for a tile
+TILE_IN_PLAY_WORTH = 8.0  # a tile that changes play, not the score now: shrinks as the game goes
+TILE_SCORE_GROWTH = 0.5  # a tile's score gain now grows by this share over the rest of the game
+# What an unused marker is worth keeping (flipped, it scores the same but can no longer be used).
+MARKER_KEEP = {"extra_actions": 2.0, "develop": 2.0, "additional": 1.5}
+MARKER_KEEP_DEFAULT = 1.0
 
 
 class GameTables:
@@ -123,6 +130,8 @@ class GameTables:
         self.route_permit: tuple = ns.get("ROUTE_PERMIT_BIT", ())
         # The 2-player variant's neutral pawn (empty in games without it).
         self.region_routes: tuple = ns.get("REGION_ROUTES", ())
+        # Emperor's Favour: the marker-type pair of each FLIP action (empty without tiles).
+        self.flip_pairs: tuple = ns.get("FLIP_PAIRS", ())
 
     def can_move_between(self, origin: int, target: int) -> bool:
         """Whether an own Move may take a piece from route `origin` to route `target` (countries:
@@ -214,6 +223,10 @@ class GreedyAgent:
             return self._place_marker(state, t, me, legal_actions)
         if first == "PAWN":  # the pawn's setup region, or where a paid move takes it
             return self._pawn_region(state, t, me, legal_actions)
+        if first == "FLIP":
+            return self._flip_choice(t, legal_actions)
+        if first == "TAKE_PIECE":
+            return self._take_piece(state, t, me, legal_actions)
         return legal_actions[self._pick_index(len(legal_actions))]
 
     def _pick_index(self, n: int) -> int:
@@ -403,8 +416,10 @@ class GreedyAgent:
         if creates:
             return self._best_create(state, t, me, creates)
         tiles = by_kind.get("FAVOUR")  # Emperor's Favour: legal only at the start of a turn
-        if tiles and len(state.unused_markers(me)) >= 3:
-            return tiles[0]  # markers to spare: two of them buy a permanent advantage
+        if tiles:
+            tile = self._favour_tile(state, t, me, tiles)
+            if tile is not None:
+                return tile
         if t.region_routes and state.pawn_free_move_before_acting():
             free = [a for a in legal if t.kind_of[a] == "PAWN"]
             if free:  # before the first action: bring the pawn to the route it wants
@@ -445,6 +460,57 @@ class GreedyAgent:
                 self._target = target
                 return by_kind["MOVE"][0]
         return by_kind["END_TURN"][0]
+
+    # ---- Emperor's Favour: tiles, the markers they flip, pieces a tile offers
+    def _favour_tile(self, state, t: GameTables, me: int, tiles: list[int]) -> int | None:
+        """The tile worth more than the turn it costs, if any. A tile's worth is what it adds to
+        my final score now (played out on a copy), growing over the rest of the game; a tile
+        that adds nothing now changes play (more actions, pieces, …) and is worth more early."""
+        progress = self._progress(state, t)
+        unused = sorted(self._keep_value(t, m) for m in state.unused_markers(me))
+        cost = ACTION_WORTH * state.actions_remaining() + sum(unused[:2])
+        before = sum(state.score_breakdown()[me].values())
+        best, best_worth = None, cost
+        for a in tiles:
+            after = state.clone()
+            after.apply_action(a)
+            while not after.is_terminal() and after.current_player() == me:
+                legal = after.legal_actions()
+                if t.kind_of[legal[0]] != "FLIP":
+                    break
+                after.apply_action(self._flip_choice(t, legal))
+            gain = sum(after.score_breakdown()[me].values()) - before
+            if gain > 0:
+                worth = gain * (1.0 + TILE_SCORE_GROWTH * (1.0 - progress))
+            else:
+                worth = TILE_IN_PLAY_WORTH * (1.0 - progress)
+            worth += self._noise()
+            if worth > best_worth:
+                best, best_worth = a, worth
+        return best
+
+    def _keep_value(self, t: GameTables, marker: int) -> float:
+        return MARKER_KEEP.get(t.marker_kind[marker], MARKER_KEEP_DEFAULT)
+
+    def _flip_choice(self, t: GameTables, legal: list[int]) -> int:
+        """Flip the two markers least worth keeping for their use (they score the same)."""
+        base = t.base["FLIP"]
+        pairs = t.flip_pairs
+        return min(
+            legal,
+            key=lambda a: (
+                self._keep_value(t, pairs[a - base][0]) + self._keep_value(t, pairs[a - base][1]),
+                a,
+            ),
+        )
+
+    def _take_piece(self, state, t: GameTables, me: int, legal: list[int]) -> int:
+        """A free piece always helps: a merchant when my supply has none, else a trader."""
+        base = t.base["TAKE_PIECE"]
+        offered = {a - base: a for a in legal}
+        if 2 in offered and (state.personal_supply(me)[1] == 0 or 1 not in offered):
+            return offered[2]
+        return offered.get(1, offered.get(2, legal[0]))
 
     def _wanted_route(self, state, t: GameTables, me: int) -> int:
         """The route the pawn should border: a route of mine to create, else the best to build."""

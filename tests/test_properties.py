@@ -187,7 +187,9 @@ def _independent_scores(data: dict, game) -> list[dict[str, int]]:
             best = max(counts)
             tied = {p for p in range(n) if counts[p] == best}
             controller = next(int(x[1:]) for x in reversed(ordered) if int(x[1:]) in tied)
-            out[controller]["E"] += module.CITY_CONTROL_PP
+            # a player's own PP per city where a rule sets it (Emperor's Favour "City PP")
+            params = data["player_state"][controller].get("parameters", {})
+            out[controller]["E"] += params.get("city_pp", module.CITY_CONTROL_PP)
     for p in range(n):
         sub = graph.subgraph(posts[p])
         best = max(
