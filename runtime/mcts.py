@@ -32,13 +32,11 @@ RANKED = 6  # how many of the greedy agent's choices lead a node's order (best, 
 
 
 class _Node:
-    __slots__ = ("children", "visits", "available", "total", "order", "ranking", "complete")
+    __slots__ = ("children", "visits", "available", "total", "order")
 
     def __init__(self) -> None:
         self.children: dict[int, _Node] = {}
-        self.order: list[int] = []  # actions in the order they join the tree, built lazily
-        self.ranking = True  # the greedy agent's ranking may still extend `order`
-        self.complete = False  # `order` holds every action seen legal when it was completed
+        self.order: list[int] | None = None  # actions in the order they join the tree
         self.visits = 0
         self.available = 0  # times this node's action was legal when its parent was visited
         self.total = 0.0  # summed rewards of the searching player
@@ -48,9 +46,7 @@ class MCTSAgent:
     """Information-set MCTS over the searcher's own decisions, the others played by the rollout
     policy.
 
-    iterations: searches per decision (ignored when `seconds` is given; the search stops early
-    once the most visited action leads the others by more than the iterations left, since the
-    rest could not change the choice);
+    iterations: searches per decision (ignored when `seconds` is given);
     seconds: a time budget per decision instead (then the result depends on the machine's speed);
     rollout: "greedy" or "random": how every other player's decision is made, and the searcher's
     own after the tree;
@@ -121,7 +117,7 @@ class MCTSAgent:
             if deadline is not None:
                 if time.perf_counter() >= deadline:
                     break
-            elif done >= self.iterations or _decided(root, self.iterations - done):
+            elif done >= self.iterations:
                 break
         best = max(legal_actions, key=lambda a: _visits_then_value(root, a))
         self.decisions += 1
@@ -180,12 +176,12 @@ class MCTSAgent:
         """Choose the searcher's action at a tree node and apply it; the next node, or None when
         a node was added (the rest of the iteration is a rollout)."""
         children = node.children
+        if node.order is None:
+            node.order = self._ordered(state, legal)
         allowed = 1 + int(self.widen * math.sqrt(node.visits))
-        if len(node.order) < allowed and not node.complete:
-            self._extend(node, state, legal, allowed)
         considered = [a for a in node.order[:allowed] if a in legal]
-        if not considered:  # this draw allows none of them: what it allows, else greedy's choice
-            considered = [a for a in legal if a in children] or [self._ranker.step(state, legal)]
+        if not considered:  # this draw allows none of them: widen to what it allows
+            considered = [a for a in legal if a in children] or legal[:1]
         untried = [a for a in considered if a not in children]
         if untried:
             action = untried[0]
@@ -219,24 +215,23 @@ class MCTSAgent:
                 best, best_value = a, value
         return best, children[best]
 
-    def _extend(self, node: _Node, state, legal: list[int], allowed: int) -> None:
-        """Lengthen a node's order to `allowed` actions: the greedy agent's ranking first (its
-        choice, then its choice among the rest, …), then the other legal actions shuffled. Built
-        only as far as widening needs it: most nodes are visited once and need one action."""
-        order = node.order
-        while len(order) < allowed and not node.complete:
-            left = [a for a in legal if a not in order]
-            if node.ranking and len(order) < RANKED and len(left) > 1:
-                choice = self._ranker.step(state, left)
-                if choice in left:
-                    order.append(choice)
-                # the greedy agent reads a decision's kind from its first and last action
-                if choice not in left or choice in (left[0], left[-1]):
-                    node.ranking = False
-                continue
-            self.rng.shuffle(left)
-            order.extend(left)
-            node.complete = True
+    def _ordered(self, state, legal: list[int]) -> list[int]:
+        """The greedy agent's ranking first (its choice, then its choice among the rest, …), then
+        the other legal actions shuffled."""
+        ranked: list[int] = []
+        left = list(legal)
+        ranker = self._ranker
+        while len(ranked) < RANKED and len(left) > 1:
+            choice = ranker.step(state, left)
+            if choice in ranked or choice not in left:
+                break
+            ranked.append(choice)
+            if choice in (left[0], left[-1]):
+                break  # the greedy agent reads a decision's kind from its first and last action
+            left.remove(choice)
+        rest = [a for a in legal if a not in ranked]
+        self.rng.shuffle(rest)
+        return ranked + rest
 
 
 def reward_of(state, player: int) -> float:
@@ -262,16 +257,3 @@ def _visits_then_value(root: _Node, action: int) -> tuple[float, float]:
     if child is None or not child.visits:
         return (0.0, -math.inf)
     return (float(child.visits), child.total / child.visits)
-
-
-def _decided(root: _Node, left: int) -> bool:
-    """Whether the most visited action leads the others by more than the iterations left, so
-    that the rest of the search could not change the choice (it stops early, choosing the same)."""
-    first = second = 0
-    for child in root.children.values():
-        visits = child.visits
-        if visits > first:
-            first, second = visits, first
-        elif visits > second:
-            second = visits
-    return first - second > left

@@ -218,35 +218,3 @@ def test_iterations_end_after_the_searchers_next_turn(monkeypatch):
     scored.clear()
     MCTSAgent(seed=2, iterations=2, turns=0, depth=0).step(state, state.legal_actions())
     assert scored and all(position.is_terminal() for position in scored)
-
-
-def test_stopping_early_changes_no_choice(monkeypatch):
-    """The search stops once the most visited action leads by more than the iterations left:
-    the same choice as the whole search, for fewer iterations."""
-    import hansa.runtime.mcts as mcts
-
-    game = hansa.load_game("bigbox-hanseatic-45p", players=4)
-    state = game.new_initial_state(6)
-    greedy = [GreedyAgent(p) for p in range(4)]
-    counted = {"iterations": 0}
-    real = mcts.reward_of
-
-    def counting(position, player):
-        counted["iterations"] += 1
-        return real(position, player)
-
-    monkeypatch.setattr(mcts, "reward_of", counting)
-    early = full = 0
-    for _ in range(12):
-        legal = state.legal_actions()
-        if len(legal) > 1 and state.current_player() == 0:
-            counted["iterations"] = 0
-            chosen = MCTSAgent(seed=4, iterations=30).step(state, legal)
-            early += counted["iterations"]
-            with monkeypatch.context() as never:
-                never.setattr(mcts, "_decided", lambda root, left: False)
-                counted["iterations"] = 0
-                assert MCTSAgent(seed=4, iterations=30).step(state, legal) == chosen
-                full += counted["iterations"]
-        state.apply_action(greedy[state.current_player()].step(state, legal))
-    assert full and early < full
