@@ -1,16 +1,20 @@
-"""A search agent: information-set Monte Carlo tree search (`--agents mcts:iterations=400`).
+"""A search agent: information-set Monte Carlo tree search (`--agents mcts:iterations=100`).
 
-Each iteration draws one completion of what the deciding player cannot see (the order of the
-face-down marker supply, through the state's own `resample_hidden`), descends the one shared tree by
-UCT, adds a node, plays a rollout (greedy or random agents, optionally stopped after `depth`
-decisions) and backs up one reward per player. Actions the tree knows but this draw does not allow
-are skipped, and a child's exploration term counts how often it was available (subset-armed UCT, as
-in single-observer ISMCTS). It knows no rule: legal actions, `clone`, `apply_action`,
-`score_breakdown`, `returns` and `winners` are all it uses.
+The tree holds the searching player's own decisions only. Each iteration draws one completion of
+what that player cannot see (the order of the face-down marker supply, others' secret cards,
+through the state's own `resample_hidden`), then walks forward: at the searcher's decisions it
+descends the tree by UCT (adding one node per iteration), every other player's decision is made
+by the rollout policy (the greedy agent by default), inside the tree as after it. So the search is
+a best response to its model of the others, whoever they really are. Actions the tree knows but
+this draw does not allow are skipped, and a child's exploration term counts how often it was
+available (subset-armed UCT, as in single-observer ISMCTS).
 
-The reward of a player is how far they lead the others' mean, squashed to (-1, 1): a won game
-is worth more than any lead, so the search plays to win rather than to score. At a rollout's
-cut-off the lead is measured by `score_breakdown`, the game's own scoring as if it ended there.
+An iteration stops at a horizon counted in the searcher's turns (by default: at the end of its
+next turn, so what it builds now can pay off once), or at the end of the game, and scores the
+position: the game's own scoring as if it ended there (`score_breakdown`), the searcher's lead over
+the best other player squashed to (-1, 1), plus a win bonus at the end of the game. It knows no
+rule: legal actions, `clone`, `apply_action`, `resample_hidden`, `score_breakdown` and `winners`,
+the greedy agent, and the module's `ACTION_RANGES` (to see where a turn begins) are all it uses.
 """
 
 from __future__ import annotations
@@ -20,33 +24,39 @@ import random
 import time
 
 from .agents import RandomAgent
-from .greedy import GreedyAgent
+from .greedy import GreedyAgent, module_namespace
 
 LEAD_SCALE = 10.0  # PP of lead worth about tanh(1) ≈ 0.76 of a win
 WIN_BONUS = 1.0  # added at the end of the game, on top of the squashed lead
+RANKED = 6  # how many of the greedy agent's choices lead a node's order (best, second best, …)
 
 
 class _Node:
-    __slots__ = ("children", "visits", "available", "totals", "order")
+    __slots__ = ("children", "visits", "available", "total", "order")
 
-    def __init__(self, players: int) -> None:
+    def __init__(self) -> None:
         self.children: dict[int, _Node] = {}
         self.order: list[int] | None = None  # actions in the order they join the tree
         self.visits = 0
         self.available = 0  # times this node's action was legal when its parent was visited
-        self.totals = [0.0] * players  # summed rewards per player
+        self.total = 0.0  # summed rewards of the searching player
 
 
 class MCTSAgent:
-    """Information-set MCTS with UCT.
+    """Information-set MCTS over the searcher's own decisions, the others played by the rollout
+    policy.
 
     iterations: searches per decision (ignored when `seconds` is given);
     seconds: a time budget per decision instead (then the result depends on the machine's speed);
-    rollout: "greedy" or "random" players after the tree;
-    depth: stop a rollout after this many decisions and score the position (0 = play to the end);
+    rollout: "greedy" or "random": how every other player's decision is made, and the searcher's
+    own after the tree;
+    turns: an iteration ends when the searcher's `turns`-th turn after the current one is over
+    (0: no turn limit);
+    depth: and at the latest after this many decisions (0: no limit; both 0: play to the end);
     c: the UCT exploration constant; seed: the agent's generator (same seed, same choices);
     widen: progressive widening, a node considers 1 + widen·√visits actions: the greedy agent's
-    choice first, then the others in random order (a turn offers a hundred placements or more);
+    choices first (its best, then its best among the rest, … up to six), then the others in random
+    order (a turn offers a hundred placements or more);
     prior: an exploration bonus for the greedy agent's choice (PUCT-like, prior·√N/(1+n)), so the
     search departs from the beginner's move only when the others measure better.
     """
@@ -54,34 +64,40 @@ class MCTSAgent:
     def __init__(
         self,
         seed: int | None = 0,
-        iterations: int = 400,
+        iterations: int = 100,
         seconds: float = 0.0,
         rollout: str = "greedy",
-        depth: int = 12,
-        c: float = 0.7,
+        turns: int = 1,
+        depth: int = 0,
+        c: float = 0.5,
         widen: float = 1.0,
         prior: float = 0.5,
     ) -> None:
         if rollout not in ("greedy", "random"):
             raise ValueError(f"rollout must be greedy or random, not {rollout!r}")
-        whole = {"iterations": iterations, "depth": depth}
+        whole = {"iterations": iterations, "turns": turns, "depth": depth}
         real = {"seconds": seconds, "c": c, "widen": widen, "prior": prior}
         for name, value in [*whole.items(), *real.items()]:
             kind = int if name in whole else (int, float)
             if isinstance(value, bool) or not isinstance(value, kind):
                 noun = "a whole number" if name in whole else "a number"
                 raise ValueError(f"{name} must be {noun}, not {value!r}")
-        if iterations < 1 or seconds < 0 or depth < 0 or c < 0:
-            raise ValueError("iterations must be positive; seconds, depth and c not negative")
+        if iterations < 1 or seconds < 0 or turns < 0 or depth < 0 or c < 0:
+            raise ValueError(
+                "iterations must be positive; seconds, turns, depth and c not negative"
+            )
         self.rng = random.Random(seed)
         self.iterations = int(iterations)
         self.seconds = float(seconds)
         self.rollout = rollout
+        self.turns = int(turns)
         self.depth = int(depth)
         self.c = float(c)
         self.widen = float(widen)
         self.prior = float(prior)
         self._rollout_agents: list | None = None
+        self._ranker: GreedyAgent | None = None
+        self._end_turn = -1
         self.decisions = 0  # searched decisions (not forced ones)
         self.search_seconds = 0.0
 
@@ -90,65 +106,99 @@ class MCTSAgent:
             return legal_actions[0]
         started = time.perf_counter()
         players = len(state.track_pp())
-        root = _Node(players)
+        if self._rollout_agents is None:
+            self._setup(state, players)
+        root = _Node()
         deadline = started + self.seconds if self.seconds else None
         done = 0
         while True:
-            self._iterate(state, root, players)
+            self._iterate(state, root)
             done += 1
             if deadline is not None:
                 if time.perf_counter() >= deadline:
                     break
             elif done >= self.iterations:
                 break
-        best = max(legal_actions, key=lambda a: _visits_then_value(root, a, state))
+        best = max(legal_actions, key=lambda a: _visits_then_value(root, a))
         self.decisions += 1
         self.search_seconds += time.perf_counter() - started
         return best
 
+    def _setup(self, state, players: int) -> None:
+        """Rollout players, made once (seeded from this agent's generator) so their caches of the
+        position's values stay warm from one rollout to the next; the END_TURN action id, offered
+        by every turn decision and only there."""
+        if self.rollout == "greedy":
+            self._rollout_agents = [GreedyAgent(self.rng.random()) for _ in range(players)]
+        else:
+            self._rollout_agents = [RandomAgent(self.rng.random())] * players
+        self._ranker = GreedyAgent(self.rng.random())
+        ranges = module_namespace(state)["ACTION_RANGES"]
+        self._end_turn = next(base for kind, base, _size in ranges if kind == "END_TURN")
+
     # ---- one iteration
-    def _iterate(self, root_state, root: _Node, players: int) -> None:
+    def _iterate(self, root_state, root: _Node) -> None:
         rng = self.rng
+        me = root_state.current_player()
         state = root_state.clone()
         # What the searching player cannot see is redrawn: marker order, others' secret cards.
-        state.resample_hidden(rng, root_state.current_player())
-        node = root
-        path = [(node, -1)]
+        state.resample_hidden(rng, me)
+        agents = self._rollout_agents
+        end_turn = self._end_turn
+        node: _Node | None = root  # None once the iteration has left the tree
+        path = [root]
+        last_turn_player = -1  # whose turn decision came last (-1: none seen yet)
+        my_turns = 0  # turns of mine begun after the root
+        decisions = 0
         while not state.is_terminal():
             legal = state.legal_actions()
             player = state.current_player()
-            children = node.children
-            if node.order is None:
-                node.order = self._ordered(state, legal)
-            allowed = 1 + int(self.widen * math.sqrt(node.visits))
-            considered = [a for a in node.order[:allowed] if a in legal]
-            if not considered:  # this draw allows none of them: widen to what it allows
-                considered = [a for a in legal if a in children] or legal[:1]
-            untried = [a for a in considered if a not in children]
-            if untried:
-                action = untried[0]
-                for a in considered:
-                    if a in children:
-                        children[a].available += 1
-                child = children[action] = _Node(players)
-                child.available = 1
-                state.apply_action(action)
-                path.append((child, player))
+            if legal[0] == end_turn:  # a turn decision: count turns
+                if player == me:
+                    if last_turn_player not in (-1, me):
+                        my_turns += 1
+                elif self.turns and my_turns >= self.turns:
+                    break  # my last turn of the horizon is over
+                last_turn_player = player
+            if self.depth and decisions >= self.depth:
                 break
-            action, child = self._select(node, considered, player, node.order[0])
-            state.apply_action(action)
-            path.append((child, player))
-            node = child
-        rewards = self._rollout(state, players)
-        for visited, _player in path:
+            decisions += 1
+            if player != me or node is None or len(legal) == 1:
+                state.apply_action(agents[player].step(state, legal))
+                continue
+            node = self._descend(state, node, legal, path)
+        reward = reward_of(state, me)
+        for visited in path:
             visited.visits += 1
-            totals = visited.totals
-            for p in range(players):
-                totals[p] += rewards[p]
+            visited.total += reward
 
-    def _select(
-        self, node: _Node, legal: list[int], player: int, favourite: int
-    ) -> tuple[int, _Node]:
+    def _descend(self, state, node: _Node, legal: list[int], path: list[_Node]) -> _Node | None:
+        """Choose the searcher's action at a tree node and apply it; the next node, or None when
+        a node was added (the rest of the iteration is a rollout)."""
+        children = node.children
+        if node.order is None:
+            node.order = self._ordered(state, legal)
+        allowed = 1 + int(self.widen * math.sqrt(node.visits))
+        considered = [a for a in node.order[:allowed] if a in legal]
+        if not considered:  # this draw allows none of them: widen to what it allows
+            considered = [a for a in legal if a in children] or legal[:1]
+        untried = [a for a in considered if a not in children]
+        if untried:
+            action = untried[0]
+            for a in considered:
+                if a in children:
+                    children[a].available += 1
+            child = children[action] = _Node()
+            child.available = 1
+            state.apply_action(action)
+            path.append(child)
+            return None
+        action, child = self._select(node, considered, node.order[0])
+        state.apply_action(action)
+        path.append(child)
+        return child
+
+    def _select(self, node: _Node, legal: list[int], favourite: int) -> tuple[int, _Node]:
         children = node.children
         best = None
         best_value = -math.inf
@@ -156,7 +206,7 @@ class MCTSAgent:
         for a in legal:
             child = children[a]
             child.available += 1
-            value = child.totals[player] / child.visits + c * math.sqrt(
+            value = child.total / child.visits + c * math.sqrt(
                 math.log(child.available) / child.visits
             )
             if a == favourite:
@@ -166,54 +216,44 @@ class MCTSAgent:
         return best, children[best]
 
     def _ordered(self, state, legal: list[int]) -> list[int]:
-        """The greedy agent's choice first, then the other legal actions shuffled."""
-        first = self._agents(len(state.track_pp()))[state.current_player()].step(state, legal)
-        rest = [a for a in legal if a != first]
+        """The greedy agent's ranking first (its choice, then its choice among the rest, …), then
+        the other legal actions shuffled."""
+        ranked: list[int] = []
+        left = list(legal)
+        ranker = self._ranker
+        while len(ranked) < RANKED and len(left) > 1:
+            choice = ranker.step(state, left)
+            if choice in ranked or choice not in left:
+                break
+            ranked.append(choice)
+            if choice in (left[0], left[-1]):
+                break  # the greedy agent reads a decision's kind from its first and last action
+            left.remove(choice)
+        rest = [a for a in legal if a not in ranked]
         self.rng.shuffle(rest)
-        return [first] + rest
+        return ranked + rest
 
-    def _agents(self, players: int) -> list:
-        """Rollout players, made once (seeded from this agent's generator) so their caches of the
-        position's values stay warm from one rollout to the next."""
-        agents = self._rollout_agents
-        if agents is None:
-            if self.rollout == "greedy":
-                agents = [GreedyAgent(self.rng.random()) for _ in range(players)]
-            else:
-                agents = [RandomAgent(self.rng.random())] * players
-            self._rollout_agents = agents
-        return agents
 
-    def _rollout(self, state, players: int) -> list[float]:
-        agents = self._agents(players)
-        left = self.depth if self.depth else -1
-        while left and not state.is_terminal():
-            legal = state.legal_actions()
-            state.apply_action(agents[state.current_player()].step(state, legal))
-            left -= 1
-        return rewards_of(state)
+def reward_of(state, player: int) -> float:
+    """The player's lead over the best other player (PP as if the game ended now) squashed by
+    tanh, plus a win bonus (split on a shared victory) when the game is over."""
+    totals = [sum(b.values()) for b in state.score_breakdown()]
+    best_other = max(t for p, t in enumerate(totals) if p != player)
+    reward = math.tanh((totals[player] - best_other) / LEAD_SCALE)
+    if state.is_terminal():
+        winners = state.winners()
+        if player in winners:
+            reward += WIN_BONUS / len(winners)
+    return reward
 
 
 def rewards_of(state) -> list[float]:
-    """Per player, tanh of their lead over the others' mean (PP as if the game ended now), plus a
-    win bonus (split on a shared victory) when the game is over."""
-    totals = [sum(b.values()) for b in state.score_breakdown()]
-    players = len(totals)
-    everyone = sum(totals)
-    rewards = []
-    for p in range(players):
-        others = (everyone - totals[p]) / (players - 1)
-        rewards.append(math.tanh((totals[p] - others) / LEAD_SCALE))
-    if state.is_terminal():
-        winners = state.winners()
-        for p in winners:
-            rewards[p] += WIN_BONUS / len(winners)
-    return rewards
+    """`reward_of` for every player."""
+    return [reward_of(state, p) for p in range(len(state.track_pp()))]
 
 
-def _visits_then_value(root: _Node, action: int, state) -> tuple[float, float]:
+def _visits_then_value(root: _Node, action: int) -> tuple[float, float]:
     child = root.children.get(action)
     if child is None or not child.visits:
         return (0.0, -math.inf)
-    player = state.current_player()
-    return (float(child.visits), child.totals[player] / child.visits)
+    return (float(child.visits), child.total / child.visits)

@@ -75,8 +75,9 @@ def test_mcts_reads_only_public_methods_of_the_state():
 
 
 def test_agent_parameters_are_parsed_generically():
-    agent = make_agent("mcts:iterations=7,rollout=random,depth=0,c=1.5", 5)
+    agent = make_agent("mcts:iterations=7,rollout=random,turns=2,depth=0,c=1.5", 5)
     assert (agent.iterations, agent.rollout, agent.depth, agent.c) == (7, "random", 0, 1.5)
+    assert agent.turns == 2
     assert parse_agents("mcts:iterations=7,depth=3,greedy,random,greedy", 4) == [
         "mcts:iterations=7,depth=3",
         "greedy",
@@ -122,3 +123,98 @@ def test_a_parameter_of_the_wrong_type_is_one_clear_error():
         make_agent("mcts:iterations=x", 1)
     with pytest.raises(HansaError, match="depth must be a whole number, not 1.5"):
         make_agent("mcts:depth=1.5", 1)
+    with pytest.raises(HansaError, match="turns must be a whole number, not 1.5"):
+        make_agent("mcts:turns=1.5", 1)
+    with pytest.raises(HansaError, match="not negative"):
+        make_agent("mcts:turns=-1", 1)
+
+
+# ---- the search itself
+def last_action_position():
+    """Player 0 creates Halle–Quedlinburg, which lifts its track to 20 PP: the game ends with this
+    action. Player 0's network (Quedlinburg, Goslar, Hildesheim, Paderborn, Göttingen, Warburg:
+    9 posts) scores posts x Keys. A post in Halle (the greedy agent's choice: a coin space, control
+    of an empty city next to its network) brings 6 PP, developing Keys from 3 to 4 brings 9 PP, and
+    player 1 ends on 67 PP: the post loses the game (65), Keys wins it (68)."""
+    from scenario_support import Position, act, load
+
+    game = load("bigbox-hanseatic-45p", 4)
+    pos = Position(game).player(0, keys=3, track=19)
+    pos.player(1, track=15, keys=4, actions=5, privilege=3, book=3, bank=3)
+    pos.route("Halle", "Quedlinburg", "t0", "t0", "t0", "t0")
+    pos.city("Quedlinburg", "m0").city("Goslar", "t0", "t0").city("Hildesheim", "t0", "t0")
+    pos.city("Paderborn", "t0").city("Göttingen", "t0").city("Warburg", "t0", "t0")
+    pos.city("Hamburg", "t1", "t1", "t1").city("Lübeck", "t1", "t1").city("Lüneburg", "m1")
+    pos.city("Hannover", "t1")
+    state = pos.state()
+    act(state, "create route Halle–Quedlinburg")
+    return state
+
+
+def test_mcts_finds_the_winning_choice_the_greedy_agent_misses():
+    state = last_action_position()
+    named = {state.action_to_string(a): a for a in state.legal_actions()}
+    outcome = {}
+    for text, action in named.items():
+        after = state.clone()
+        after.apply_action(action)
+        assert after.is_terminal()
+        outcome[text] = (after.returns()[:2], after.winners())
+    assert outcome["develop keys"] == ([68, 67], [0])
+    assert outcome["establish a trading post in Halle with a trader"] == ([65, 67], [1])
+    greedy = GreedyAgent(0).step(state, state.legal_actions())
+    assert state.action_to_string(greedy) == "establish a trading post in Halle with a trader"
+    for seed in range(4):
+        chosen = MCTSAgent(seed=seed, iterations=12).step(state, state.legal_actions())
+        assert state.action_to_string(chosen) == "develop keys"
+
+
+def test_same_seed_same_choice_at_a_position():
+    game = hansa.load_game("bigbox-hanseatic-45p", players=4)
+    state = game.new_initial_state(5)
+    greedy = [GreedyAgent(p) for p in range(4)]
+    for _ in range(40):  # into the game, where choices differ
+        state.apply_action(greedy[state.current_player()].step(state, state.legal_actions()))
+    legal = state.legal_actions()
+    choices = [MCTSAgent(seed=s % 3, iterations=10).step(state, legal) for s in range(6)]
+    assert choices[:3] == choices[3:]
+
+
+def test_a_time_budget_is_respected():
+    game = hansa.load_game("bigbox-hanseatic-45p", players=4)
+    state = game.new_initial_state(4)
+    agent = MCTSAgent(seed=1, seconds=0.3)
+    for _ in range(2):
+        agent.step(state, state.legal_actions())
+    # one iteration (about a round of play) costs a few milliseconds: the budget overruns by
+    # at most one iteration, with a wide margin for a busy machine
+    assert 0.6 <= agent.search_seconds < 0.6 + 2 * 0.5
+
+
+def test_iterations_end_after_the_searchers_next_turn(monkeypatch):
+    """Every iteration from player 0's first decision is scored at the start of player 1's
+    second turn (turns=1), or at the end of the game when neither turns nor depth limit it."""
+    import hansa.runtime.mcts as mcts
+
+    game = hansa.load_game("bigbox-hanseatic-45p", players=4)
+    state = game.new_initial_state(3)
+    scored = []
+    real = mcts.reward_of
+
+    def recording(position, player):
+        scored.append(position.clone())
+        return real(position, player)
+
+    monkeypatch.setattr(mcts, "reward_of", recording)
+    MCTSAgent(seed=2, iterations=6, turns=1).step(state, state.legal_actions())
+    assert scored  # (the search may stop early once the rest could not change its choice)
+    first_turn = state.actions_remaining()
+    for position in scored:
+        assert position.current_player() == 1 and not position.is_terminal()
+        assert position.observation(0)["turn"]["player"] == 1
+        assert position.actions_remaining() == first_turn  # a fresh turn
+        # player 1 has played a turn already (placed pieces), so this is its second turn
+        assert sum(position.personal_supply(1)) < sum(state.personal_supply(1))
+    scored.clear()
+    MCTSAgent(seed=2, iterations=2, turns=0, depth=0).step(state, state.legal_actions())
+    assert scored and all(position.is_terminal() for position in scored)
