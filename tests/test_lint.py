@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ["compiler", "runtime", "hansa", "generated", "tests"]
+FOLDERS = ["compiler", "runtime", "hansa", "generated", "tests", "scripts"]
 
 
 @pytest.mark.parametrize("command", [["check"], ["format", "--check"]], ids=["lint", "format"])
