@@ -175,6 +175,7 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
             or (k == "develop_ability" and comp.get("permanent_develop_ability"))
         ],
         permanent_names=list(model.constants.get("PERMANENT_NAMES", ())),
+        ability_max=[int(m) for m in model.constants["ABILITY_MAX"]],
         end_kinds_used=[k for k in END_KINDS if comp.get("end_" + k)],
         marker_type_kinds=_marker_type_kinds(model),
         marker_types=list(

@@ -940,8 +940,19 @@ def _x_free_points(s: State, r: int) -> int:
     return sum(1 for x in ROUTE_POINTS[r] if pt[x] < 0)
 
 
+# fmt: off
 def _x_full(s: State, p: int) -> int:
-    return sum(1 for a in range(NA) if s.level[p * NA + a] >= ABILITY_MAX[a])
+    # unrolled over the abilities (an end trigger may read it after every action)
+    lv = s.level
+    b = p * NA
+    return (
+        (lv[b + 0] >= 4)
+        + (lv[b + 1] >= 5)
+        + (lv[b + 2] >= 3)
+        + (lv[b + 3] >= 3)
+        + (lv[b + 4] >= 3)
+    )
+# fmt: on
 
 
 def _x_markers(s: State, p: int) -> int:
