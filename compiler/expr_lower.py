@@ -325,39 +325,30 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
             effects=effects,
             span=span,
         )
-    if data == "r_favour":  # an Emperor's Favour tile: its effects apply to its taker
-        label = unquote(kids[0], file)
+    if data in ("r_favour", "r_favour_when"):  # an Emperor's Favour tile, for its taker;
+        label = unquote(kids[0], file)  # a triggered one (`when …`) acts each time it fires
         if not label.strip():
             raise HansaError("a favour tile needs a name", span_of(kids[0], file))
+        trigger = ""
+        if data == "r_favour_when":
+            when = kids[1]
+            action = str(when.children[0])
+            if action not in TRIGGER_ACTIONS:
+                raise HansaError(
+                    f"unknown action '{action}' in a trigger"
+                    f"{did_you_mean(action, TRIGGER_ACTIONS)};"
+                    f" actions: {', '.join(TRIGGER_ACTIONS)}",
+                    span_of(when.children[0], file),
+                )
+            trigger = f"{when.data.removeprefix('r_when_')}:{action}"
         return HookRule(
             "favour",
             f"favour:{label}",
             target=label,
             label=label,
-            effects=lower_effects(kids[1], file),
+            effects=lower_effects(kids[-1], file),
             span=span,
-        )
-    if data == "r_favour_when":  # a triggered tile: its effects apply to its holder each time
-        label = unquote(kids[0], file)
-        if not label.strip():
-            raise HansaError("a favour tile needs a name", span_of(kids[0], file))
-        trigger = kids[1]
-        action = str(trigger.children[0])
-        if action not in TRIGGER_ACTIONS:
-            raise HansaError(
-                f"unknown action '{action}' in a trigger{did_you_mean(action, TRIGGER_ACTIONS)};"
-                f" actions: {', '.join(TRIGGER_ACTIONS)}",
-                span_of(trigger.children[0], file),
-            )
-        who = trigger.data.removeprefix("r_when_")
-        return HookRule(
-            "favour",
-            f"favour:{label}",
-            target=label,
-            label=label,
-            effects=lower_effects(kids[2], file),
-            span=span,
-            trigger=f"{who}:{action}",
+            trigger=trigger,
         )
     if data == "r_forbid":
         action = str(kids[0])

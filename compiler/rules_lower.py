@@ -372,7 +372,7 @@ def _end_alternative(tree: lark.Tree, file: str) -> Statement:
             and (_word(word) in kinds("end") or "_" in str(word))
             and "".join(str(t) for t in op.children) == ">="
         ):
-            return _trigger_statement(word, right, tree, file)
+            return _trigger_statement(word, _threshold_atom(right, file), tree, file)
     rule = lower_end_condition(tree, file)
     span = span_of(tree, file)
     return Statement("set", "hook", rule.key, params=(("rule", rule),), span=span, key_span=span)
@@ -389,13 +389,13 @@ def _threshold_atom(tree: lark.Tree, file: str) -> Word | Number | Text:
 
 
 def _trigger_statement(
-    kind_token: lark.Token, threshold: lark.Tree | None, tree: lark.Tree, file: str
+    kind_token: lark.Token, raw: Word | Number | Text | None, tree: lark.Tree, file: str
 ) -> Statement:
+    """A catalogue end trigger with its threshold, if written."""
     kind = _word(kind_token)
     comp = component("end", kind, span_of(kind_token, file))
     params: tuple[tuple[str, object], ...] = ()
-    if threshold is not None:
-        raw = _threshold_atom(threshold, file)
+    if raw is not None:
         param = comp.param("threshold")
         if param is None:
             raise HansaError(f"end trigger {kind} takes no threshold", raw.span)
@@ -407,20 +407,9 @@ def _trigger_statement(
 
 
 def _trigger(trigger: lark.Tree, file: str) -> Statement:
-    kind_token = trigger.children[0]
-    kind = _word(kind_token)
-    comp = component("end", kind, span_of(kind_token, file))
-    params: tuple[tuple[str, object], ...] = ()
-    if len(trigger.children) > 1:
-        raw = _raw_atom(trigger.children[1], file)
-        param = comp.param("threshold")
-        if param is None:
-            raise HansaError(f"end trigger {kind} takes no threshold", raw.span)
-        params = (("threshold", param.type.convert(raw)),)
-    span = span_of(trigger, file)
-    return Statement(
-        "set", "end", kind, kind, params, span=span, key_span=span_of(kind_token, file)
-    )
+    """`KIND` or `KIND >= VALUE` in `replace end X with …`."""
+    raw = _raw_atom(trigger.children[1], file) if len(trigger.children) > 1 else None
+    return _trigger_statement(trigger.children[0], raw, trigger, file)
 
 
 def _steps(stmt: lark.Tree, file: str) -> tuple[TieBreakStep, ...]:
