@@ -26,6 +26,18 @@ PIECE_KINDS = ("trader", "merchant")
 ABILITY_ROLES = ("network_factor", "actions_per_turn", "post_privilege", "move_count", "income")
 
 
+class _Params:
+    """A component whose parameters are `params`, (name, value) pairs as written."""
+
+    params: tuple[tuple[str, object], ...]
+
+    def param(self, name: str, default=None):
+        for k, v in self.params:
+            if k == name:
+                return v
+        return default
+
+
 @dataclass(frozen=True)
 class Pieces:
     """Pieces per player; one `score_marker` piece of that kind never enters play."""
@@ -124,7 +136,7 @@ Action = Income | Place | Displace | Move | CreateRoute
 
 
 @dataclass(frozen=True)
-class BonusMarker:
+class BonusMarker(_Params):
     """A bonus marker type: `kind` names the effect component, `params` its parameters.
 
     Kinds: additional_trading_post; exchange_trading_posts(must_own_one: bool);
@@ -140,12 +152,6 @@ class BonusMarker:
     start: int = 0
     name: str = ""  # the author's label, e.g. "+3 actions"; defaults to kind and params
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
-
-    def param(self, name: str, default=None):
-        for k, v in self.params:
-            if k == name:
-                return v
-        return default
 
 
 @dataclass(frozen=True)
@@ -181,7 +187,7 @@ class EndTrigger:
 
 
 @dataclass(frozen=True)
-class ScoreCategory:
+class ScoreCategory(_Params):
     """A final-scoring category, `key` 'A'…'F'.
 
     kinds: track; full_abilities (uses each ability's full_pp); bonus_markers(table: ((min, pp), …)
@@ -193,12 +199,6 @@ class ScoreCategory:
     kind: str
     params: tuple[tuple[str, object], ...] = ()
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
-
-    def param(self, name: str, default=None):
-        for k, v in self.params:
-            if k == name:
-                return v
-        return default
 
 
 @dataclass(frozen=True)
@@ -222,7 +222,7 @@ class Option:
 
 
 @dataclass(frozen=True)
-class BoardRule:
+class BoardRule(_Params):
     """The rules of play for one board feature (`board_rules KIND PARAMS`): green_cities,
     countries, permissions. A board without the feature compiles it to nothing."""
 
@@ -230,15 +230,9 @@ class BoardRule:
     params: tuple[tuple[str, object], ...] = ()
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
-    def param(self, name: str, default=None):
-        for k, v in self.params:
-            if k == name:
-                return v
-        return default
-
 
 @dataclass(frozen=True)
-class PermanentMarker:
+class PermanentMarker(_Params):
     """What a board's permanent bonus marker does (`permanent_marker NAME = KIND(PARAMS)`): `name`
     is the word a board route names after `permanent`; `kind` the effect component."""
 
@@ -246,12 +240,6 @@ class PermanentMarker:
     kind: str
     params: tuple[tuple[str, object], ...] = ()
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
-
-    def param(self, name: str, default=None):
-        for k, v in self.params:
-            if k == name:
-                return v
-        return default
 
 
 @dataclass(frozen=True)
