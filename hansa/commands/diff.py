@@ -279,7 +279,11 @@ def candidates(arg: str, loader: _Loader) -> list[Candidate]:
         if take_from_library(project, arg):
             found = [f for f in _declarations(project) if f[1] == arg]
     if not found:
+        from hansa.compiler.project import library_project
+
+        library = library_project()
         known = [f[1] for f in _declarations(project)]
+        known += [f[1] for f in _declarations(library)] if library else []
         hint = did_you_mean(arg, known)
         if not hint and project.errors:
             hint = f" ({len(project.errors)} errors there; see `hansa check {spec_dir}`)"
@@ -287,9 +291,11 @@ def candidates(arg: str, loader: _Loader) -> list[Candidate]:
         from hansa.runtime.names import shown
 
         kinds = (("boards", "boards"), ("rulesets", "rule sets"), ("games", "games"))
-        there = "; ".join(f"{word}: {listing(getattr(project, a))}" for a, word in kinds)
+        there = "; ".join(f"{word}: {listing(project.own(a))}" for a, word in kinds)
+        where = f"{spec_dir}/" if Path(spec_dir).is_dir() else f"{spec_dir}/ (no such folder)"
         raise HansaError(
-            f"no board, rule set or game named {shown(arg)} in {spec_dir}/{hint} ({there})"
+            f"no board, rule set or game named {shown(arg)} in {where} nor built in{hint}"
+            f" ({there}; `hansa list` shows the built-in ones)"
         )
     out = []
     for cls, name, node in found:
