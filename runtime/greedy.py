@@ -190,6 +190,15 @@ class GreedyAgent:
         self._target: int | None = None  # the route it is building
         self._no_swap_at: tuple[int, int] | None = None  # post count when no swap helped
 
+    def forget(self) -> None:
+        """Forget the game played so far. The caches assume one game in which posts are only ever
+        added (a count of posts names them); a search that plays from another position (a
+        different rollout of the same root) calls this first."""
+        self._city_cache = None
+        self._post_cache.clear()
+        self._target = None
+        self._no_swap_at = None
+
     # ---- entry point
     def step(self, state, legal_actions: list[int]) -> int:
         if len(legal_actions) == 1:

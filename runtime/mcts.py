@@ -96,6 +96,7 @@ class MCTSAgent:
         self.widen = float(widen)
         self.prior = float(prior)
         self._rollout_agents: list | None = None
+        self._forgets: list = []
         self._ranker: GreedyAgent | None = None
         self._end_turn = -1
         self.decisions = 0  # searched decisions (not forced ones)
@@ -133,6 +134,7 @@ class MCTSAgent:
         else:
             self._rollout_agents = [RandomAgent(self.rng.random())] * players
         self._ranker = GreedyAgent(self.rng.random())
+        self._forgets = [a.forget for a in self._rollout_agents if isinstance(a, GreedyAgent)]
         ranges = module_namespace(state)["ACTION_RANGES"]
         self._end_turn = next(base for kind, base, _size in ranges if kind == "END_TURN")
 
@@ -144,6 +146,8 @@ class MCTSAgent:
         # What the searching player cannot see is redrawn: marker order, others' secret cards.
         state.resample_hidden(rng, me)
         agents = self._rollout_agents
+        for forget in self._forgets:  # each iteration is another game for them (no stale caches)
+            forget()
         end_turn = self._end_turn
         node: _Node | None = root  # None once the iteration has left the tree
         path = [root]
@@ -221,6 +225,7 @@ class MCTSAgent:
         ranked: list[int] = []
         left = list(legal)
         ranker = self._ranker
+        ranker.forget()
         while len(ranked) < RANKED and len(left) > 1:
             choice = ranker.step(state, left)
             if choice in ranked or choice not in left:
