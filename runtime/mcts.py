@@ -9,9 +9,11 @@ a best response to its model of the others, whoever they really are. Actions the
 this draw does not allow are skipped, and a child's exploration term counts how often it was
 available (subset-armed UCT, as in single-observer ISMCTS).
 
-An iteration stops at a horizon counted in the searcher's turns (by default: at the end of its
-next turn, so what it builds now can pay off once), or at the end of the game, and scores the
-position: the game's own scoring as if it ended there (`score_breakdown`), the searcher's lead over
+By default an iteration plays on to the end of the game: the final score under the rollout policy
+is a far better judge of a move than any cut-off (what a player has built but not yet cashed —
+developed Actions, pieces on half-built routes — shows only in later turns). A horizon counted in
+the searcher's turns (`turns`) or in decisions (`depth`) makes iterations cheaper; the position
+there is scored as if the game ended (`score_breakdown`). The reward is the searcher's lead over
 the best other player squashed to (-1, 1), plus a win bonus at the end of the game. It knows no
 rule: legal actions, `clone`, `apply_action`, `resample_hidden`, `score_breakdown` and `winners`,
 the greedy agent, and the module's `ACTION_RANGES` (to see where a turn begins) are all it uses.
@@ -51,7 +53,7 @@ class MCTSAgent:
     rollout: "greedy" or "random": how every other player's decision is made, and the searcher's
     own after the tree;
     turns: an iteration ends when the searcher's `turns`-th turn after the current one is over
-    (0: no turn limit);
+    (0, the default: no turn limit);
     depth: and at the latest after this many decisions (0: no limit; both 0: play to the end);
     c: the UCT exploration constant; seed: the agent's generator (same seed, same choices);
     widen: progressive widening, a node considers 1 + widen·√visits actions: the greedy agent's
@@ -64,10 +66,10 @@ class MCTSAgent:
     def __init__(
         self,
         seed: int | None = 0,
-        iterations: int = 100,
+        iterations: int = 30,
         seconds: float = 0.0,
         rollout: str = "greedy",
-        turns: int = 1,
+        turns: int = 0,
         depth: int = 0,
         c: float = 0.5,
         widen: float = 1.0,

@@ -218,3 +218,27 @@ def test_iterations_end_after_the_searchers_next_turn(monkeypatch):
     scored.clear()
     MCTSAgent(seed=2, iterations=2, turns=0, depth=0).step(state, state.legal_actions())
     assert scored and all(position.is_terminal() for position in scored)
+
+
+def _greedy_choices(agent: GreedyAgent, game, seed: int, decisions: int) -> list[int]:
+    """The agent decides every seat's decisions of game `seed` for `decisions` steps."""
+    state = game.new_initial_state(seed)
+    chosen = []
+    for _ in range(decisions):
+        action = agent.step(state, state.legal_actions())
+        chosen.append(action)
+        state.apply_action(action)
+    return chosen
+
+
+def test_greedy_that_forgot_chooses_as_a_fresh_agent():
+    """The search restarts the same rollout agents from another position every iteration; after
+    `forget()` their choices depend on the position and their generator only, not on the game
+    they played before (their caches name posts by count, valid within one game only)."""
+    game = hansa.load_game("bigbox-hanseatic-45p", players=4)
+    fresh = GreedyAgent(5)
+    used = GreedyAgent(5)
+    _greedy_choices(used, game, 11, 300)  # another game: caches and the route it builds
+    used.forget()
+    used.rng.setstate(fresh.rng.getstate())
+    assert _greedy_choices(used, game, 12, 300) == _greedy_choices(fresh, game, 12, 300)
