@@ -890,6 +890,7 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         k["FLIP_PAIRS"] = tuple((a, b) for a in range(n_types) for b in range(a, n_types))
         layout_sizes += [("FLIP", len(k["FLIP_PAIRS"]))]
     comp["x_triggers"] = any(r.trigger for r in favours)
+    comp["x_marker_triggers"] = any(r.trigger.endswith(":use_marker") for r in favours)
     comp["x_may_take"] = any(e.kind == "may_take" for r in rules.hook_rules for e in r.effects)
     if comp["x_may_take"]:  # `you may take 1 piece from the stock`: none, a trader, a merchant
         layout_sizes += [("TAKE_PIECE", 3)]
