@@ -301,15 +301,21 @@ class FormattedSource:
 
 
 def format_source(text: str, file: str) -> FormattedSource:
-    """The file with every `board` declaration in canonical form; all else kept byte for byte.
+    """The file with every `board` declaration in canonical form and every `rules` declaration
+    canonically indented (compiler/rules_format.py); all else kept byte for byte.
 
     Raises HansaError (and formats nothing) if the file does not parse or a board does not lower:
     the formatter never guesses at text it cannot read.
     """
     from .board_lower import lower_board
     from .parser import parse_text
+    from .rules_format import reindent_rule_sets
 
     tree = parse_text(text, file)
+    reindented = reindent_rule_sets(text, tree)  # rule sets: indentation only (rules_format.py)
+    if reindented != text:
+        text = reindented
+        tree = parse_text(text, file)
     pieces: list[str] = []
     position = 0
     boards = 0

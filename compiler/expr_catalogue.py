@@ -511,9 +511,9 @@ HOOK_DOCS = {
         'favour "More actions": your extra actions becomes 1',
         "An Emperor's Favour tile: taken instead of a turn's actions; its effects apply to its"
         ' taker. `favour "NAME" when another player takes income: EFFECTS` (or `any player'
-        " takes ACTION`, `you take ACTION`) is a triggered tile: its effects apply to each holder"
-        " after every such action, holders clockwise from the acting player, before the next"
-        " decision of the turn.",
+        " takes ACTION`, `you take ACTION`, `another player uses a bonus marker`, …) is a"
+        " triggered tile: its effects apply to each holder after every such action or marker"
+        " use, holders clockwise from the acting player, before the next decision of the turn.",
     ),
     "forbid": (
         "forbid displace when track PP of the victim < your track PP",

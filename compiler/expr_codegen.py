@@ -16,6 +16,7 @@ from .errors import HansaError
 from .expr_catalogue import QUANTITIES, SETTABLE
 from .expr_check import MAY_TAKE_KINDS, Names, Scope, resolve_ref
 from .expr_ir import (
+    MARKER_TRIGGER,
     Aggregate,
     Amount,
     BinOp,
@@ -401,6 +402,7 @@ _ACTION_TESTS = {
     "displace": "A_DISPLACE <= action < A_MOVE",
     "move": "action == A_MOVE",
     "create_route": "A_CREATE <= action < A_CREATE + N_ROUTES",
+    MARKER_TRIGGER: "A_USE_MARKER <= action < A_USE_MARKER + N_MARKER_TYPES",  # a bonus marker
 }
 
 

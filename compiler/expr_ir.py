@@ -251,6 +251,9 @@ class HookRule:
 
 
 TRIGGER_WHO = {"another": "another player takes", "any": "any player takes", "you": "you take"}
+# The trigger of a tile reacting to a bonus marker's use ("another:use_marker").
+MARKER_TRIGGER = "use_marker"
+MARKER_TRIGGER_WHO = {"another": "another player uses", "any": "any player uses", "you": "you use"}
 
 
 def trigger_text(trigger: str) -> str:
@@ -258,4 +261,6 @@ def trigger_text(trigger: str) -> str:
     if not trigger:
         return ""
     who, action = trigger.split(":", 1)
+    if action == MARKER_TRIGGER:
+        return f" when {MARKER_TRIGGER_WHO[who]} a bonus marker"
     return f" when {TRIGGER_WHO[who]} {action}"

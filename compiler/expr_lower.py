@@ -13,6 +13,8 @@ import lark
 from .errors import HansaError, Span, did_you_mean
 from .expr_catalogue import DOMAINS
 from .expr_ir import (
+    MARKER_TRIGGER,
+    MARKER_TRIGGER_WHO,
     Aggregate,
     Amount,
     BinOp,
@@ -32,6 +34,13 @@ from .parser import span_of
 ARTICLES = ("the", "a", "an")
 # The actions a triggered favour tile may react to (`when another player takes income`).
 TRIGGER_ACTIONS = ("income", "place", "displace", "move", "create_route")
+
+
+def when_marker(when: lark.Tree) -> bool:
+    """Whether a tile's trigger is a bonus marker's use (`another player uses a bonus marker`)."""
+    return when.data.endswith("_marker")
+
+
 UNITS = {"pp": "pp", "action": "actions", "actions": "actions"}
 _OPS = {">=": ">=", "<=": "<=", ">": ">", "<": "<", "=": "==", "!=": "!="}
 
@@ -330,7 +339,15 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
         if not label.strip():
             raise HansaError("a favour tile needs a name", span_of(kids[0], file))
         trigger = ""
-        if data == "r_favour_when":
+        if data == "r_favour_when" and when_marker(kids[1]):
+            when = kids[1]
+            if str(when.children[0]).lower() != "a":
+                raise HansaError(
+                    f"write `{MARKER_TRIGGER_WHO[when.data.split('_')[2]]} a bonus marker`",
+                    span_of(when.children[0], file),
+                )
+            trigger = f"{when.data.split('_')[2]}:{MARKER_TRIGGER}"
+        elif data == "r_favour_when":
             when = kids[1]
             action = str(when.children[0])
             if action not in TRIGGER_ACTIONS:

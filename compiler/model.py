@@ -890,9 +890,11 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         k["FLIP_PAIRS"] = tuple((a, b) for a in range(n_types) for b in range(a, n_types))
         layout_sizes += [("FLIP", len(k["FLIP_PAIRS"]))]
     comp["x_triggers"] = any(r.trigger for r in favours)
+    comp["x_marker_triggers"] = any(r.trigger.endswith(":use_marker") for r in favours)
     comp["x_may_take"] = any(e.kind == "may_take" for r in rules.hook_rules for e in r.effects)
     if comp["x_may_take"]:  # `you may take 1 piece from the stock`: none, a trader, a merchant
         layout_sizes += [("TAKE_PIECE", 3)]
+        k["TAKE_STOCK_SOURCES"] = _take_stock_sources(rules.hook_rules)
     base = 0
     for kind, size in layout_sizes:
         model.layout.append((kind, base, size))
@@ -905,6 +907,30 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
     k["RULES_NAME"] = rules.name
     k["BOARD_ID"] = board.id
     return model
+
+
+def _take_stock_sources(hook_rules) -> tuple[tuple[int, str, int, int], ...]:
+    """Every rule that can leave a take-from-stock choice, for loading a state that has one:
+    (favour tile index, or -1 for a rule without a trigger; whose choice it is: 'turn' the turn
+    player, 'seat' any seat (at setup), or a triggered tile's 'another'/'you'/'any' holder as seen
+    from the turn player, who acted; the kinds' bits; the most pieces, -1 when computed)."""
+    from .expr_check import MAY_TAKE_KINDS
+    from .expr_ir import Num
+
+    favours = [r for r in hook_rules if r.hook == "favour"]
+    out = set()
+    for rule in hook_rules:
+        for effect in rule.effects:
+            if effect.kind != "may_take":
+                continue
+            most = effect.value.value if isinstance(effect.value, Num) else -1
+            kinds = MAY_TAKE_KINDS[effect.name]
+            if rule.hook == "favour" and rule.trigger:
+                tile = next(i for i, r in enumerate(favours) if r is rule)
+                out.add((tile, rule.trigger.split(":", 1)[0], kinds, most))
+            else:
+                out.add((-1, "seat" if rule.hook == "setup" else "turn", kinds, most))
+    return tuple(sorted(out))
 
 
 def _expand(definition, key: str, values: dict, span: Span):

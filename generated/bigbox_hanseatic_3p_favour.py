@@ -289,6 +289,7 @@ FLIP_PAIRS = (
     ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 1), (1, 2), (1, 3), (1, 4), (1, 5),
      (2, 2), (2, 3), (2, 4), (2, 5), (3, 3), (3, 4), (3, 5), (4, 4), (4, 5), (5, 5))
 )
+TAKE_STOCK_SOURCES = ((2, 'another', 3, 1),)
 A_END_TURN = 0
 A_INCOME = 1
 A_PLACE = 141
@@ -1279,6 +1280,35 @@ def _settle_take_stock(s: State, top: tuple) -> bool:
         return False
     s.stack.pop()
     return True
+
+
+def _take_stock_problem(s: State, top: tuple) -> tuple[str, str] | None:
+    """(field, problem) when no rule of the game leaves this choice (TAKE_STOCK_SOURCES, from the
+    spec): the player holds no tile whose trigger gives it to them in this turn, no rule of the
+    turn player or of setup gives it, or it offers other kinds or more pieces than such a rule."""
+    _, p, left, kinds = top
+    fitting = []
+    for tile, who, k, most in TAKE_STOCK_SOURCES:
+        if tile >= 0 and tile not in s.fav_held[p]:
+            continue
+        if who in ("turn", "you") and p != s.player or who == "another" and p == s.player:
+            continue
+        fitting.append((k, most))
+    if not fitting:
+        return (
+            "player",
+            f"player {p} cannot have this choice in player {s.player}'s turn: no tile they hold"
+            " has a trigger that gives it, and no other rule of the game gives it to them",
+        )
+    most = [m for k, m in fitting if k == kinds]
+    if not most:
+        offered = " or ".join(
+            "/".join(KIND_NAMES[i] for i in (0, 1) if k >> i & 1) for k, _m in fitting
+        )
+        return ("kinds", f"the rules give player {p} a choice of {offered} here, not this one")
+    if all(0 <= m < left for m in most):
+        return ("left", f"{left} pieces left, but the rule gives at most {max(most)}")
+    return None
 
 
 # ---- end trigger: a replacement marker must be drawn from the empty supply
@@ -2637,6 +2667,8 @@ def _frame_problem(s: State, top: tuple) -> tuple[str, str] | None:
     elif kind == F_EXCHANGE:
         if not any(m in used and must == top[2] for m, must in EXCHANGE_MARKERS):
             return ("must_own_one", f"no used exchange marker of player {p} fits this frame")
+    elif kind == F_TAKE_STOCK:
+        return _take_stock_problem(s, top)
     return None
 
 

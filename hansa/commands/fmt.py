@@ -1,7 +1,8 @@
 """Rewrite spec files in canonical form (docs/board-language.md, "Canonical form").
 
-Only `board` declarations are rewritten; every other declaration and every comment outside a
-board is kept byte for byte, and comments inside a board move with the statement they belong
+Only `board` declarations are rewritten, and `rules` declarations re-indented
+(compiler/rules_format.py); every other declaration and every comment outside a board is kept
+byte for byte, and comments inside a board move with the statement they belong
 to. A file that does not parse, or whose boards do not lower, is reported and left untouched;
 the other files are still formatted. Each changed file is written to a temporary file next to it
 and renamed over it, so a failure never leaves a half-written file. With `--check` nothing is
@@ -18,7 +19,7 @@ from hansa.compiler.errors import HansaError
 from hansa.runtime.atomic import write_atomically
 
 NAME = "fmt"
-HELP = "rewrite spec files in canonical form (boards only); --check only reports"
+HELP = "rewrite spec files in canonical form (boards; rule sets' indentation); --check only reports"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
