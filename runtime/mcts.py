@@ -1,4 +1,4 @@
-"""A search agent: information-set Monte Carlo tree search (`--agents mcts:iterations=100`).
+"""A search agent: information-set Monte Carlo tree search (`--agents mcts`, `mcts:iterations=50`).
 
 The tree holds the searching player's own decisions only. Each iteration draws one completion of
 what that player cannot see (the order of the face-down marker supply, others' secret cards,

@@ -1,7 +1,7 @@
 """Measure one search agent against three greedy agents, its seat rotating (issue 11).
 
     nice -n 10 .venv/bin/python scripts/mcts_strength.py -n 200 --jobs 2 \
-        --agent mcts:iterations=100 --out mcts_strength.jsonl
+        --agent mcts --out mcts_strength.jsonl
 
 Game i (i = first, first+1, …) is played with seed `game_seed(seed, i)` and the measured agent in
 seat i mod players; the other seats are greedy with the usual per-seat seeds. Each finished game is
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-n", "--games", type=int, default=200)
     parser.add_argument("--first", type=int, default=0, help="index of the first game")
-    parser.add_argument("--agent", default="mcts:iterations=100")
+    parser.add_argument("--agent", default="mcts")
     parser.add_argument("--game", default="bigbox-hanseatic-45p")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)

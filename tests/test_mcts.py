@@ -242,3 +242,30 @@ def test_greedy_that_forgot_chooses_as_a_fresh_agent():
     used.forget()
     used.rng.setstate(fresh.rng.getstate())
     assert _greedy_choices(used, game, 12, 300) == _greedy_choices(fresh, game, 12, 300)
+
+
+@pytest.mark.parametrize("name", sorted(hansa.available_games()))
+def test_mcts_searches_every_built_game_to_the_end(name: str) -> None:
+    """Nothing in the search is tied to one board or edition: at a mid-game position of every
+    built game (pawn, countries, tiles, missions, house rules) its default search — iterations
+    played out to the end of the game — returns a legal action and leaves the position as it was."""
+    game = hansa.load_game(name)
+    state = game.new_initial_state(4)
+    greedy = [GreedyAgent(p) for p in range(game.num_players())]
+    searched = 0
+    for decision in range(600):
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        mid_game = decision >= 100 and searched < 2
+        if mid_game and len(legal) > 1 and state.current_player() == 0:
+            before = state.to_json()
+            agent = MCTSAgent(seed=1, iterations=3)
+            action = agent.step(state, legal)
+            assert action in legal and state.to_json() == before
+            assert agent.decisions == 1
+            searched += 1
+        else:
+            action = greedy[state.current_player()].step(state, legal)
+        state.apply_action(action)
+    assert searched == 2
