@@ -66,13 +66,11 @@ def _ends_at_setup(game, rules, board, sources: dict[str, str]) -> list[Diagnost
     ends = {r.key.removeprefix("end:"): r for r in rules.hook_rules if r.hook == "end"}
     if not ends:
         return []
-    import types
-
-    from .codegen import build_game_module, mangle_module_name
+    from .codegen import build_game_module, mangle_module_name, module_from_text
 
     text = build_game_module(game, rules, board, sources)
-    module = types.ModuleType(f"hansa.generated._check_{mangle_module_name(game.name)}")
-    exec(compile(text, f"<generated {game.name} (check)>", "exec"), vars(module))
+    name = f"hansa.generated._check_{mangle_module_name(game.name)}"
+    module = module_from_text(text, name, f"{game.name} (check)")
     found: dict[str, int] = {}  # condition -> the first player count where it holds at setup
     for players in game.players:
         for seed in _SETUP_SEEDS:

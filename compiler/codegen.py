@@ -318,7 +318,6 @@ def spec_names(spec_dir: str | Path = "spec") -> dict[str, dict]:
 
 def compile_module(source: str, game: str | None = None, spec_dir: str | Path = "spec"):
     """Compile one game in memory and return the executed module (nothing is written)."""
-    import types
 
     from .project import load_project
     from .rules_lower import resolve
@@ -359,6 +358,13 @@ def compile_module(source: str, game: str | None = None, spec_dir: str | Path = 
     text = build_game_module(
         decl, rules, project.boards[decl.board], project.sources, _spec_root(spec_dir)
     )
-    module = types.ModuleType(f"hansa.generated.{mangle_module_name(decl.name)}")
-    exec(compile(text, f"<generated {wanted}>", "exec"), module.__dict__)
+    return module_from_text(text, f"hansa.generated.{mangle_module_name(decl.name)}", wanted)
+
+
+def module_from_text(text: str, module_name: str, label: str):
+    """A generated module's text run as a module in memory (not registered in sys.modules)."""
+    import types
+
+    module = types.ModuleType(module_name)
+    exec(compile(text, f"<generated {label}>", "exec"), module.__dict__)
     return module
