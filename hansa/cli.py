@@ -12,6 +12,7 @@ import importlib
 import sys
 
 from hansa.compiler.errors import HansaError
+from hansa.runtime.errors import printable, terminal_safe
 
 COMMANDS = [
     "check",
@@ -77,12 +78,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _TerminalSafe:
+    """Standard output while a command runs: every text written passes `terminal_safe`, so no
+    name from a spec, a state or a log can drive the terminal (an ANSI escape, a bidi override),
+    whichever command prints it; the escapes it writes are valid inside JSON strings too."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(terminal_safe(text))
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()
         return 1
+    stdout = sys.stdout
+    sys.stdout = _TerminalSafe(stdout)
     try:
         return int(args._run(args) or 0)
     except HansaError as exc:
@@ -94,12 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 1
     except OSError as exc:  # an I/O failure no command foresaw: one line, not a traceback
-        from hansa.runtime.errors import printable
-
         name = str(exc.filename) if exc.filename else ""
         where = f"{name if len(name) <= 200 else name[:199] + '…'}: " if name else ""
         print(printable(f"{where}error: {exc.strerror or exc}"), file=sys.stderr)
         return getattr(args, "_error_exit", 1)
+    finally:
+        sys.stdout = stdout
 
 
 if __name__ == "__main__":

@@ -22,6 +22,12 @@ EXCERPT_WIDTH = 100
 MESSAGE_LIMIT = 1000
 
 
+# Characters a terminal acts on or shows as nothing: controls, format characters (bidi overrides),
+# line and paragraph separators, surrogates, private and unassigned code points. Printing escapes
+# them; the spec languages refuse them in names and texts (hansa.compiler.syntax.limits).
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
+
+
 def escape_controls(text: str, keep_newlines: bool = False) -> str:
     """`text` with control, format and separator characters (ANSI escapes, bidi overrides, U+2028)
     written as `\\x1b`-style escapes, so printing a diagnostic cannot drive the terminal."""
@@ -31,7 +37,7 @@ def escape_controls(text: str, keep_newlines: bool = False) -> str:
     for ch in text:
         if ch.isprintable() or ch == " " or (keep_newlines and ch == "\n"):
             out.append(ch)
-        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"):
+        elif unicodedata.category(ch) in HIDDEN_CATEGORIES:
             code = ord(ch)
             out.append(
                 f"\\x{code:02x}"
@@ -140,6 +146,28 @@ def printable(text: str) -> str:
             code = ord(ch)
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
     return "".join(out)
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with every character a terminal acts on or hides (controls other than line feed
+    and tab, format characters such as bidi overrides, line separators) written as a `\\u001b`
+    escape: safe to print, and still valid inside a JSON string (what `hansa` prints on standard
+    output passes through this, see `hansa.cli`)."""
+    if text.isprintable() or text.translate(_LAYOUT).isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch in "\n\t" or unicodedata.category(ch) not in HIDDEN_CATEGORIES:
+            out.append(ch)
+        elif ord(ch) < 0x10000:
+            out.append(f"\\u{ord(ch):04x}")
+        else:  # as JSON writes it: a surrogate pair
+            code = ord(ch) - 0x10000
+            out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+    return "".join(out)
+
+
+_LAYOUT = {ord("\n"): None, ord("\t"): None}  # printed as they are
 
 
 def format_diagnostics(

@@ -33,7 +33,7 @@ board hanseatic_45p "The \"Hanseatic\" League" {
     city Göttingen ability actions aka Gottingen, "Gö" at (0.5743, 8.617e-1) { square white }
     city Waren ability actions | bank green at (0.31, 0.22) { }
     city "Isle of Man" country wales, england permission wales aka IsleOfMan { round white }
-    city "Tab\tand \u00e9\n" { round black }
+    city "Quote \" and \u00e9\/" { round black }
     city Stendal { square white }
     city Warburg { square white }
 
@@ -111,7 +111,7 @@ def test_example_lowers_to_the_ir() -> None:
         ("wales",),
         ("IsleOfMan",),
     )
-    assert "Tab\tand é\n" in cities
+    assert 'Quote " and é/' in cities
     assert board.routes == (
         Route(("Osnabrück", "Bremen"), ("any",) * 3, tavern=True),
         Route(

@@ -19,6 +19,7 @@ from ..nodes.board import (
     PERMANENT_BONUSES,
     POINT_TYPES,
     PRIVILEGES,
+    ROUTE_LABEL_SEPARATOR,
     SHAPES,
     Board,
     City,
@@ -91,6 +92,12 @@ def _check_cities(board: Board, report: _Report) -> dict[str, City]:
     """Duplicate names and aliases, spaces per city, green cities, abilities, space words."""
     by_name: dict[str, City] = {}
     for city in board.cities:
+        if ROUTE_LABEL_SEPARATOR in city.name:
+            report.error(
+                f"city name '{city.name}' holds '{ROUTE_LABEL_SEPARATOR}' (U+2013), which joins the"
+                " two cities of a route in action texts: write '-' instead",
+                city.span,
+            )
         if city.name in by_name:
             first = by_name[city.name]
             report.error(f"duplicate city '{city.name}'{_first_declared(first.span)}", city.span)

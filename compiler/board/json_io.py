@@ -32,6 +32,7 @@ from ..nodes.board import (
     SpecialPrestige,
     SpecialSpace,
 )
+from ..syntax.limits import text_problem
 from .lower import MAX_ROUTE_POINTS, PLAYER_COUNT_RANGE, VERIFICATION_LIST_KEYS
 
 SCHEMA_VERSION = 1
@@ -136,14 +137,19 @@ class _Reader:
         return value
 
     def string(self, value: Any, path: str, *, allow_empty: bool = True) -> str:
-        """A string, NFC-normalised as the board language normalises what it reads."""
+        """A string, NFC-normalised as the board language normalises what it reads, within the
+        language's limits: a name (`allow_empty=False`) as a name, the others as texts."""
         if not isinstance(value, str):
             raise self.fail(path, f"expected a string, got {_describe(value)}")
         if any(0xD800 <= ord(ch) <= 0xDFFF for ch in value):
             raise self.fail(path, "holds a lone surrogate (\\uD800-\\uDFFF), not a character")
         if not allow_empty and not value.strip():
             raise self.fail(path, "must not be empty")
-        return unicodedata.normalize("NFC", value)
+        value = unicodedata.normalize("NFC", value)
+        problem = text_problem(value, "a string", text_ok=allow_empty)
+        if problem:
+            raise self.fail(path, problem)
+        return value
 
     def integer(
         self, value: Any, path: str, low: int | None = None, high: int | None = None

@@ -28,6 +28,7 @@ from ..nodes.board import (
     SpecialPrestige,
     SpecialSpace,
 )
+from ..syntax.limits import text_problem
 from ..syntax.parser import span_of
 
 # The board language's point words and the IR's point types (docs/board-language.md, "Routes").
@@ -58,8 +59,16 @@ class _BoardLowerer:
             return fallback
         return span
 
-    def text(self, token: lark.Token) -> str:
-        """A name or string token as text: quoted strings have their escapes decoded."""
+    def text(self, token: lark.Token, what: str = "text", name: bool = False) -> str:
+        """A name or string token as text: quoted strings have their escapes decoded, and hold
+        no control characters (a `name` no line break or tab either)."""
+        value = self._decode(token)
+        problem = text_problem(value, what, text_ok=not name)
+        if problem:
+            self.error(problem, token)
+        return value
+
+    def _decode(self, token: lark.Token) -> str:
         if token.type != "STRING":
             return unicodedata.normalize("NFC", str(token))
         try:
@@ -77,7 +86,7 @@ class _BoardLowerer:
         return unicodedata.normalize("NFC", value)
 
     def name(self, token: lark.Token, what: str = "name") -> str:
-        value = self.text(token)
+        value = self.text(token, what, name=True)
         if not value.strip():
             self.error(f"empty {what}", token)
         return value
@@ -114,7 +123,7 @@ class _BoardLowerer:
 
     def word(self, token: lark.Token, known: Iterable[str], what: str) -> str:
         """One of a fixed set of words (a colour, a shape, …), or an error naming the choices."""
-        value = self.text(token)
+        value = self._decode(token)
         known = tuple(known)
         if value not in known:
             choices = ", ".join(known)
@@ -182,10 +191,10 @@ class _BoardLowerer:
     # One method per board statement; each stores its IR value(s) in `fields`.
 
     def statement_title(self, tree: lark.Tree, fields: dict) -> None:
-        fields["title"] = self.text(tree.children[0])
+        fields["title"] = self.text(tree.children[0], "board title")
 
     def statement_side(self, tree: lark.Tree, fields: dict) -> None:
-        fields["side"] = self.text(tree.children[0])
+        fields["side"] = self.text(tree.children[0], "board side")
 
     def statement_players(self, tree: lark.Tree, fields: dict) -> None:
         fields["players"] = self.player_range(tree.children[0], "players")
@@ -229,7 +238,7 @@ class _BoardLowerer:
             self.integer(height, "frame height", 1),
         )
         if note:
-            fields["frame_note"] = self.text(note[0])
+            fields["frame_note"] = self.text(note[0], "frame note")
 
     def statement_verification(self, tree: lark.Tree, fields: dict) -> None:
         entries: list[tuple[str, object]] = []
@@ -239,7 +248,7 @@ class _BoardLowerer:
             if any(key == k for k, _ in entries):
                 self.error(f"verification key '{key}' is given twice", key_token)
                 continue
-            values = tuple(self.text(t) for t in value_tokens)
+            values = tuple(self.text(t, "verification note") for t in value_tokens)
             if len(values) == 1 and key not in VERIFICATION_LIST_KEYS:
                 entries.append((key, values[0]))
             else:

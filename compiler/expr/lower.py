@@ -282,7 +282,7 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
     data = stmt.data
     kids = stmt.children
     if data == "r_bonus_rule":
-        label = unquote(kids[0], file)
+        label = unquote(kids[0], file, "bonus marker name")
         if not label.strip():
             raise HansaError("a bonus marker needs a name", span_of(kids[0], file))
         params: list[tuple[str, int]] = []
@@ -312,7 +312,7 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
         )
     if data == "r_score_rule":
         key = str(kids[0])
-        label = unquote(kids[1], file) if len(kids) == 3 else ""
+        label = unquote(kids[1], file, "score label") if len(kids) == 3 else ""
         amount = lower_amount(kids[-1], file)
         unit, unit_span = amount_unit(amount)
         if unit == "actions":
@@ -337,7 +337,8 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
             span=span,
         )
     if data in ("r_favour", "r_favour_when"):  # an Emperor's Favour tile, for its taker;
-        label = unquote(kids[0], file)  # a triggered one (`when …`) acts each time it fires
+        # a triggered one (`when …`) acts each time it fires
+        label = unquote(kids[0], file, "favour tile name")
         if not label.strip():
             raise HansaError("a favour tile needs a name", span_of(kids[0], file))
         trigger = ""

@@ -16,6 +16,9 @@ SHAPES = ("square", "round")
 PRIVILEGES = ("white", "orange", "pink", "black")  # rising order
 ABILITIES = ("keys", "actions", "privilege", "book", "bank")
 POINT_TYPES = ("any", "merchant")  # house point (any tradesman), ship point (merchants only)
+# Joins a route's two cities in action texts and log keys ("Stendal–Perleberg #1", the
+# ROUTE_LABELS of a generated module): a city name may not hold it, so every text names one action.
+ROUTE_LABEL_SEPARATOR = "\u2013"
 PERMANENT_BONUSES = (
     "move_2_any_tradesmen",
     "develop_privilege",

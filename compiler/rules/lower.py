@@ -105,7 +105,9 @@ def _word(token: lark.Token) -> str:
 def _name(tree: lark.Tree, file: str, what: str) -> str:
     """A rule-set or game name (`r_name`): a NAME, or a quoted string holding a valid name."""
     token = tree.children[0]
-    text = unquote(token, file) if token.type == "STRING" else _word(token)
+    text = _word(token)
+    if token.type == "STRING":  # NAME_PATTERN below is stricter than a text: it says what is wrong
+        text = unquote(token, file, f"{what} name", text=True)
     if not NAME_PATTERN.fullmatch(text):
         raise HansaError(
             f"{what} name {text!r} is not a name: use letters, digits, '_' and single inner '-',"
@@ -118,7 +120,7 @@ def _name(tree: lark.Tree, file: str, what: str) -> str:
 def _board_name(tree: lark.Tree, file: str) -> str:
     """A board reference: any name a `board` declaration accepts, quoted strings included."""
     token = tree.children[0]
-    return unquote(token, file) if token.type == "STRING" else _word(token)
+    return unquote(token, file, "board name") if token.type == "STRING" else _word(token)
 
 
 # Every number of the rules language is a count, a PP value or a threshold: far below this. A
@@ -144,7 +146,7 @@ def _raw_atom(tree: lark.Tree, file: str) -> Word | Number | Text:
     if token.type == "INT":
         return Number(_int(token, file), span)
     if token.type == "STRING":
-        return Text(unquote(token, file), span)
+        return Text(unquote(token, file, "string", text=True), span)
     return Word(_word(token), span)
 
 
@@ -833,7 +835,7 @@ def lower_rules(tree: lark.Tree, file: str) -> RuleSet:
     first_seen: dict[tuple[str, str], Span] = {}
     for child in children[1:]:
         if child.data == "r_title":
-            title = unquote(child.children[0], file)
+            title = unquote(child.children[0], file, "title", text=True)
             continue
         if child.data == "r_extends":
             extends = _name(child.children[0], file, "rule set")

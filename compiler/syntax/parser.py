@@ -27,6 +27,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.lexer import PatternStr, Token
 
 from ..errors import Diagnostic, HansaError, Span, did_you_mean
+from . import limits
 
 GRAMMAR_DIR = Path(__file__).parent / "grammar"
 MAX_SYNTAX_ERRORS = 20
@@ -399,7 +400,38 @@ def parse_text(text: str, file: str = "<text>") -> lark.Tree:
         raise HansaError(_with_open_blocks(_dedupe(recovery.errors), text))
     if tree is None:  # pragma: no cover - run() only fails after reporting
         raise HansaError("syntax error", Span(file, 1, 1))
+    problems = limit_errors(tree, file)
+    if problems:
+        raise HansaError(problems)
     return tree
+
+
+def limit_errors(tree: lark.Tree, file: str) -> list[Diagnostic]:
+    """A located error for each name or text longer than the language allows, and one for each
+    expression nested deeper than `limits.MAX_EXPR_DEPTH` (at its first too-deep level). The walk
+    is iterative, so a tree of any depth is checked before a recursive stage sees it."""
+    problems: list[Diagnostic] = []
+    # (node, its parent's rule, depth inside the expression, id of the expression's root)
+    stack: list[tuple[lark.Tree | Token, str, int, int]] = [(tree, "", 0, 0)]
+    reported: set[int] = set()
+    while stack:
+        node, parent, depth, root = stack.pop()
+        if isinstance(node, Token):
+            message = limits.token_problem(node, parent)
+            if message:
+                problems.append(Diagnostic(message, span_of(node, file)))
+            continue
+        if node.data.startswith("x_"):  # the expression rules (grammar/expr.lark)
+            root, depth = root or id(node), depth + 1
+            if depth > limits.MAX_EXPR_DEPTH:
+                if root not in reported:
+                    reported.add(root)
+                    problems.append(Diagnostic(limits.DEPTH_MESSAGE, span_of(node, file)))
+                continue
+        else:
+            root, depth = 0, 0
+        stack.extend((child, node.data, depth, root) for child in reversed(node.children))
+    return sorted(problems, key=lambda d: (d.span.line, d.span.column))
 
 
 def brace_pairs(text: str) -> list[tuple[tuple[int, int], tuple[int, int] | None]]:
@@ -508,8 +540,9 @@ def read_source(path: str | Path) -> str:
     return unicodedata.normalize("NFC", text)
 
 
-def unquote(token: lark.Token, file: str) -> str:
-    r"""The text of a "string" token: \" \\ \n \t are the escapes; anything else is an error."""
+def unquote(token: lark.Token, file: str, what: str = "name", text: bool = False) -> str:
+    r"""The text of a "string" token: \" \\ \n \t are the escapes; anything else is an error,
+    and so is a control character (in a name, which is not a `text`, a line break or tab too)."""
     body = str(token)[1:-1]
     out: list[str] = []
     i = 0
@@ -528,7 +561,11 @@ def unquote(token: lark.Token, file: str) -> str:
         else:
             out.append(ch)
             i += 1
-    return unicodedata.normalize("NFC", "".join(out))
+    value = unicodedata.normalize("NFC", "".join(out))
+    problem = limits.text_problem(value, what, text_ok=text)
+    if problem:
+        raise HansaError(problem, span_of(token, file))
+    return value
 
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}

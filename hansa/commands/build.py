@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from hansa.compiler.errors import HansaError
+from hansa.runtime.errors import printable
 
 NAME = "build"
 HELP = "compile every game in spec/ into generated/ (--check: fail if generated/ is stale)"
@@ -71,7 +72,7 @@ def run(args) -> int:
                 problems.append(f"{path}: stale or edited by hand")
         problems += [f"{out / name}: no game declares it any more" for name in stale_extra]
         for line in problems:
-            print(line, file=sys.stderr)
+            print(printable(line), file=sys.stderr)
         if problems:
             print(
                 "hansa build --check: generated/ is out of date; run `hansa build`", file=sys.stderr

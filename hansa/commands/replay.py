@@ -15,6 +15,8 @@ import functools
 import json
 import sys
 
+from hansa.runtime.errors import printable
+
 from .play import (
     add_spec_option,
     end_text,
@@ -40,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     result = replay(args.log, functools.partial(load_game, spec=args.spec))
     for warning in result.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(printable(f"warning: {warning}"), file=sys.stderr)
     record, state = result.record, result.state
     if args.json:
         data = {
