@@ -1977,10 +1977,10 @@ POINT_LABELS = tuple(
     f"{ROUTE_LABELS[POINT_ROUTE[x]]} #{ROUTE_POINTS[POINT_ROUTE[x]].index(x) + 1}"
     for x in range(N_POINTS)
 )
-_action_names: list[str] = []
+_action_names: dict[int, str] = {}
 
 
-def _describe_action(kind: str, i: int) -> str:
+def _describe_action(kind: str, i: int, routes: tuple[str, ...], points: tuple[str, ...]) -> str:
     if kind == "END_TURN":
         return "end the turn"
     if kind == "INCOME":
@@ -1988,23 +1988,23 @@ def _describe_action(kind: str, i: int) -> str:
         return f"income: {t} traders, {m} merchants"
     if kind in ("PLACE", "DISPLACE"):
         x, k = divmod(i, 2)
-        return f"{kind.lower()} {KIND_NAMES[k]} on {POINT_LABELS[x]}"
+        return f"{kind.lower()} {KIND_NAMES[k]} on {points[x]}"
     if kind == "MOVE":
         return "move own tradesmen"
     if kind == "CREATE":
-        return f"create route {ROUTE_LABELS[i]}"
+        return f"create route {routes[i]}"
     if kind == "USE_MARKER":
         return f"use bonus marker {MARKER_LABELS[i]}"
     if kind == "PAY":
         return f"pay the displacement cost with {i} merchants"
     if kind == "PICK":
-        return f"pick up the piece on {POINT_LABELS[i]}"
+        return f"pick up the piece on {points[i]}"
     if kind == "DONE_PICKING":
         return "stop picking up"
     if kind == "DROP":
-        return f"put the held piece on {POINT_LABELS[i]}"
+        return f"put the held piece on {points[i]}"
     if kind == "REMOVE":
-        return f"remove the piece on {POINT_LABELS[i]}"
+        return f"remove the piece on {points[i]}"
     if kind == "DONE_REMOVING":
         return "stop removing"
     if kind in ("ESTABLISH", "ADDITIONAL"):
@@ -2022,11 +2022,11 @@ def _describe_action(kind: str, i: int) -> str:
         j = CITY_SPACES[c].index(i)
         return f"exchange the posts on spaces {j + 1} and {j + 2} of {CITY_NAMES[c]}"
     if kind == "PLACE_DISPLACED":
-        return f"place the displaced piece on {POINT_LABELS[i]}"
+        return f"place the displaced piece on {points[i]}"
     if kind == "EXTRA":
         return f"take an extra {KIND_NAMES[i]}"
     if kind == "LIFT":
-        return f"take the extra piece from {POINT_LABELS[i]}"
+        return f"take the extra piece from {points[i]}"
     if kind == "DECLINE":
         return "decline further extra pieces"
     if kind == "FAVOUR":
@@ -2038,17 +2038,30 @@ def _describe_action(kind: str, i: int) -> str:
         if i == 0:
             return "take no (further) piece from the general stock"
         return f"take a {KIND_NAMES[i - 1]} from the general stock to the personal supply"
-    return f"place the drawn marker on {ROUTE_LABELS[i]}"
+    return f"place the drawn marker on {routes[i]}"
+
+
+def action_text(
+    action: int,
+    routes: tuple[str, ...] = ROUTE_LABELS,
+    points: tuple[str, ...] = POINT_LABELS,
+) -> str:
+    """The text of an action id written with the given route and point labels (a game log's key
+    names every route in one direction); `action_name` is it with the module's own labels."""
+    for kind, base, size in ACTION_RANGES:
+        if base <= action < base + size:
+            return _describe_action(kind, action - base, routes, points)
+    return f"<no action {action!r}>"
 
 
 def action_name(action: int) -> str:
-    """A readable name for an action id (independent of the state)."""
-    if not _action_names:
-        for kind, _base, size in ACTION_RANGES:
-            _action_names.extend(_describe_action(kind, i) for i in range(size))
+    """A readable name for an action id (independent of the state), made when first asked for."""
     if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
         return f"<no action {action!r}>"
-    return _action_names[action]
+    name = _action_names.get(action)
+    if name is None:
+        name = _action_names[action] = action_text(action)
+    return name
 
 
 def _piece_name(code: int) -> str | None:

@@ -30,8 +30,9 @@ def write_atomically(
 ) -> None:
     """Write `data` (text as UTF-8 with '\\n' line ends kept as given, or bytes) to `path`.
 
-    `follow_links=False` (a folder the caller owns, like a build's output): a symbolic link at
-    `path` is itself replaced by the new regular file, atomically; nothing is written through it.
+    `follow_links=False` (a folder the caller owns, like a build's output): a symbolic link, a
+    named pipe or a device at `path` is itself replaced by the new regular file, atomically;
+    nothing is written through it (writing to a pipe would wait for a reader).
 
     Raises `HansaError` naming the path on any I/O failure (missing folder, a directory, no
     permission, disk full); the target is then untouched and no temporary file is left.
@@ -51,6 +52,8 @@ def write_atomically(
         raise fail(exc) from None
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise HansaError("cannot write: is a directory", Span(name, 0, 0))
+    if info is not None and not stat.S_ISREG(info.st_mode) and not follow_links:
+        info = None  # a pipe or device in a folder the caller owns: replaced, like a link
     if info is not None and not stat.S_ISREG(info.st_mode):
         try:  # a device or pipe: there is nothing to replace, only a stream to write to
             with open(name, "wb") as stream:

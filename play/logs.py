@@ -21,7 +21,6 @@ each record on its line.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,43 +92,52 @@ def json_line(data: dict) -> str:
     return text
 
 
-def action_keys(game: Game) -> list[str]:
-    """Each action's stable identity: its text, with every route read in one fixed direction.
+def _key_labels(game: Game) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The route and point labels of the keys: every route read in one fixed direction (its
+    cities in sorted order, its points numbered from that end); None for a module without them."""
+    cached = getattr(game, "_key_labels", None)
+    if cached is not None:
+        return cached or None
+    ns = vars(game.module)
+    labels: tuple = ()
+    if all(k in ns for k in ("CITY_NAMES", "ROUTE_CITIES", "ROUTE_POINTS", "action_text")):
+        cities, routes, points = ns["CITY_NAMES"], ns["ROUTE_CITIES"], ns["ROUTE_POINTS"]
+        route_labels = []
+        point_labels = [""] * sum(len(p) for p in points)
+        for r, (a, b) in enumerate(routes):
+            turned = cities[a] > cities[b]
+            first, last = (cities[b], cities[a]) if turned else (cities[a], cities[b])
+            label = f"{first}\u2013{last}"
+            route_labels.append(label)
+            n = len(points[r])
+            for k, x in enumerate(points[r]):
+                point_labels[x] = f"{label} #{n - k if turned else k + 1}"
+        labels = (tuple(route_labels), tuple(point_labels))
+    game._key_labels = labels
+    return labels or None
+
+
+def action_key(game: Game, action: int) -> str:
+    """An action's stable identity: its text, with every route read in one fixed direction.
 
     Action ids and texts follow the order and direction routes are written in; the key does
-    not, so it survives `hansa fmt` (and any reordering of a board file). A module without the
-    route tables keys actions by their text.
+    not, so it survives `hansa fmt` (and any reordering of a board file). It is made from the
+    labels, never by editing the text, so it costs what the text costs and names one action (a
+    city name cannot hold the '–' that joins a route's cities). A module without the route tables
+    keys actions by their text.
     """
-    cached = getattr(game, "_action_keys", None)
-    if cached is not None:
-        return cached
-    ns = vars(game.module)
-    names = [game.action_to_string(a) for a in range(game.num_distinct_actions())]
-    keys = names
-    needed = ("CITY_NAMES", "ROUTE_CITIES", "ROUTE_POINTS", "ROUTE_LABELS")
-    if all(k in ns for k in needed):
-        cities, routes, points = ns["CITY_NAMES"], ns["ROUTE_CITIES"], ns["ROUTE_POINTS"]
-        renamed: dict[str, str] = {}
-        for r, (a, b) in enumerate(routes):
-            if cities[a] <= cities[b]:
-                continue  # already in the fixed direction
-            label = ns["ROUTE_LABELS"][r]
-            turned = f"{cities[b]}–{cities[a]}"
-            renamed[label] = turned
-            n = len(points[r])
-            for k in range(1, n + 1):
-                renamed[f"{label} #{k}"] = f"{turned} #{n + 1 - k}"
-        if renamed:
-            pattern = re.compile(
-                "|".join(re.escape(s) for s in sorted(renamed, key=len, reverse=True))
-            )
-            keys = [pattern.sub(lambda m: renamed[m.group(0)], name) for name in names]
-    game._action_keys = keys
-    return keys
+    labels = _key_labels(game)
+    if labels is None:
+        return game.action_to_string(action)
+    return game.module.action_text(action, *labels)
+
+
+def action_keys(game: Game) -> list[str]:
+    """Every action's key (`action_key`), by id."""
+    return [action_key(game, a) for a in range(game.num_distinct_actions())]
 
 
 def log_lines(game: Game, header: dict, record: GameRecord, state) -> list[str]:
-    keys = action_keys(game)
     lines = [json_line(header)]
     for n, (player, action) in enumerate(record.moves, start=1):
         entry = {
@@ -138,7 +146,7 @@ def log_lines(game: Game, header: dict, record: GameRecord, state) -> list[str]:
             "player": player,
             "action": action,
             "name": game.action_to_string(action),
-            "key": keys[action],
+            "key": action_key(game, action),
         }
         lines.append(json_line(entry))
     lines.append(json_line(footer_for(record, state)))
@@ -314,8 +322,7 @@ def replay(path: str, loader, text: str | None = None) -> ReplayResult:
             f"{game.name!r} rules module ({recorded_hash}, now {current}); its decisions are "
             "matched by their text"
         )
-    keys = {key: action for action, key in enumerate(action_keys(game))}
-    names = {game.action_to_string(a): a for a in range(game.num_distinct_actions())}
+    actions = _ActionIndex(game)
     state = _initial_state(path, log.header, game, same_module)
     recorded_deal = head.get("deal")
     if recorded_deal is not None:
@@ -331,7 +338,7 @@ def replay(path: str, loader, text: str | None = None) -> ReplayResult:
     moves: list[tuple[int, int]] = []
     for entry in log.decisions:
         data = entry.data
-        player, action = data["player"], _identify(path, entry, keys, names, same_module)
+        player, action = data["player"], _identify(path, entry, actions, same_module)
         if state.is_terminal():
             raise log_error(
                 path,
@@ -419,34 +426,57 @@ def _initial_state(path: str, header: LogLine, game: Game, same_module: bool):
     return start
 
 
-def _identify(
-    path: str, entry: LogLine, keys: dict[str, int], names: dict[str, int], same_module: bool
-) -> int:
+class _ActionIndex:
+    """A game's actions by key and by text, for a replay. A decision names its id, so the key of
+    that id is compared first; the maps of every key and text are made only when one must be
+    searched (a log of another version of the module)."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self._by_key: dict[str, int] | None = None
+        self._by_name: dict[str, int] | None = None
+
+    def key(self, action: int) -> str:
+        if 0 <= action < self.game.num_distinct_actions():
+            return action_key(self.game, action)
+        return f"<no action {action}>"
+
+    def by_key(self, key: str) -> int | None:
+        if self._by_key is None:
+            self._by_key = {k: a for a, k in enumerate(action_keys(self.game))}
+        return self._by_key.get(key)
+
+    def by_name(self, name: str) -> int | None:
+        if self._by_name is None:
+            n = self.game.num_distinct_actions()
+            self._by_name = {self.game.action_to_string(a): a for a in range(n)}
+        return self._by_name.get(name)
+
+
+def _identify(path: str, entry: LogLine, actions: _ActionIndex, same_module: bool) -> int:
     """The action a decision means: by its key, else by its text, else (same module) its id."""
     data = entry.data
-
-    def keys_of(action: int) -> str:
-        return next((k for k, a in keys.items() if a == action), f"<no action {action}>")
-
     if "key" in data:
-        if data["key"] not in keys:
+        if same_module and actions.key(data["action"]) == data["key"]:
+            return data["action"]
+        found = actions.by_key(data["key"])
+        if found is None:
             raise log_error(
                 path, entry.number, f"no action {data['key']!r} in this game", entry.text
             )
-        found = keys[data["key"]]
     elif not same_module and "name" in data:
-        if data["name"] not in names:
+        found = actions.by_name(data["name"])
+        if found is None:
             raise log_error(
                 path, entry.number, f"no action {data['name']!r} in this game", entry.text
             )
-        found = names[data["name"]]
     else:
         return data["action"]
     if same_module and found != data["action"]:
         raise log_error(
             path,
             entry.number,
-            f"action {data['action']} is {keys_of(data['action'])!r}, but the log names it "
+            f"action {data['action']} is {actions.key(data['action'])!r}, but the log names it "
             f"{data['key']!r} (action {found})",
             entry.text,
         )

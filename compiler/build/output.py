@@ -1,9 +1,11 @@
 """Writing a build into its output folder so that no interruption leaves it inconsistent.
 
-`hansa build` owns only what its own index recorded: a module is removed only when the `_index.py`
-a previous build wrote names it (a user's `notes.py` or a copied module that happens to carry the
-generated marker is never touched). The order of writes keeps one invariant at every instant,
-even under `kill -9`: the index on disk names only modules that exist.
+`hansa build` owns only what it wrote: a module is removed only when the `_index.py` a previous
+build wrote names it *and* the file is a regular file carrying the generated marker line (a
+user's `notes.py`, or a copied module that happens to carry the marker, is never touched, and
+neither is a file a foreign `_index.py` names). Only regular files are read, so a named pipe in
+the folder (even one called `_index.py`) never blocks a build. The order of writes keeps one
+invariant at every instant, even under `kill -9`: the index on disk names only modules that exist.
 
 1. every module is written (each one atomically: a hidden temporary file renamed into place);
 2. when modules are to be removed, an index naming the new games *and* the modules being removed
@@ -11,8 +13,8 @@ even under `kill -9`: the index on disk names only modules that exist.
 3. the stale modules are removed;
 4. the final index is written, last.
 
-A file in the folder that is a symbolic link is replaced by a regular file, never written through
-(the link could point anywhere). Hidden temporary files that an interrupted build left behind
+A file in the folder that is a symbolic link, a pipe or a device is replaced by a regular file,
+never written through (a link could point anywhere; a pipe would block). Hidden temporary files that an interrupted build left behind
 (`.NAME.py.XXXX.tmp` for a module or index this build owns) are removed.
 """
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import stat
 from pathlib import Path
 
 from hansa.atomic import write_atomically
@@ -29,6 +32,34 @@ from ..errors import HansaError
 
 INDEX = "_index.py"
 _TEMPORARY = re.compile(r"^\.(?P<name>[^/]+\.py)\.[^.]+\.tmp$")
+# The line every generated module carries (compiler/targets/python/templates/module.py.j2).
+_MARKER = re.compile(r"^# hansa-generated: spec-sha256=[0-9a-f]+$", re.M)
+_MARKER_WITHIN = 4096  # characters: the marker is in the module's header
+
+
+def current_text(path: Path, limit: int = -1) -> str | None:
+    """The UTF-8 text of `path` (at most `limit` characters) when it is a regular file; None for
+    a link, a pipe, a device, a folder, a missing or unreadable file. Opened without following
+    links and without blocking, then checked: reading a named pipe would wait for a writer."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with open(fd, encoding="utf-8", closefd=False) as stream:
+            return stream.read(limit)
+    except (OSError, UnicodeDecodeError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def is_generated(path: Path) -> bool:
+    """Whether `path` is a regular file with the generated marker in its header."""
+    head = current_text(path, _MARKER_WITHIN)
+    return head is not None and _MARKER.search(head) is not None
 
 
 def _literal_assignments(text: str) -> dict[str, object]:
@@ -59,12 +90,8 @@ def _module_file(module: object) -> str | None:
 
 def recorded_modules(out: Path) -> set[str]:
     """Module files the index in `out` records as a build's own (games and pending removals)."""
-    path = out / INDEX
-    if path.is_symlink() or not path.is_file():
-        return set()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    text = current_text(out / INDEX)
+    if text is None:
         return set()
     values = _literal_assignments(text)
     names: list[object] = []
@@ -78,21 +105,13 @@ def recorded_modules(out: Path) -> set[str]:
 
 
 def stale_modules(out: Path, files: dict[str, str]) -> list[str]:
-    """Modules an earlier build recorded that this build does not write (to be removed)."""
-    return sorted(recorded_modules(out) - set(files))
-
-
-def _current_text(path: Path) -> str | None:
-    if path.is_symlink():
-        return None  # a link is always replaced by a regular file
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+    """Modules an earlier build wrote that this build does not write (to be removed): recorded
+    by the index and still carrying the generated marker."""
+    return sorted(f for f in recorded_modules(out) - set(files) if is_generated(out / f))
 
 
 def _write(path: Path, text: str) -> None:
-    """Atomically, replacing a symbolic link itself rather than the file it points to."""
+    """Atomically, replacing a symbolic link or a pipe itself rather than writing through it."""
     write_atomically(path, text, follow_links=False)
 
 
@@ -130,7 +149,7 @@ def write_build(out: Path, files: dict[str, str]) -> tuple[int, list[str]]:
         if name == INDEX:
             continue
         path = out / name
-        if _current_text(path) == text:
+        if current_text(path) == text:
             continue
         _write(path, text)
         written += 1
@@ -142,7 +161,7 @@ def write_build(out: Path, files: dict[str, str]) -> tuple[int, list[str]]:
                 path.unlink(missing_ok=True)
             except OSError as exc:
                 raise HansaError(f"{path}: cannot remove: {exc.strerror or exc}") from None
-    if _current_text(out / INDEX) != index_text:
+    if current_text(out / INDEX) != index_text:
         _write(out / INDEX, index_text)
         written += 1
     return written, stale

@@ -34,6 +34,7 @@ from ..nodes.rules import (
 )
 from ..rules.catalogue import component
 from ..rules.prelude import defined
+from .action_ids import check_action_count
 
 # Bank value "all": more pieces than any player owns.
 ALL_PIECES = 999
@@ -338,6 +339,12 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
 
     # ---- pieces and setup
     pieces = rules.pieces
+    if pieces.traders + pieces.merchants > ALL_PIECES:  # `all` must mean every piece
+        raise _error(
+            f"a player has at most {ALL_PIECES} pieces, not {pieces.traders:,} traders"
+            f" and {pieces.merchants:,} merchants",
+            pieces.span,
+        )
     k["TRADERS"] = pieces.traders
     k["MERCHANTS"] = pieces.merchants
     k["SCORE_MARKER"] = {"trader": 0, "merchant": 1, None: -1}.get(pieces.score_marker, -1)
@@ -886,6 +893,7 @@ def build_model(game: Game, rules: RuleSet, board: Board) -> GameModel:
         model.layout.append((kind, base, size))
         k["A_" + kind] = base
         base += size
+    check_action_count(model.layout, game, rules, board)
     k["NUM_ACTIONS"] = base
     k["ACTION_RANGES"] = tuple((kind, b, s) for kind, b, s in model.layout if s)
     k["GAME_NAME"] = game.name
@@ -927,6 +935,22 @@ def _expand(definition, key: str, values: dict, span: Span):
     return replace(rule, span=span), defaults
 
 
+def _sizes(rules: RuleSet, board: Board, players: tuple[int, ...]):
+    """The sizes the cost of a rule in words is estimated with (`expr.cost.Sizes`)."""
+    from ..expr.cost import Sizes
+
+    spaces = [len(c.spaces) for c in board.cities]
+    points = [len(r.points) for r in board.routes]
+    return Sizes(
+        city=len(board.cities),
+        route=len(board.routes),
+        player=max(players),
+        ability=len(rules.abilities),
+        board=len(board.cities) + sum(spaces) + sum(points),
+        local=max(spaces + points + [1]),
+    )
+
+
 def _compile_hook_rules(
     model: GameModel,
     rules: RuleSet,
@@ -939,6 +963,7 @@ def _compile_hook_rules(
     """Tables and functions for the rule set's rules in words and the prelude's kinds it uses."""
     from ..expr.check import ExprError, check_rule, names_of
     from ..expr.codegen import ExprCompiler
+    from ..expr.cost import costly_rules
 
     k, comp = model.constants, model.components
     countries = tuple(n.lower() for n in k.get("COUNTRY_NAMES", ()))
@@ -960,6 +985,11 @@ def _compile_hook_rules(
             what = rule.target or rule.key.partition(":")[2]
             raise _error(f"{what}: {exc.diagnostic.message}", rule.span) from None
     hook_rules = tuple(prelude_rules) + tuple(rules.hook_rules)
+    sizes = _sizes(rules, board, model.players)
+    kinds = [(key, kind) for key, kind, _params in categories]
+    costly = costly_rules(hook_rules, tie_exprs, names, sizes, kinds)
+    if costly:
+        raise HansaError(costly)
     comp["expr_functions"] = []
     comp["x_setup"] = comp["x_turn_start"] = comp["x_after_route"] = False
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False

@@ -28,14 +28,6 @@ def add_arguments(parser) -> None:
     )
 
 
-def _current_text(path: Path) -> str | None:
-    """What `path` holds now, or None when it is not readable UTF-8 text (so it is rewritten)."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 def expected_files(spec: Path) -> dict[str, str]:
     from hansa.compiler.targets.python.codegen import generate_modules, index_source, spec_names
 
@@ -46,7 +38,7 @@ def expected_files(spec: Path) -> dict[str, str]:
 
 
 def run(args) -> int:
-    from hansa.compiler.build.output import stale_modules, write_build
+    from hansa.compiler.build.output import current_text, stale_modules, write_build
 
     spec = Path(args.spec)
     if not spec.is_dir():
@@ -64,11 +56,11 @@ def run(args) -> int:
         problems = []
         for name, text in sorted(files.items()):
             path = out / name
-            if not path.exists():
+            if not path.exists() and not path.is_symlink():
                 problems.append(f"{path}: missing")
             elif path.is_symlink():
                 problems.append(f"{path}: a link, not a module the build wrote")
-            elif _current_text(path) != text:
+            elif current_text(path) != text:
                 problems.append(f"{path}: stale or edited by hand")
         problems += [f"{out / name}: no game declares it any more" for name in stale_extra]
         for line in problems:
