@@ -249,7 +249,7 @@ def _table(raw: RawValue, t: ParamType) -> tuple[tuple[int, int], ...]:
 def _cards(raw: RawValue, t: ParamType) -> tuple[tuple[str, ...], ...]:
     """`{ 1: Osnabrück Stendal Paderborn, 2: … }` → the cards' city names (numbered 1, 2, …).
 
-    City names are checked against the board when a game is built (model.py)."""
+    City names are checked against the board when a game is built (compiler/model/scoring.py)."""
     if not isinstance(raw, MapValue) or not raw.entries:
         raise _fail(raw, t.expected)
     cards: list[tuple[str, ...]] = []

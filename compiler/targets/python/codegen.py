@@ -3,8 +3,9 @@ templates.
 
 Each rule component has its own template fragment under `compiler/targets/python/templates/`;
 `module.py.j2` composes the fragments the game uses. Spec text reaches the module only as `repr`
-literals of checked values (the constants block) or in comments passed through `model.where`, never
-as code. The output is deterministic: the same spec gives byte-identical modules.
+literals of checked values (the constants block) or in comments passed through
+`model.fold.where`, never as code. The output is deterministic: the same spec gives
+byte-identical modules.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 import jinja2
 
 from ...errors import HansaError
-from ...model.build import END_KINDS, GameModel, build_model
+from ...model.build import END_KINDS, MARKER_KINDS, GameModel, build_model
 from ...nodes.board import Board
 from ...nodes.rules import Game, RuleSet, mangle_module_name
 
@@ -171,7 +172,7 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         origins=origins,
         marker_kinds_used=[
             k
-            for k in _marker_kind_order()
+            for k in MARKER_KINDS
             if comp.get("marker_" + k)
             or (k == "develop_ability" and comp.get("permanent_develop_ability"))
         ],
@@ -198,12 +199,6 @@ def _relative_origin(origin: str, root: Path | None) -> str:
         return ""
     file, _, line = origin.rpartition(":")
     return f"{_relative(file, root)}:{line}"
-
-
-def _marker_kind_order() -> tuple[str, ...]:
-    from ...model.build import MARKER_KINDS
-
-    return MARKER_KINDS
 
 
 def _marker_type_kinds(model: GameModel) -> list[str]:
