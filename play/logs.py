@@ -294,7 +294,10 @@ def replay(path: str, loader, text: str | None = None) -> ReplayResult:
     """
     log = read_log(path, text)
     head = log.header.data
-    game = loader(head["game"], head["players"])
+    try:
+        game = loader(head["game"], head["players"])
+    except HansaError as exc:  # an unknown game or player count: the header's line says so
+        raise log_error(path, log.header.number, exc.message, log.header.text) from None
     warnings = []
     identity = describe_game(game)
     if "agents" in head and len(head["agents"]) != game.num_players():

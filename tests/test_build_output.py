@@ -272,3 +272,39 @@ def test_kill_9_during_a_real_build_never_leaves_an_index_naming_missing_modules
             "one_game.py",
             "three_game.py",
         ]
+
+
+# ---------------------------------------------------------------- what is in the folder
+def test_named_pipes_in_the_output_folder_never_block_the_build(tmp_path):
+    """A pipe named `_index.py` or like a module used to make `hansa build` and `build --check`
+    wait forever (for a writer to read from, or a reader to write to); the build replaces them
+    with its files, and `--check` calls them out."""
+    spec = spec_folder(tmp_path, TWO_GAMES)
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in (INDEX, "one_game.py", "stray.py"):
+        os.mkfifo(out / name)
+    command = [sys.executable, "-m", "hansa", "build", "--spec", str(spec), "--out", str(out)]
+    check = subprocess.run([*command, "--check"], timeout=120, capture_output=True, text=True)
+    assert check.returncode == 1
+    assert f"{out / INDEX}: stale or edited by hand" in check.stderr
+    done = subprocess.run(command, timeout=120, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    for name in (INDEX, "one_game.py", "two_game.py"):
+        assert (out / name).is_file() and not (out / name).is_fifo()
+    assert (out / "stray.py").is_fifo()  # not the build's: left alone
+    assert_index_names_only_present_modules(out)
+
+
+def test_a_foreign_index_cannot_make_the_build_remove_a_file_without_the_marker(tmp_path, capsys):
+    """Only files this build wrote are removed: recorded by the index *and* carrying the
+    generated marker. A foreign `_index.py` naming `notes` used to make it remove notes.py."""
+    spec = spec_folder(tmp_path, TWO_GAMES)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.py").write_text("my notes\n", encoding="utf-8")
+    (out / INDEX).write_text("GAMES = {'x': 'notes'}\nREMOVING = ('notes',)\n", encoding="utf-8")
+    assert build(spec, out) == 0
+    assert "0 removed" in capsys.readouterr().out
+    assert (out / "notes.py").read_text(encoding="utf-8") == "my notes\n"
+    assert main(["build", "--spec", str(spec), "--out", str(out), "--check"]) == 0

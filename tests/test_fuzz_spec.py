@@ -151,3 +151,60 @@ def test_mutations_do_find_errors() -> None:
         assert err.diagnostics[0].span.line >= 1
     else:
         raise AssertionError("a deleted brace was not noticed")
+
+
+# ---------------------------------------------------------------- rules in words
+QUANTITY = st.sampled_from(
+    ["track PP", "coins", "your posts here", "turn number", "players", "free points", "x" * 70]
+)
+
+
+def expressions(max_leaves: int = 12):
+    """Conditions and numbers of the rules language, nested at random: operators, `not`,
+    parentheses, and sets counted over (which multiply the work inside them)."""
+    atom = st.one_of(st.integers(0, 30).map(str), QUANTITY)
+    return st.recursive(
+        atom,
+        lambda inner: st.one_of(
+            st.tuples(
+                inner, st.sampled_from(["+", "-", "*", ">", ">=", "=", "and", "or"]), inner
+            ).map(" ".join),
+            inner.map(lambda e: f"not {e}"),
+            inner.map(lambda e: f"({e})"),
+            st.tuples(st.sampled_from(["cities", "routes", "players"]), inner).map(
+                lambda p: f"count {p[0]} where {p[1]} > 0"
+            ),
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+@st.composite
+def deep_rule(draw) -> str:
+    """A rule set whose end condition or score rule is a random expression, or one construct
+    repeated up to 300 deep (the limits: nesting, cost)."""
+    if draw(st.booleans()):
+        expr = draw(expressions())
+    else:
+        n = draw(st.integers(1, 300))
+        expr = draw(
+            st.sampled_from(
+                [
+                    "not " * n + "turn number > 1000",
+                    " and ".join(["turn number > 1000"] * n),
+                    "count cities where " * n + "turn number > 1" + " > 0" * n,
+                    "(" * n + "turn number" + ")" * n + " > 1000",
+                ]
+            )
+        )
+    statement = draw(st.sampled_from([f"end when {expr}", f'score G "fuzz": 1 PP * ({expr})']))
+    return (
+        f"rules fuzz_rules extends bigbox_2021 {{\n    {statement}\n}}\n"
+        "game fuzz-game = fuzz_rules on hanseatic_45p players 4\n"
+    )
+
+
+@settings(FUZZ, max_examples=12, deadline=30_000)
+@given(deep_rule())
+def test_random_and_deep_rules_in_words_check_quickly_or_are_located_errors(text: str) -> None:
+    check_command(text)
