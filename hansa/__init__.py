@@ -35,7 +35,14 @@ def load_game(name: str, players: int | None = None) -> Game:
     if not isinstance(name, str) or name not in games:
         hint = did_you_mean(str(name), games) if games else " (run `hansa build` first)"
         raise HansaError(f"unknown game {name!r}{hint}")
-    module = importlib.import_module(f"hansa.generated.{games[name]}")
+    try:
+        module = importlib.import_module(f"hansa.generated.{games[name]}")
+    except (ImportError, SyntaxError, RecursionError, MemoryError) as exc:
+        # a module written by another version, edited or truncated: say which, never a traceback
+        raise HansaError(
+            f"the generated module of game {name!r} cannot be loaded"
+            f" ({type(exc).__name__}: {exc}); rebuild it with `hansa build`"
+        ) from None
     return Game(module, players)
 
 

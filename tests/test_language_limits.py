@@ -214,3 +214,23 @@ def test_a_city_name_holding_the_route_label_separator_is_refused(spec, capsys):
     assert code == 1
     (line,) = errors(err)
     assert line.startswith(f"{board}:") and "holds '\u2013' (U+2013)" in line
+
+
+def test_load_game_reports_a_generated_module_that_cannot_be_loaded(monkeypatch):
+    """A module Python cannot compile (one written before these limits held: "too many nested
+    parentheses") is one clear error from `load_game`, not a SyntaxError from deep inside it."""
+    import importlib
+
+    import hansa
+
+    real = importlib.import_module
+
+    def broken(name, *args):
+        if name == "hansa.generated.bigbox_eastern":
+            raise SyntaxError("too many nested parentheses")
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", broken)
+    with pytest.raises(HansaError, match="'bigbox-eastern' cannot be loaded.*hansa build"):
+        hansa.load_game("bigbox-eastern")
+    assert hansa.load_game("bigbox-hanseatic-3p").num_players() == 3
