@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 from hansa.compiler.errors import HansaError
@@ -78,16 +79,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The one kind of escape sequence `hansa` writes itself (`diff --color`): colours, bold, reset.
+_COLOUR = re.compile(r"\x1b\[(?:(?:0|1|22|3[0-79]|9[0-7])(?:;|(?=m)))*m")
+
+
 class _TerminalSafe:
     """Standard output while a command runs: every text written passes `terminal_safe`, so no
     name from a spec, a state or a log can drive the terminal (an ANSI escape, a bidi override),
-    whichever command prints it; the escapes it writes are valid inside JSON strings too."""
+    whichever command prints it; the escapes it writes are valid inside JSON strings too. Colour
+    sequences pass (never one that conceals text, moves the cursor or clears the screen)."""
 
     def __init__(self, stream):
         self._stream = stream
 
     def write(self, text: str) -> int:
-        self._stream.write(terminal_safe(text))
+        parts, last = [], 0
+        for match in _COLOUR.finditer(text):
+            parts += [terminal_safe(text[last : match.start()]), match.group()]
+            last = match.end()
+        parts.append(terminal_safe(text[last:]))
+        self._stream.write("".join(parts))
         return len(text)
 
     def __getattr__(self, name: str):

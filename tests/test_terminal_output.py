@@ -5,6 +5,7 @@ separators written as `\\u001b` escapes, which stay valid inside JSON output."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 from hansa.runtime.errors import terminal_safe
 
 import hansa
-from hansa.cli import main
+from hansa.cli import _TerminalSafe, main
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = "\x1b[2J\x1b]0;title\x07\x9b31m\u202e\u2028\U000e0041"
@@ -80,3 +81,15 @@ def test_names_of_a_module_built_elsewhere_are_escaped(command, tmp_path, capsys
     assert code == 0, err
     assert_safe(out + err)
     assert "\\u001b[2J" in out
+
+
+def test_colours_hansa_writes_pass_and_no_other_sequence_does(capsys):
+    """`diff --color` writes colour sequences itself; a sequence that conceals text (SGR 8),
+    clears the screen or sets the window title is escaped whatever writes it."""
+    stream = io.StringIO()
+    _TerminalSafe(stream).write("\x1b[1;32m+ ok\x1b[0m \x1b[8mhidden\x1b[2J\x1b]0;t\x07")
+    assert stream.getvalue() == (
+        "\x1b[1;32m+ ok\x1b[0m \\u001b[8mhidden\\u001b[2J\\u001b]0;t\\u0007"
+    )
+    code, out, _err = run(capsys, "diff", "original_2009", "bigbox_2021", "--color", "always")
+    assert code == 1 and "\x1b[32m" in out
