@@ -32,7 +32,7 @@ from ..nodes.expr import (
     Num,
     Ref,
 )
-from .check import Names, Scope, resolve_ref
+from .check import ExprError, Names, Scope, resolve_ref
 
 MAX_RULE_COST = 100_000  # steps per evaluation (a few milliseconds of Python)
 _ANY_SCOPE = Scope(city=True, route=True, victim=True, counting_players=True, ability=True)
@@ -160,7 +160,10 @@ def costly_rules(
     problems = []
     parts = [(r, r.span) for r in rules] + [(e, e.span) for e in tie_exprs]
     for part, span in parts:
-        cost = estimator.rule(part) if isinstance(part, HookRule) else estimator.expr(part)
+        try:
+            cost = estimator.rule(part) if isinstance(part, HookRule) else estimator.expr(part)
+        except ExprError:
+            continue  # a name the checks refuse, with their own error
         if cost > MAX_RULE_COST:
             problems.append(
                 Diagnostic(
