@@ -68,6 +68,21 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}/"
 
 
+def is_loopback(sock: socket.socket) -> bool:
+    import ipaddress
+
+    return ipaddress.ip_address(sock.getsockname()[0].split("%")[0]).is_loopback
+
+
+def served_names(host: str, sock: socket.socket) -> set[str]:
+    """Host names requests may use besides localhost and IP addresses: the name given to --host,
+    and, for a server on a network, this machine's own names."""
+    names = {host}
+    if not is_loopback(sock):
+        names |= {socket.gethostname(), socket.getfqdn()}
+    return {n for n in names if n}
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import starlette  # noqa: F401
@@ -86,11 +101,35 @@ def run(args: argparse.Namespace) -> int:
     for problem in catalogue.problems:
         print(problem, file=sys.stderr)
     sock = bind(args.host, args.port)
-    config = uvicorn.Config(create_app(catalogue), log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    print(f"hansa serve: {url_of(sock)}  (Ctrl-C stops)", flush=True)
+    network = not is_loopback(sock)
+    app = create_app(catalogue, allowed_hosts=served_names(args.host, sock), require_tokens=network)
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_SECONDS
+    )
+    server = make_server(config, app.state.stop)
+    note = "  every game needs its links' tokens" if network else ""
+    print(f"hansa serve: {url_of(sock)}  (Ctrl-C stops){note}", flush=True)
     try:
         server.run(sockets=[sock])
     finally:
         sock.close()
     return 0
+
+
+GRACE_SECONDS = 2  # a stop signal ends open requests after this long
+
+
+def make_server(config, stop):
+    """uvicorn's server, which on SIGINT/SIGTERM first stops the agents and ends the update
+    streams (they would otherwise keep the graceful shutdown waiting); `stop` runs in a thread of
+    its own, never inside the signal handler, which may have interrupted a lock's holder."""
+    import threading
+
+    import uvicorn
+
+    class StoppingServer(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            threading.Thread(target=stop, name="hansa stop", daemon=True).start()
+            super().handle_exit(sig, frame)
+
+    return StoppingServer(config)
