@@ -188,9 +188,10 @@ def create_app(
             ) from None
         return session, resolve(session.tokens, token_of(request), require_tokens)
 
-    async def created(make: Callable[..., Session], *args) -> JSONResponse:
-        """A new session (made in a heavy thread), answered to its creator: every token, and
-        the view of its first human seat (the host's where no human plays)."""
+    async def created(make: Callable[..., Session], *args, light_work=False) -> JSONResponse:
+        """A new session (made in a heavy thread, or a light one when `light_work`), answered to
+        its creator: every token, and the view of its first human seat (the host's where no
+        human plays)."""
 
         def build() -> dict:
             session = make(*args)
@@ -203,7 +204,8 @@ def create_app(
             view["tokens"] = token_listing(session.tokens)
             return view
 
-        return JSONResponse(await in_heavy(build), status_code=201)
+        run = in_light if light_work else in_heavy
+        return JSONResponse(await run(build), status_code=201)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -217,12 +219,14 @@ def create_app(
 
     async def new_session(request: Request) -> Response:
         data = await _body(request)
+        game = data.get("game")
         return await created(
             sessions.new_game,
-            data.get("game"),
+            game,
             data.get("players"),
             data.get("seed"),
             data.get("seats"),
+            light_work=catalogue.loaded(game),  # nothing to compile: a new game is quick
         )
 
     async def show_session(request: Request) -> Response:

@@ -89,7 +89,7 @@ class Guard:
             parts = urlsplit(origin) if origin != "null" else None
             same = (
                 parts is not None
-                and parts.scheme in ("http", "https")
+                and parts.scheme == scope.get("scheme", "http")
                 and split_host(parts.netloc) == (host, port)
             )
             if not same:

@@ -9,7 +9,8 @@ A job can be cancelled at any time (a new request, a dropped session, the server
 decision already being thought about then finishes in the background and is thrown away.
 
 The number of workers bounds the CPU agents take from the server (the event loop shares the
-interpreter with them), whatever the number of sessions asking.
+interpreter with them), whatever the number of sessions asking. Of the jobs due, the one whose
+session has thought least so far goes first: quick agents are not kept behind long searches.
 """
 
 from __future__ import annotations
@@ -90,16 +91,23 @@ class AgentPool:
             self._cond.notify_all()
 
     def _next(self):
+        """The next job to think for: of those due, the one whose session has thought least so
+        far (so a game of quick agents is not kept waiting behind long searches)."""
         with self._cond:
             while True:
                 if self.stopped:
                     return None
+                now = time.monotonic()
+                due = [i for i, item in enumerate(self._due) if item[0] <= now]
+                if due:
+                    pick = min(due, key=lambda i: (self._due[i][2].thought, self._due[i][1]))
+                    _when, _order, session, job = self._due[pick]
+                    self._due[pick] = self._due[-1]
+                    self._due.pop()
+                    heapq.heapify(self._due)
+                    return session, job
                 if self._due:
-                    wait = self._due[0][0] - time.monotonic()
-                    if wait <= 0:
-                        _when, _order, session, job = heapq.heappop(self._due)
-                        return session, job
-                    self._cond.wait(wait)
+                    self._cond.wait(self._due[0][0] - now)
                 else:
                     self._cond.wait()
 

@@ -13,6 +13,7 @@ A game is only ever found by name among the catalogue's games: a name is never o
 
 from __future__ import annotations
 
+import bisect
 import secrets
 import threading
 import time
@@ -165,6 +166,12 @@ class Catalogue:
                     self.modules[entry.name] = module
             return module
 
+    def loaded(self, name: object) -> bool:
+        """Whether `name` is a game whose module is ready (or refused): asking is quick."""
+        entry = self.entries.get(name) if isinstance(name, str) else None
+        with self.lock:
+            return entry is not None and (entry.name in self.modules or entry.refused is not None)
+
     def _unknown(self, name: object) -> HansaError:
         """The CLI's message for an unknown game name (never looking at the file system)."""
         from hansa.resolve import did_you_mean, load_game, shown
@@ -231,14 +238,28 @@ def describe_rules(module: ModuleType) -> dict:
     }
 
 
+_TARGETS: dict[str, tuple[list[int], list[tuple[str, int]], dict]] = {}
+
+
 def action_target(module: ModuleType, action: int) -> dict | None:
     """What action `action` acts on (a point, route, city, space, special space or ability
-    track), so the page can offer it there; None for actions only offered in the list. Computed
-    per id from ACTION_RANGES, so a game's size never matters."""
-    for kind, base, size in vars(module)["ACTION_RANGES"]:
-        if base <= action < base + size:
-            return _target(kind, action - base)
-    return None
+    track), so the page can offer it there; None for actions only offered in the list. Found per
+    id from ACTION_RANGES (remembered per id asked for), so a game's size never matters."""
+    key = module.__name__
+    found = _TARGETS.get(key)
+    if found is None:
+        ranges = sorted((base, kind) for kind, base, _size in vars(module)["ACTION_RANGES"])
+        found = _TARGETS[key] = ([base for base, _ in ranges], ranges, {})
+    starts, ranges, memo = found
+    if action in memo:
+        return memo[action]
+    i = bisect.bisect_right(starts, action) - 1
+    target = None
+    if i >= 0 and 0 <= action < vars(module)["NUM_ACTIONS"]:
+        base, kind = ranges[i]
+        target = _target(kind, action - base)
+    memo[action] = target
+    return target
 
 
 def _target(kind: str, i: int) -> dict | None:
@@ -283,8 +304,10 @@ class Session:
     version: int = 0  # counts every change (a decision, agents starting or stopping)
     job: Job | None = None  # the agents' current work
     thinking: bool = False  # a pool worker is calling one of this session's agents
+    thought: float = 0.0  # seconds its agents have thought, over all requests (the pool's order)
     listeners: set = field(default_factory=set)  # called (from any thread) on every change
     pool: AgentPool | None = None
+    open_at: tuple = (None, False)  # (known, whether the game hides nothing): views.revealed
 
     def __post_init__(self) -> None:
         self.state = self.initial.clone()
@@ -414,6 +437,7 @@ class Session:
             spent = time.monotonic() - started
             with self.lock:
                 self.thinking = False
+                self.thought += spent
         with self.lock:
             if job is not self.job or job.finished or len(self.moves) != length:
                 return None  # cancelled meanwhile: the choice is thrown away

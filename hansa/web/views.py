@@ -5,8 +5,8 @@ a seat is shown `state.observation(seat)` and a host or spectator the public obs
 same without anyone's own secrets); the Scores leave out the categories that read another
 player's secret (the module's SECRET_SCORE_KEYS), and so the totals and the leader that would
 follow from them; the seed, which decides every draw, is not sent, nor the log. Once the game is
-over, for a game with nothing left hidden, or for a log the user opened, everything is shown: the
-full state JSON, the seed, the log.
+over, for a game that hides nothing, or for a log the user opened, everything is shown: the full
+state JSON, the seed, the log.
 
 Everything in a view is a function of what the viewer may see (tests/test_serve_hidden.py checks
 that two sessions differing only in hidden information give byte-identical responses).
@@ -28,8 +28,14 @@ def has_hidden(state) -> bool:
 
 
 def revealed(session: Session) -> bool:
-    """Whether everything about the session may be shown to anyone who can see it."""
-    return session.mode == "replay" or session.state.is_terminal() or not has_hidden(session.state)
+    """Whether everything about the session may be shown to anyone who can see it: a log the user
+    opened, a game that is over, or a game that never hid anything (its first position hides
+    nothing). A game whose last hidden marker was drawn keeps its seed until the end."""
+    if session.mode == "replay" or session.state.is_terminal():
+        return True
+    if session.open_at[0] is None:
+        session.open_at = (True, not has_hidden(session.initial))
+    return session.open_at[1]
 
 
 def seen_state(state, viewer: Viewer) -> dict:
