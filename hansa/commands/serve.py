@@ -5,9 +5,13 @@ in the spec folder (`--spec`, default spec/; compiled in memory, so a house rule
 played as written), the player count, who plays each seat (a human in the page, or an agent such
 as greedy or random) and the seed. The board shows the pieces in player colours with the player's
 number on each (traders square, merchants round); the legal actions of the current decision are
-offered on the board and as a list. A game played in the page can be saved as a log that
-`hansa replay` accepts; a log (`hansa play --log`) or a state JSON can be opened and stepped
-through. Needs the `web` extra: pip install -e '.[web]'. The API is described in docs/serve.md.
+offered on the board and as a list. Each human seat has its own secret link, so people can play
+from their own browsers; a page only ever receives what its seat may see (no face-down marker
+order, no other player's mission card, no seed) until the game is over. A finished game can be
+saved as a log that `hansa replay` accepts; a log (`hansa play --log`) or a state JSON can be
+opened and stepped through. It listens on 127.0.0.1 unless --host names another address; then
+every request to a game needs one of its links' tokens. Needs the `web` extra:
+pip install -e '.[web]'. The API and what the server defends against are in docs/serve.md.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ const S = {
   catalogue: null, view: null, layout: null, rules: null, layoutGame: null,
   history: [], timer: null, viewBox: null, finalShown: false, sessionId: null,
   tokens: null, token: null, events: null, busy: 0, agentAsked: false, fetching: false, refetch: false,
+  plays: [],
 };
 
 const $ = (id) => document.getElementById(id);
@@ -72,8 +73,8 @@ function seatLabel(view, p) {
   if (view.mode === "replay") return "player";
   return mySeat(p) ? "you" : "human";
 }
-// whether this page holds the link of seat p (a hot-seat page holds every human seat's)
-function mySeat(p) { return !!(S.tokens && S.tokens.seats[String(p)]); }
+// whether this page plays seat p (a hot-seat page plays every human seat it created)
+function mySeat(p) { return S.plays.includes(String(p)); }
 function swatch(p, size = 18, kind = "t") {
   const svg = document.createElementNS(SVGNS, "svg");
   svg.setAttribute("width", size); svg.setAttribute("height", size);
@@ -197,12 +198,11 @@ function tokensFrom(view, token) {
 function tokenFor(view) {
   const T = S.tokens;
   if (!T) return null;
-  if (view && view.current_player !== null && T.seats[String(view.current_player)] && view.waiting_for === "human") {
+  if (view && view.current_player !== null && mySeat(view.current_player) && view.waiting_for === "human") {
     return T.seats[String(view.current_player)];
   }
-  if (view && view.viewer.role === "seat" && T.seats[String(view.viewer.seat)]) return T.seats[String(view.viewer.seat)];
-  const seats = Object.keys(T.seats).sort((a, b) => a - b);
-  if (seats.length) return T.seats[seats[0]];
+  if (view && view.viewer.role === "seat" && mySeat(view.viewer.seat)) return T.seats[String(view.viewer.seat)];
+  if (S.plays.length) return T.seats[S.plays[0]];
   return T.host || T.spectator;
 }
 
@@ -213,6 +213,10 @@ async function openSession(view, token = null) {
   S.finalShown = false;
   S.sessionId = view.id;
   S.tokens = tokensFrom(view, token);
+  // the seats this page plays: every human seat (hot seat), or, when their links are to be sent
+  // to the other players, the first one only
+  const seats = Object.keys(S.tokens.seats).sort((a, b) => a - b);
+  S.plays = view.tokens && !$("f-hotseat").checked ? seats.slice(0, 1) : seats;
   S.token = tokenFor(view);
   S.view = null;
   if (S.layoutGame !== view.game) {
@@ -230,7 +234,7 @@ async function openSession(view, token = null) {
 }
 
 async function joinFromLink() {
-  const m = /^#join=([0-9a-f]+)\.([A-Za-z0-9_-]+)$/.exec(location.hash);
+  const m = /^#join=([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(location.hash);
   if (!m) return false;
   const [, sid, token] = m;
   const view = await api("GET", `/api/sessions/${sid}`, undefined, token);
@@ -302,7 +306,7 @@ async function agentMove(untilHuman) {
   } catch (err) { S.agentAsked = false; showError(err.message); }
 }
 
-function mayDrive() { return !!S.tokens && (S.tokens.host || Object.keys(S.tokens.seats).length > 0); }
+function mayDrive() { return !!S.tokens && (!!S.tokens.host || S.plays.length > 0); }
 
 function stopAgents() {
   if (S.timer) { clearTimeout(S.timer); S.timer = null; }
@@ -839,6 +843,7 @@ function setup() {
   });
   setupBoardControls();
   loadCatalogue().then(joinFromLink).catch((err) => showError(err.message));
+  window.addEventListener("hashchange", () => joinFromLink().catch((err) => showError(err.message)));
 }
 
 setup();
