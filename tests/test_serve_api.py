@@ -624,7 +624,7 @@ def test_serve_refuses_a_busy_port_and_a_missing_spec_folder(capsys, tmp_path):
 
 def test_hansa_serve_prints_its_url_and_answers_there():
     process = subprocess.Popen(
-        [sys.executable, "-m", "hansa", "serve", "--port", "0"],
+        [sys.executable, "-m", "hansa", "serve", "--port", "0", "--no-store"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -324,7 +324,12 @@ def test_a_server_for_a_network_needs_a_token_for_every_game(catalogue):
 
 
 # ---- the server as a process
-def start_server(*args: str, cwd: Path = ROOT) -> tuple[subprocess.Popen, str]:
+def start_server(*args: str, cwd: Path = ROOT, store: Path | None = None):
+    """`hansa serve` as a process (games kept in `store`, else in memory only): it and its URL."""
+    if store is None:
+        args = (*args, "--no-store")
+    else:
+        args = (*args, "--store", str(store))
     process = subprocess.Popen(
         [sys.executable, "-m", "hansa", "serve", "--port", "0", *args],
         cwd=cwd,

@@ -42,8 +42,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host",
         default="127.0.0.1",
-        help="address to listen on (default 127.0.0.1: only this machine can connect)",
+        help="address to listen on (default 127.0.0.1: only this machine can connect; another "
+        "address serves a network, and then every game needs its links' tokens)",
     )
+    parser.add_argument(
+        "--store",
+        metavar="FILE",
+        default=None,
+        help="SQLite file keeping the games across restarts (default: $HANSA_STORE, else "
+        "~/.local/state/hansa/serve.sqlite)",
+    )
+    parser.add_argument("--no-store", action="store_true", help="keep the games in memory only")
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -87,6 +96,19 @@ def served_names(host: str, sock: socket.socket) -> set[str]:
     return {n for n in names if n}
 
 
+def open_store(path: str | None):
+    """The games' SQLite file, as one clear error when it cannot be used."""
+    import sqlite3
+
+    from hansa.web.store import Store, default_store
+
+    where = path if path is not None else default_store()
+    try:
+        return Store(where)
+    except (OSError, sqlite3.Error) as exc:
+        raise HansaError(f"--store {where}: cannot keep games there: {exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import starlette  # noqa: F401
@@ -105,14 +127,25 @@ def run(args: argparse.Namespace) -> int:
     for problem in catalogue.problems:
         print(problem, file=sys.stderr)
     sock = bind(args.host, args.port)
+    try:
+        store = None if args.no_store else open_store(args.store)
+    except HansaError:
+        sock.close()
+        raise
     network = not is_loopback(sock)
-    app = create_app(catalogue, allowed_hosts=served_names(args.host, sock), require_tokens=network)
+    app = create_app(
+        catalogue,
+        allowed_hosts=served_names(args.host, sock),
+        require_tokens=network,
+        store=store,
+    )
     config = uvicorn.Config(
         app, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_SECONDS
     )
     server = make_server(config, app.state.stop)
     note = "  every game needs its links' tokens" if network else ""
-    print(f"hansa serve: {url_of(sock)}  (Ctrl-C stops){note}", flush=True)
+    kept = f"  games kept in {store.path}" if store is not None else ""
+    print(f"hansa serve: {url_of(sock)}  (Ctrl-C stops){note}{kept}", flush=True)
     try:
         server.run(sockets=[sock])
     finally:

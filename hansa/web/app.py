@@ -35,6 +35,7 @@ from hansa.compiler.errors import HansaError
 from .access import HOST, SEAT, Refused, resolve, token_listing
 from .runner import AgentPool
 from .sessions import Catalogue, Session, Sessions
+from .store import MAX_STORED
 from .views import change_notice, revealed, session_view
 
 STATIC = Path(__file__).parent / "static"
@@ -141,12 +142,14 @@ def create_app(
     require_tokens: bool = False,
     token: Callable[[], str] | None = None,
     agent_workers: int | None = None,
+    store=None,
 ):
     """The application (wrapped in the Host/Origin/JSON guard).
 
     `allowed_hosts`: names besides localhost and IP addresses that requests may use for this
     server; `require_tokens`: refuse requests without a session token (a server on a network);
-    `token`: how ids and tokens are made (tests pass a deterministic one).
+    `token`: how ids and tokens are made (tests pass a deterministic one); `store`: a
+    `hansa.web.store.Store` keeping the sessions across restarts (none: in memory only).
     """
     from .guard import Guard
 
@@ -157,7 +160,7 @@ def create_app(
     if token is not None:
         extra["token"] = token
     pool = AgentPool(agent_workers) if agent_workers is not None else AgentPool()
-    sessions = Sessions(catalogue, pool=pool, **extra)
+    sessions = Sessions(catalogue, pool=pool, store=store, **extra)
     light = anyio.CapacityLimiter(LIGHT_THREADS)
     heavy = anyio.CapacityLimiter(HEAVY_THREADS)
     folders = [f for f in (catalogue.spec_dir,) if f is not None and f.is_dir()]
@@ -177,13 +180,20 @@ def create_app(
     def token_of(request: Request) -> str | None:
         return request.headers.get("x-hansa-token") or request.query_params.get("token")
 
-    def session_of(request: Request) -> tuple[Session, object]:
+    async def session_of(request: Request) -> tuple[Session, object]:
+        sid = request.path_params["sid"]
         try:
-            session = sessions.get(request.path_params["sid"])
+            session = sessions.in_memory(sid)
+            if session is None and sessions.store is not None:
+                session = await in_heavy(sessions.get, sid)  # read back: replays its decisions
+            if session is None:
+                raise KeyError(sid)
         except KeyError:
+            kept = "the store keeps" if sessions.store is not None else "memory keeps"
             raise BadRequest(
-                "no such game session (it may have been dropped: at most "
-                f"{sessions.limit} games are kept; start a new one)",
+                f"no such game session (it may have been dropped: {kept} at most "
+                f"{MAX_STORED if sessions.store is not None else sessions.limit} games; "
+                "start a new one)",
                 404,
             ) from None
         return session, resolve(session.tokens, token_of(request), require_tokens)
@@ -230,7 +240,7 @@ def create_app(
         )
 
     async def show_session(request: Request) -> Response:
-        session, viewer = session_of(request)
+        session, viewer = await session_of(request)
         at, since = _int_param(request, "at"), _int_param(request, "since")
 
         def view():
@@ -240,7 +250,7 @@ def create_app(
         return JSONResponse(await in_light(view))
 
     async def act(request: Request) -> Response:
-        session, viewer = session_of(request)
+        session, viewer = await session_of(request)
         data = await _body(request)
         since = _since(data)
 
@@ -252,7 +262,7 @@ def create_app(
         return JSONResponse(await in_light(apply))
 
     async def agent(request: Request) -> Response:
-        session, viewer = session_of(request)
+        session, viewer = await session_of(request)
         data = await _body(request)
         since = _since(data)
         if data.get("stop") is True:
@@ -287,7 +297,7 @@ def create_app(
 
     async def events(request: Request) -> Response:
         """Server-sent events: a notice each time the session changes (docs/serve.md)."""
-        session, _viewer = session_of(request)
+        session, _viewer = await session_of(request)
         duration = MAX_STREAM
         if request.query_params.get("for"):
             duration = min(float(_int_param(request, "for") or 0), MAX_STREAM)
@@ -316,7 +326,7 @@ def create_app(
         )
 
     async def download_log(request: Request) -> Response:
-        session, _viewer = session_of(request)
+        session, _viewer = await session_of(request)
 
         def text():
             with session.lock:

@@ -308,6 +308,7 @@ class Session:
     listeners: set = field(default_factory=set)  # called (from any thread) on every change
     pool: AgentPool | None = None
     open_at: tuple = (None, False)  # (known, whether the game hides nothing): views.revealed
+    store: object = None  # the Store its decisions are written to as they are made
 
     def __post_init__(self) -> None:
         self.state = self.initial.clone()
@@ -342,6 +343,8 @@ class Session:
         self.tracker.before(state, legal, player, action)
         state.apply_action(action)
         self.moves.append((player, action))
+        if self.store is not None:
+            self.store.add_move(self.id, len(self.moves) - 1, player, action)
         if len(self.moves) % SNAPSHOT_EVERY == 0:
             self.snapshots[len(self.moves)] = state.clone()
 
@@ -544,7 +547,9 @@ class Sessions:
     """The live sessions, least recently used first; at most `limit` are kept.
 
     `token` makes session ids and tokens (tests pass a deterministic one); `pool` is where the
-    agents of every session think.
+    agents of every session think; `store` (a `hansa.web.store.Store`) keeps every session and
+    decision, so a session dropped from memory, or one of a server that was restarted, is found
+    there (its decisions replayed) when it is asked for again.
     """
 
     def __init__(
@@ -553,13 +558,16 @@ class Sessions:
         limit: int = MAX_SESSIONS,
         pool: AgentPool | None = None,
         token: Callable[[], str] = new_token,
+        store=None,
     ) -> None:
         self.catalogue = catalogue
         self.limit = limit
         self.pool = pool if pool is not None else AgentPool()
         self.token = token
+        self.store = store
         self.items: OrderedDict[str, Session] = OrderedDict()
         self.lock = threading.Lock()
+        self.restoring = threading.Lock()  # one session read back from the store at a time
 
     def _add(self, **fields) -> Session:
         seats = fields["seats"]
@@ -571,8 +579,12 @@ class Sessions:
         )
         return self.add(session)
 
-    def add(self, session: Session) -> Session:
+    def add(self, session: Session, stored: bool = False) -> Session:
         session.pool = self.pool
+        if self.store is not None:
+            if not stored:
+                self.store.add_session(session)
+            session.store = self.store
         dropped = []
         with self.lock:
             self.items[session.id] = session
@@ -583,12 +595,54 @@ class Sessions:
         return session
 
     def get(self, sid: str) -> Session:
+        session = self.in_memory(sid)
+        if session is not None:
+            return session
+        if self.store is None or not isinstance(sid, str) or len(sid) > 64:
+            raise KeyError(sid)
+        with self.restoring:
+            with self.lock:
+                if sid in self.items:
+                    return self.items[sid]
+            stored = self.store.load(sid)
+            if stored is None:
+                raise KeyError(sid)
+            try:
+                session = self.restore(stored)
+            except HansaError as exc:
+                raise HansaError(
+                    f"the stored game {sid} cannot be played back (its rules module changed?): "
+                    f"{exc.message}"
+                ) from None
+            return self.add(session, stored=True)
+
+    def in_memory(self, sid: str) -> Session | None:
+        """The session if it is in memory (asking is quick; `get` may read the store)."""
         with self.lock:
             session = self.items.get(sid)
-            if session is None:
-                raise KeyError(sid)
-            self.items.move_to_end(sid)
+            if session is not None:
+                self.items.move_to_end(sid)
             return session
+
+    def restore(self, stored) -> Session:
+        """A stored session as it was: its first position and every decision made, replayed."""
+        from .access import Viewer
+
+        game = self.catalogue.game(stored.game, stored.players)
+        session = Session(
+            id=stored.id,
+            game=game,
+            mode=stored.mode,
+            seed=stored.seed,
+            seats=[HUMAN] * game.num_players() if stored.mode == "replay" else stored.seats,
+            initial=game.state_from_json(stored.initial),
+            tokens={t: Viewer(v["role"], v["seat"]) for t, v in stored.tokens.items()},
+            source_name=stored.source,
+        )
+        for player, action in stored.moves:
+            session._apply(player, action)
+        session.seats = list(stored.seats)
+        return session
 
     def close(self) -> None:
         """The server stops: every session's agents stop and every listener hears of it."""
