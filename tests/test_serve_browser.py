@@ -57,24 +57,46 @@ MAX_HUMAN_DECISIONS = 1500
 SERVED: dict = {}  # the application of the running server (its sessions, for the truth)
 
 
+class Running:
+    """uvicorn serving `app` on a local port, in a thread."""
+
+    def __init__(self, app, port: int = 0) -> None:
+        self.app = app
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen(64)
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.05)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+    def stop(self) -> None:
+        self.app.state.stop()  # as `hansa serve` does on a signal: agents stop, streams end
+        self.server.should_exit = True
+        self.thread.join(timeout=20)
+        self.sock.close()
+
+
 @pytest.fixture(scope="module")
-def server():
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    app = create_app(Catalogue(ROOT / "spec"))
+def catalogue() -> Catalogue:
+    return Catalogue(ROOT / "spec")
+
+
+@pytest.fixture(scope="module")
+def server(catalogue):
+    app = create_app(catalogue)
     SERVED["app"] = app
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    running = Running(app)
+    yield running.url
+    running.stop()
 
 
 @pytest.fixture(scope="module")
@@ -356,9 +378,9 @@ def page_view(driver) -> dict:
     return driver.execute_script("return S.view")
 
 
-def test_two_people_play_from_their_own_links_and_see_only_their_own_cards(server, browser):
-    driver = browser
-    driver.get(server)
+def start_a_game_for_two(driver, url: str) -> str:
+    """Player 0 starts a missions game with another person in seat 1; the seat-1 link."""
+    driver.get(url)
     wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#f-game option"), "games")
     Select(driver.find_element(By.ID, "f-game")).select_by_value("bigbox-hanseatic-3p-missions")
     for p, name in enumerate(["human", "human", "greedy"]):
@@ -372,8 +394,38 @@ def test_two_people_play_from_their_own_links_and_see_only_their_own_cards(serve
     wait_for(driver, lambda: body(driver, "waiting") == "human", "the first decision")
     driver.find_element(By.ID, "btn-links").click()
     link = driver.find_element(By.ID, "link-seat-1").get_attribute("value")
-    spectator = driver.find_element(By.ID, "link-spectator").get_attribute("value")
     shot(driver, "07-links")
+    driver.find_element(By.ID, "links-close").click()
+    return link
+
+
+def take_turns(driver, pages: dict, decisions: int) -> None:
+    """The two people decide in turn (each in its own tab); the other tab follows each decision
+    by itself (update events)."""
+    made = 0
+    while made < decisions:
+        driver.switch_to.window(pages[0])
+        current = page_view(driver)["current_player"]
+        if current not in pages:  # the agent's turn: the page asks it
+            time.sleep(0.05)
+            continue
+        driver.switch_to.window(pages[current])
+        wait_for(driver, lambda: body(driver, "waiting") == "human" and settled(driver), "a turn")
+        if page_view(driver)["current_player"] != current:
+            continue
+        at = int(body(driver, "length"))
+        click_an_offered_action(driver)
+        assert driver.execute_async_script(WAIT_AFTER, at) == "ok"
+        driver.switch_to.window(pages[1 - current])
+        wait_for(driver, lambda at=at: int(body(driver, "length")) > at, "the other page to follow")
+        made += 1
+
+
+def test_two_people_play_from_their_own_links_and_see_only_their_own_cards(server, browser):
+    driver = browser
+    link = start_a_game_for_two(driver, server)
+    driver.find_element(By.ID, "btn-links").click()
+    spectator = driver.find_element(By.ID, "link-spectator").get_attribute("value")
     driver.find_element(By.ID, "links-close").click()
     first = driver.current_window_handle
     sid = page_view(driver)["id"]
@@ -394,24 +446,7 @@ def test_two_people_play_from_their_own_links_and_see_only_their_own_cards(serve
         assert all("mission" not in entry for entry in view["state"]["player_state"])
         assert len(driver.find_elements(By.ID, "own-mission")) == 1
 
-    # both play in turn; each page follows the other's decisions as they happen (events)
-    made = 0
-    while made < 12:
-        current = page_view(driver)["current_player"]
-        if current not in pages:
-            time.sleep(0.05)
-            continue
-        driver.switch_to.window(pages[current])
-        wait_for(driver, lambda: body(driver, "waiting") == "human" and settled(driver), "a turn")
-        if page_view(driver)["current_player"] != current:
-            continue
-        at = int(body(driver, "length"))
-        click_an_offered_action(driver)
-        assert driver.execute_async_script(WAIT_AFTER, at) == "ok"
-        other = pages[1 - current]
-        driver.switch_to.window(other)
-        wait_for(driver, lambda at=at: int(body(driver, "length")) > at, "the other page to follow")
-        made += 1
+    take_turns(driver, pages, 12)  # each page follows the other's decisions as they happen
     driver.switch_to.window(first)
     driver.find_element(By.ID, "btn-scores").click()
     cells = driver.find_elements(By.CSS_SELECTOR, "#scores-table tbody tr")
@@ -434,3 +469,31 @@ def test_two_people_play_from_their_own_links_and_see_only_their_own_cards(serve
     driver.switch_to.window(second)
     driver.close()
     driver.switch_to.window(first)
+
+
+def test_both_players_carry_on_after_the_server_is_restarted(catalogue, browser, tmp_path):
+    from hansa.web.store import Store
+
+    driver = browser
+    store = tmp_path / "games.sqlite"
+    running = Running(create_app(catalogue, store=Store(store)))
+    try:
+        link = start_a_game_for_two(driver, running.url)
+        first = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(link)
+        wait_for(driver, lambda: body(driver, "viewer") == "seat 1", "the second seat's page")
+        pages = {0: first, 1: driver.current_window_handle}
+        take_turns(driver, pages, 4)
+        before = int(body(driver, "length"))
+        running.stop()  # the server goes away mid-game …
+        running = Running(create_app(catalogue, store=Store(store)), running.port)  # … and back
+        take_turns(driver, pages, 4)
+        for handle in pages.values():
+            driver.switch_to.window(handle)
+            wait_for(driver, lambda: int(body(driver, "length")) >= before + 4, "both pages")
+        driver.switch_to.window(pages[1])
+        driver.close()
+        driver.switch_to.window(first)
+    finally:
+        running.stop()

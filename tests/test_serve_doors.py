@@ -297,6 +297,20 @@ def test_a_request_gets_its_answer_when_agents_think_longer_than_it_waits(client
     client.app.state.stop()
 
 
+def test_several_pages_asking_the_agents_the_same_do_not_restart_their_thinking(client):
+    view = new_game(client, seats=("mcts", "mcts", "mcts"))
+    url = f"/api/sessions/{view['id']}/agent"
+    body = {"until_human": True, "wait": 0}
+    client.post(url, json=body, headers=token(view, "host"))
+    job = client.app.state.sessions.get(view["id"]).job
+    client.post(url, json=body, headers=token(view, "host"))
+    assert client.app.state.sessions.get(view["id"]).job is job and not job.cancelled
+    client.post(url, json={**body, "delay": 0.5}, headers=token(view, "host"))  # a new pace
+    assert job.cancelled
+    client.post(url, json={"stop": True}, headers=token(view, "host"))
+    client.app.state.stop()
+
+
 # ---- tokens: a seat's decisions need its link
 def test_a_seats_decision_without_its_token_is_refused_and_changes_nothing(client):
     view = new_game(client, seats=("human", "human", "greedy"))
@@ -439,7 +453,7 @@ def test_good_requests_are_answered_within_a_second_under_a_load_of_bad_ones(tmp
                 latencies.extend(play_a_little(url))
             sent = sum(f.result() for f in flood)
         print(f"{sent} bad requests; {len(latencies)} good ones, slowest {max(latencies):.3f} s")
-        assert sent > 50
+        assert sent > 20
         assert latencies and max(latencies) < 1.0, (
             f"{len(latencies)} good requests, slowest {max(latencies):.2f} s"
         )
@@ -462,7 +476,9 @@ def bad_requests(url: str, agent_games: list[dict], path: Path) -> list[tuple]:
     ]
     for game in agent_games:
         host = {"x-hansa-token": game["tokens"]["host"]}
-        requests.append(("POST", f"api/sessions/{game['id']}/agent", {"until_human": True}, host))
+        think = {"until_human": True, "wait": 0.5}  # each answered soon; the agents think on
+        requests.append(("POST", f"api/sessions/{game['id']}/agent", think, host))
+        requests.append(("POST", f"api/sessions/{game['id']}/agent", think | {"delay": 0.1}, host))
         requests.append(("GET", f"api/sessions/{game['id']}?since=0", None, plain | host))
     return requests
 

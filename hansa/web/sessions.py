@@ -309,6 +309,7 @@ class Session:
     pool: AgentPool | None = None
     open_at: tuple = (None, False)  # (known, whether the game hides nothing): views.revealed
     store: object = None  # the Store its decisions are written to as they are made
+    scores_at: dict = field(default_factory=dict)  # views.scoring, by (version, length, at)
 
     def __post_init__(self) -> None:
         self.state = self.initial.clone()
@@ -385,9 +386,18 @@ class Session:
         player = self.state.current_player()
         if self.agents[player] is None and not until_human:
             raise HansaError(f"it is player {player}'s decision, and a human plays it")
+        running = self.job
+        if (
+            until_human
+            and running is not None
+            and not running.finished
+            and running.until_human
+            and running.delay == delay
+        ):
+            return running  # several pages asking the same: the agents keep thinking
         self._cancel_job()
-        job = Job(steps=MAX_AGENT_STEPS if until_human else steps, until_human=until_human)
-        job.delay = delay
+        steps = MAX_AGENT_STEPS if until_human else steps
+        job = Job(steps=steps, until_human=until_human, delay=delay)
         self.job = job
         self.changed()
         if self.pool is None:

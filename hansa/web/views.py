@@ -54,10 +54,22 @@ def secret_keys(session: Session) -> tuple[str, ...]:
     return tuple(ns.get("SECRET_SCORE_KEYS", ns["SCORE_KEYS"]))
 
 
-def seen_scores(session: Session, state, viewer: Viewer, everything: bool) -> dict:
+def scoring(session: Session, state, at: int) -> tuple[list[dict], list[int]]:
+    """The position's score breakdown and winners, worked out once per position however many
+    pages ask (scoring a position is the costliest part of a view)."""
+    key = (session.version, len(session.moves), at)
+    found = session.scores_at.get(key)
+    if found is None:
+        if len(session.scores_at) >= 16:
+            session.scores_at.clear()
+        found = session.scores_at[key] = (state.score_breakdown(), state.winners())
+    return found
+
+
+def seen_scores(session: Session, state, viewer: Viewer, everything: bool, at: int) -> dict:
     """The scoring as if the game ended now, without what the viewer may not know: another
     player's secret categories are null, and so are their total and the leader."""
-    breakdown = state.score_breakdown()
+    breakdown, winners = scoring(session, state, at)
     terminal = state.is_terminal()
     hidden = [] if everything else list(secret_keys(session))
     if not hidden:
@@ -65,7 +77,7 @@ def seen_scores(session: Session, state, viewer: Viewer, everything: bool) -> di
             "breakdown": breakdown,
             "totals": [sum(b.values()) for b in breakdown],
             "known": [sum(b.values()) for b in breakdown],
-            "winners": state.winners(),
+            "winners": winners,
             "hidden": [],
             "final": terminal,
         }
@@ -136,7 +148,7 @@ def session_view(session: Session, viewer: Viewer, at: object = None, since: obj
         "waiting_for": None if not live else (HUMAN if session.seats[player] == HUMAN else "agent"),
         "your_decision": yours,
         "legal": legal,
-        "scores": seen_scores(session, state, viewer, everything),
+        "scores": seen_scores(session, state, viewer, everything, at),
         "history": [
             {
                 "n": n,

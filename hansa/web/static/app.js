@@ -13,7 +13,7 @@ const S = {
   catalogue: null, view: null, layout: null, rules: null, layoutGame: null,
   history: [], timer: null, viewBox: null, finalShown: false, sessionId: null,
   tokens: null, token: null, events: null, busy: 0, agentAsked: false, fetching: false, refetch: false,
-  plays: [],
+  plays: [], sent: 0, shownSeq: 0,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -21,6 +21,7 @@ const $ = (id) => document.getElementById(id);
 // ---------------------------------------------------------------- requests
 async function api(method, url, body, token = S.token) {
   S.busy += 1;
+  const seq = ++S.sent;
   document.body.dataset.busy = "1";
   try {
     const options = { method, headers: {} };
@@ -33,6 +34,7 @@ async function api(method, url, body, token = S.token) {
     const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
     if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
     hideError();
+    if (data && typeof data === "object" && !Array.isArray(data)) Object.defineProperty(data, "seq", { value: seq });
     return data;
   } finally {
     S.busy -= 1;
@@ -248,7 +250,7 @@ function openEvents(id) {
   source.addEventListener("change", (event) => {
     if (!S.view || S.view.id !== id) return;
     const notice = JSON.parse(event.data);
-    if (notice.version === S.view.version) return;
+    if (notice.version === S.view.version && notice.length === S.view.length) return;
     if (S.view.at === S.view.length) latest();
     else { S.view.length = notice.length; renderSlider(S.view); }
   });
@@ -324,8 +326,10 @@ function scheduleAgents() {
 
 // ---------------------------------------------------------------- showing a view
 function show(view) {
-  const old = S.view;
-  if (old && old.id === view.id && view.at === view.length && old.at === old.length && view.version < old.version) return; // an older answer
+  if (view.seq !== undefined) { // an answer to a request sent before the one shown: stale
+    if (S.view && S.view.id === view.id && view.seq < S.shownSeq) return;
+    S.shownSeq = view.seq;
+  }
   S.view = view;
   const wanted = tokenFor(view);
   if (wanted && wanted !== S.token) { // hot seat: show the deciding seat's view
