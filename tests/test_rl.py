@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hansa.runtime.greedy import GreedyAgent
+from hansa.play.greedy import GreedyAgent
 
 import hansa
 

@@ -28,7 +28,7 @@ import pytest
 pytest.importorskip("starlette")
 httpx = pytest.importorskip("httpx2")
 
-from hansa.runtime.greedy import GreedyAgent  # noqa: E402
+from hansa.play.greedy import GreedyAgent  # noqa: E402
 from starlette.responses import JSONResponse  # noqa: E402
 
 import hansa  # noqa: E402

@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.runtime.logs import replay
+    from hansa.play.logs import replay
 
     # the header's `game` is a name, looked up among the games, never opened as a path
     result = replay(args.log, functools.partial(load_game, spec=args.spec, paths=False))

@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 import hansa
-from hansa.runtime.simulate import agent_seed, make_agent
+from hansa.play.simulate import agent_seed, make_agent
 
 
 class HansaGymEnv(gymnasium.Env):

@@ -16,7 +16,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 import hansa
-from hansa.runtime.simulate import derived_seed
+from hansa.play.simulate import derived_seed
 
 
 def env(game: str = "bigbox-hanseatic-45p", players: int | None = None, **kwargs) -> HansaEnv:

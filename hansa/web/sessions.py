@@ -26,8 +26,7 @@ from types import ModuleType
 
 import hansa
 from hansa.compiler.errors import HansaError
-from hansa.runtime.game import Game
-from hansa.runtime.simulate import (
+from hansa.play.simulate import (
     AGENTS,
     GameRecord,
     GameTracker,
@@ -35,6 +34,7 @@ from hansa.runtime.simulate import (
     checked_step,
     make_agent,
 )
+from hansa.runtime.game import Game
 
 from .access import HOST, SEAT, Refused, Viewer, make_tokens, new_token
 from .runner import AgentPool, Job
@@ -511,7 +511,7 @@ class Session:
 
     def log_text(self) -> str:
         """The game as a `hansa play --log` log (JSON lines), for `hansa replay`."""
-        from hansa.runtime.logs import header_for, log_lines
+        from hansa.play.logs import header_for, log_lines
 
         if self.seed is None:
             raise HansaError(
@@ -673,7 +673,7 @@ class Sessions:
 
     def open_log(self, text: str, name: str) -> Session:
         """A log, verified as `hansa replay` verifies it, opened for stepping through."""
-        from hansa.runtime.logs import replay
+        from hansa.play.logs import replay
 
         with _quoting(name, text):
             result = replay(name, self.catalogue.game, text=text)
