@@ -143,6 +143,14 @@ def test_a_server_killed_with_sigkill_comes_back_with_every_decision(tmp_path):
         stop_server(process)
 
 
+def test_a_store_that_fails_to_write_never_fails_a_decision(catalogue, tmp_path, capsys):
+    client = client_for(catalogue, tmp_path / "games.sqlite")
+    created = client.post("/api/sessions", json={"game": GAME, "seats": ["human"] * 3}).json()
+    client.app.state.sessions.store.db.close()  # the disk went away
+    assert decide(client, created, created, 2)["length"] == 2
+    assert capsys.readouterr().err.count("cannot write") == 1
+
+
 def test_a_bad_store_file_is_one_clear_error(tmp_path, capsys):
     bad = tmp_path / "games.sqlite"
     bad.write_bytes(b"this is not a database" * 100)

@@ -619,10 +619,11 @@ class Sessions:
                 raise KeyError(sid)
             try:
                 session = self.restore(stored)
-            except HansaError as exc:
+            except (HansaError, KeyError, TypeError, ValueError) as exc:
+                reason = exc.message if isinstance(exc, HansaError) else repr(exc)
                 raise HansaError(
                     f"the stored game {sid} cannot be played back (its rules module changed?): "
-                    f"{exc.message}"
+                    f"{reason}"
                 ) from None
             return self.add(session, stored=True)
 

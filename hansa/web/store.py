@@ -13,10 +13,13 @@ last commits of a power cut for speed, which a table game can afford.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
+import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,10 +71,26 @@ class Store:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.lock = threading.Lock()
+        self.problem: str | None = None  # the first write that failed
         self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+
+    def _write(self, work: Callable[[], None]) -> None:
+        """Run `work` in one transaction. A failing disk (full, removed) is reported once on
+        stderr and the game goes on in memory: a request never fails for it."""
+        with self.lock:
+            try:
+                self.db.execute("BEGIN")
+                work()
+                self.db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+                if self.problem is None:
+                    self.problem = str(exc)
+                    print(f"hansa serve: cannot write to {self.path}: {exc}", file=sys.stderr)
 
     def add_session(self, session) -> None:
         tokens = {t: {"role": v.role, "seat": v.seat} for t, v in session.tokens.items()}
@@ -87,56 +106,58 @@ class Store:
             json.dumps(tokens),
             time.time(),
         )
-        with self.lock:
-            self.db.execute("BEGIN")
+        moves = [(session.id, n, p, a) for n, (p, a) in enumerate(session.moves)]
+
+        def work() -> None:
             self.db.execute("DELETE FROM moves WHERE session = ?", (session.id,))
             self.db.execute("INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)", row)
-            self.db.executemany(
-                "INSERT INTO moves VALUES (?,?,?,?)",
-                [(session.id, n, p, a) for n, (p, a) in enumerate(session.moves)],
-            )
-            self.db.execute("COMMIT")
+            self.db.executemany("INSERT INTO moves VALUES (?,?,?,?)", moves)
             self._prune()
 
+        self._write(work)
+
     def add_move(self, sid: str, n: int, player: int, action: int) -> None:
-        with self.lock:
-            self.db.execute("BEGIN")
-            self.db.execute(
-                "INSERT OR REPLACE INTO moves VALUES (?,?,?,?)", (sid, n, player, action)
-            )
+        def work() -> None:
+            move = (sid, n, player, action)
+            self.db.execute("INSERT OR REPLACE INTO moves VALUES (?,?,?,?)", move)
             self.db.execute("UPDATE sessions SET changed = ? WHERE id = ?", (time.time(), sid))
-            self.db.execute("COMMIT")
+
+        self._write(work)
 
     def load(self, sid: str) -> Stored | None:
+        """The stored session `sid`, or None (also for a row that cannot be read)."""
         with self.lock:
-            row = self.db.execute(
-                "SELECT id, game, players, mode, seed, seats, initial, source, tokens "
-                "FROM sessions WHERE id = ?",
-                (sid,),
-            ).fetchone()
-            if row is None:
+            try:
+                row = self.db.execute(
+                    "SELECT id, game, players, mode, seed, seats, initial, source, tokens "
+                    "FROM sessions WHERE id = ?",
+                    (sid,),
+                ).fetchone()
+                if row is None:
+                    return None
+                moves = self.db.execute(
+                    "SELECT n, player, action FROM moves WHERE session = ? ORDER BY n", (sid,)
+                ).fetchall()
+                kept = []
+                for n, player, action in moves:  # a gap (never written) ends the record
+                    if n != len(kept):
+                        break
+                    kept.append((player, action))
+                sid, game, players, mode, seed, seats, initial, source, tokens = row
+                return Stored(
+                    sid,
+                    game,
+                    players,
+                    mode,
+                    seed,
+                    json.loads(seats),
+                    initial,
+                    source,
+                    json.loads(tokens),
+                    kept,
+                )
+            except (sqlite3.Error, ValueError, TypeError):
                 return None
-            moves = self.db.execute(
-                "SELECT n, player, action FROM moves WHERE session = ? ORDER BY n", (sid,)
-            ).fetchall()
-        kept = []
-        for n, player, action in moves:  # a gap (never written) ends the game's record
-            if n != len(kept):
-                break
-            kept.append((player, action))
-        sid, game, players, mode, seed, seats, initial, source, tokens = row
-        return Stored(
-            sid,
-            game,
-            players,
-            mode,
-            seed,
-            json.loads(seats),
-            initial,
-            source,
-            json.loads(tokens),
-            kept,
-        )
 
     def _prune(self) -> None:
         old = self.db.execute(
