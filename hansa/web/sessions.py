@@ -36,7 +36,7 @@ from hansa.play.simulate import (
 )
 from hansa.runtime.game import Game
 
-from .access import HOST, SEAT, Refused, Viewer, make_tokens, new_token
+from .access import SEAT, Refused, Viewer, make_tokens, new_token
 from .runner import AgentPool, Job
 
 HUMAN = "human"
@@ -711,10 +711,6 @@ class Sessions:
         return self._add(
             game=game, mode="position", seed=None, seats=seats, initial=state, source_name=name
         )
-
-
-def host_token(session: Session) -> str:
-    return next(t for t, v in session.tokens.items() if v.role == HOST)
 
 
 @contextmanager
