@@ -142,6 +142,24 @@ def test_a_game_with_too_many_action_ids_is_refused_at_the_statement(body, fragm
     assert f"(at most {MAX_ACTIONS:,})" in line
 
 
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        # a 3 MB module (one tuple entry per count up to the last threshold) and 3.7 s of codegen
+        ("score C bonus_markers table { 1: 1, 2..999999: 3, 1000000+: 21 }", "at most at 1,000"),
+        # a million markers in every state: play --log took 22 s and wrote 54 MB
+        ("bonus additional_trading_post count 1000000 start 1", "1,000,011 bonus markers"),
+    ],
+    ids=["table threshold", "marker count"],
+)
+def test_sizes_that_every_state_or_module_carries_are_bounded(body, fragment, spec, capsys):
+    path = house(spec, body)
+    code, _out, err = run(capsys, "check", str(spec))
+    assert code == 1
+    line = only_error(err)
+    assert line.startswith(f"{path}:2:") and fragment in line
+
+
 def test_a_player_with_a_million_merchants_is_refused(spec, capsys):
     """28 million action ids once: `play --log` took 3 GB, a web session never answered."""
     path = house(spec, "pieces merchants 1000000")

@@ -206,8 +206,15 @@ def table_problems(rows: tuple[tuple[int, int], ...]) -> list[tuple[int, str]]:
     for index, (low, _pp) in enumerate(rows):
         if low <= previous:
             problems.append((index, f"thresholds must rise: {low} does not follow {previous}"))
+        elif low > MAX_TABLE_COUNT:  # the table is folded into one tuple entry per count
+            problems.append((index, f"a table row starts at most at {MAX_TABLE_COUNT:,}"))
         previous = max(previous, low)
     return problems
+
+
+# Counts a table distinguishes (bonus markers, posts, PP: far fewer in any game); the code
+# generator folds a table into a tuple of that many entries.
+MAX_TABLE_COUNT = 1_000
 
 
 def _table(raw: RawValue, t: ParamType) -> tuple[tuple[int, int], ...]:
