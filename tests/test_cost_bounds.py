@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from engine_support import bigbox_rules, fixture_board
 from hansa.compiler.expr.cost import MAX_RULE_COST, CostEstimator, Sizes
-from hansa.compiler.model.action_ids import MAX_ACTIONS
+from hansa.compiler.model.sizes import MAX_ACTIONS
 from hansa.compiler.nodes.rules import Game
 from hansa.compiler.project import load_project
 from hansa.compiler.targets.python.codegen import build_game_module, module_from_text
@@ -160,9 +160,19 @@ def test_sizes_that_every_state_or_module_carries_are_bounded(body, fragment, sp
     assert line.startswith(f"{path}:2:") and fragment in line
 
 
-def test_a_player_with_a_million_merchants_is_refused(spec, capsys):
+def test_a_player_with_a_million_merchants_is_refused_for_its_action_ids(spec, capsys):
     """28 million action ids once: `play --log` took 3 GB, a web session never answered."""
     path = house(spec, "pieces merchants 1000000")
+    code, _out, err = run(capsys, "check", str(spec))
+    assert code == 1
+    line = only_error(err)
+    assert line.startswith(f"{path}:2:5:") and "would have 28,00" in line
+    assert "the income choices" in line and "make 28,000,028 of them" in line
+
+
+def test_a_player_owns_at_most_999_pieces(spec, capsys):
+    """The bank's `all` is 999 pieces: more would make `all` mean fewer than the player owns."""
+    path = house(spec, "pieces traders 1200 merchants 4")
     code, _out, err = run(capsys, "check", str(spec))
     assert code == 1
     assert only_error(err).startswith(f"{path}:2:5:") and "at most 999 pieces" in err

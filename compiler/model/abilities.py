@@ -6,9 +6,10 @@ from __future__ import annotations
 from ..nodes.board import PRIVILEGES
 from ..nodes.rules import ABILITY_ROLES
 from .fold import Fold, error, where
+from .sizes import MAX_PIECES
 
-# Bank value "all": more pieces than any player owns.
-ALL_PIECES = 999
+# Bank value "all": every piece a player can own (sizes.check_piece_count keeps it so).
+ALL_PIECES = MAX_PIECES
 
 
 def _values(ab) -> tuple[int, ...]:

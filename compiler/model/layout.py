@@ -3,8 +3,8 @@ each decision's list of legal ids sorted, and the game's names."""
 
 from __future__ import annotations
 
-from .action_ids import check_action_count
 from .fold import Fold
+from .sizes import check_action_count, check_piece_count
 
 
 def _sizes(f: Fold) -> list[tuple[str, int]]:
@@ -66,6 +66,7 @@ def fold_action_layout(f: Fold) -> None:
         f.k["A_" + kind] = base
         base += size
     check_action_count(f.model.layout, f.game, f.rules, f.board)
+    check_piece_count(f.rules)  # after: the action ids say more about a million pieces
     f.k["NUM_ACTIONS"] = base
     f.k["ACTION_RANGES"] = tuple((kind, b, s) for kind, b, s in f.model.layout if s)
 

@@ -7,6 +7,7 @@ import re
 import unicodedata
 
 from .fold import Fold, error, where
+from .sizes import check_marker_count
 
 MARKER_KINDS = (
     "additional_trading_post",
@@ -145,25 +146,12 @@ def _kind_tables(f: Fold, types: _Types) -> None:
         k["RULE_MARKERS"] = types.ids_of("rule")
 
 
-# Bonus markers of a game, all types together (the editions have 15 and 16): every state holds
-# the supply, so its JSON, every log and every clone grow with the count.
-MAX_MARKERS = 500
-
-
-def _check_marker_total(f: Fold, types: _Types) -> None:
-    """An error at the statement with the largest count when the game has too many markers."""
-    total = sum(types.counts)
-    if total <= MAX_MARKERS:
-        return
+def _check_marker_total(f: Fold) -> None:
+    """The markers' counts with the statements that declare them (`sizes.check_marker_count`)."""
     words = [r for r in f.rules.hook_rules if r.hook == "marker_used"]
     counted = [(bm.count, bm.span) for bm in f.rules.bonus_markers]
     counted += [(dict(r.params).get("count", 1), r.span) for r in words]
-    count, span = max(counted, key=lambda item: item[0])
-    raise error(
-        f"game {f.game.name!r} would have {total:,} bonus markers (at most {MAX_MARKERS}):"
-        f" this statement adds {count:,}",
-        span,
-    )
+    check_marker_count(f.game, counted)
 
 
 def fold_bonus_markers(f: Fold) -> None:
@@ -178,7 +166,7 @@ def fold_bonus_markers(f: Fold) -> None:
     k["MARKER_COUNT"] = tuple(types.counts)
     k["MARKER_START"] = tuple(types.starts)
     k["N_MARKER_TYPES"] = len(types.keys)
-    _check_marker_total(f, types)
+    _check_marker_total(f)
     if sum(types.starts) != len(k["TAVERN_ROUTES"]):
         raise error(
             f"game {f.game.name!r}: {sum(types.starts)} start markers but board {f.board.id!r} "

@@ -3,7 +3,6 @@ option values (Decisions of RULES.md), and the pieces each player owns and start
 
 from __future__ import annotations
 
-from .abilities import ALL_PIECES
 from .fold import Fold, error, where
 
 # The option values (Decisions of RULES.md) the templates implement.
@@ -67,12 +66,6 @@ def fold_pieces(f: Fold) -> None:
     """TRADERS, MERCHANTS (owned per player), SCORE_MARKER (0 trader, 1 merchant, -1 none) and
     SETUP_PERSONAL (personal traders, more per seat, personal merchants)."""
     pieces, setup, k = f.rules.pieces, f.rules.setup, f.k
-    if pieces.traders + pieces.merchants > ALL_PIECES:  # the bank's `all` must mean every piece
-        raise error(
-            f"a player has at most {ALL_PIECES} pieces, not {pieces.traders:,} traders and"
-            f" {pieces.merchants:,} merchants",
-            pieces.span,
-        )
     k["TRADERS"] = pieces.traders
     k["MERCHANTS"] = pieces.merchants
     k["SCORE_MARKER"] = {"trader": 0, "merchant": 1, None: -1}.get(pieces.score_marker, -1)

@@ -260,7 +260,9 @@ def trigger_text(trigger: str) -> str:
     """` when another player takes income` for a triggered tile's "another:income", else ""."""
     if not trigger:
         return ""
-    who, action = trigger.split(":", 1)
+    who, known, action = trigger.partition(":")
+    if not known or who not in TRIGGER_WHO:  # not one the language writes: shown as it is
+        return f" when {trigger}"
     if action == MARKER_TRIGGER:
         return f" when {MARKER_TRIGGER_WHO[who]} a bonus marker"
     return f" when {TRIGGER_WHO[who]} {action}"

@@ -1,4 +1,4 @@
-"""A bound on a game's action ids: every spec `hansa check` accepts makes a game of bounded size.
+"""Bounds on a game's sizes, so every spec `hansa check` accepts makes a game of bounded size.
 
 A game's action ids are laid out at compile time (`build_model`): one range per kind of decision,
 sized by the board (points, routes, cities) and by rule parameters (the income choices are every
@@ -6,7 +6,8 @@ split of traders and merchants, the displacement payments every merchant count u
 Adapters size their action spaces by it, logs and replays name every id, and a web page lists the
 legal ones, so `pieces merchants 1000000` (28 million income choices) would make every one of
 them take gigabytes. A game with more than MAX_ACTIONS ids is refused, at the statement that makes
-most of them, with the count.
+most of them, with the count. A player owns at most MAX_PIECES pieces (the bank's `all` is
+that many), and a game has at most MAX_MARKERS bonus markers (every state holds the supply).
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from ..nodes.board import Board
 from ..nodes.rules import Displace, Game, RuleSet
 
 MAX_ACTIONS = 100_000  # the built-in games have 1,100 to 1,800
+MAX_PIECES = 999  # per player, traders and merchants together: the bank's `all`
+# Bonus markers of a game, all types together (the editions have 15 and 16): every state holds
+# the supply, so its JSON, every log and every clone grow with the count.
+MAX_MARKERS = 500
 
 
 def check_action_count(
@@ -48,3 +53,28 @@ def _maker(kind: str, rules: RuleSet, board: Board, game: Game) -> tuple[Span, s
     if board.span.line > 0:
         return board.span, f"the board's {kind.lower()} decisions"
     return game.span, f"the {kind.lower()} decisions"
+
+
+def check_piece_count(rules: RuleSet) -> None:
+    """Raise a located HansaError when a player would own more than MAX_PIECES pieces."""
+    pieces = rules.pieces
+    if pieces is not None and pieces.traders + pieces.merchants > MAX_PIECES:
+        raise HansaError(
+            f"a player has at most {MAX_PIECES} pieces, not {pieces.traders:,} traders and"
+            f" {pieces.merchants:,} merchants",
+            pieces.span,
+        )
+
+
+def check_marker_count(game: Game, counted: list[tuple[int, Span]]) -> None:
+    """Raise a located HansaError, at the statement with the largest count, when the marker
+    types' counts (count, statement) add up to more than MAX_MARKERS."""
+    total = sum(count for count, _span in counted)
+    if total <= MAX_MARKERS:
+        return
+    count, span = max(counted, key=lambda item: item[0])
+    raise HansaError(
+        f"game {game.name!r} would have {total:,} bonus markers (at most {MAX_MARKERS}):"
+        f" this statement adds {count:,}",
+        span,
+    )
