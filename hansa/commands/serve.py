@@ -21,6 +21,7 @@ import socket
 import sys
 
 from hansa.compiler.errors import HansaError
+from hansa.runtime.errors import terminal_safe
 
 NAME = "serve"
 HELP = "serve a local web app to play games and step through logs in a browser"
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         raise HansaError(f"--spec {spec}: no such folder")
     catalogue = Catalogue(spec if spec is not None else "spec")
     for problem in catalogue.problems:
-        print(problem, file=sys.stderr)
+        print(terminal_safe(str(problem)), file=sys.stderr)
     sock = bind(args.host, args.port)
     try:
         store = None if args.no_store else open_store(args.store)

@@ -26,6 +26,7 @@ from types import ModuleType
 
 import hansa
 from hansa.compiler.errors import HansaError
+from hansa.compiler.model.sizes import MAX_ACTIONS
 from hansa.play.simulate import (
     AGENTS,
     GameRecord,
@@ -45,9 +46,8 @@ SNAPSHOT_EVERY = 64
 MAX_AGENT_STEPS = 20_000  # decisions one request may let agents make
 MAX_DECISIONS = 100_000  # decisions one session keeps (a game of random agents ends long before)
 MAX_SEED = 2**63 - 1
-# Action ids a game served here may have: every built game has under 2,000; a spec that asks for
-# millions (`pieces … merchants 1000000`) would spend gigabytes naming them, so it is refused.
-MAX_ACTIONS = 100_000
+# Action ids a game served here may have: the compiler's own bound (check refuses more), asked again
+# of every module served, since a module built by an older compiler may come from the cache.
 
 # Action kinds (the generated modules' ACTION_RANGES) by what they act on, and how the id within
 # the kind maps to that thing: "pair" ids come in (thing, trader/merchant) pairs.
