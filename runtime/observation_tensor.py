@@ -1,0 +1,548 @@
+"""The observation tensor of every generated game, written from the module's own tables.
+
+A generated module keeps its rules; what every game shares about the tensor lives here. The module
+hands its namespace (its tables: `N_POINTS`, `FRAME_NAMES`, `F_MOVE`, … and, where the game has
+them, `MISSION_CARDS`, `N_FAVOUR`/`F_FLIP`, `F_TAKE_STOCK`) to `TensorCodec`, which knows the layout
+(docs/game-api.md, "Observations") and the state's field conventions (the template's `pt`, `post`,
+`stack`, …).
+
+Two ways to write a tensor, with the same values:
+- `TensorCodec.encode(state, player, out=None)`: one tensor, from nothing.
+- `TensorWriter.write(state, player, out=None)`: for a learner stepping a game. The writer keeps,
+  per observer, a buffer and the state's fields as it last wrote them, and patches only what
+  changed since (a decision changes a point or two, the decision frame and a counter). Any state
+  may be passed at any time (another game, a clone, a reset): the writer compares values, never
+  trusts identity of the state object, so it is exact for every sequence of states.
+
+Owners are relative to the observer (owner 0 = the observer, 1 = the next seat, …), so the same
+fact lands at different offsets for different observers; each observer has its own buffer.
+Pure Python at import (the generated modules import no numpy); numpy is needed to write tensors.
+"""
+
+from __future__ import annotations
+
+import array
+
+EMPTY = -1  # an empty point or space (the template's piece code)
+# The blocks that describe the current decision (written together, per frame)
+FRAME_BLOCKS = (
+    "decision",
+    "deciding_player",
+    "frame_route",
+    "frame_holding",
+    "frame_numbers",
+    "frame_whose",
+    "frame_ability",
+    "frame_tile",
+    "frame_take",
+)
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    size = 1
+    for dim in shape:
+        size *= dim
+    return size
+
+
+class TensorCodec:
+    """The layout of one game for one player count, and a from-nothing encoder."""
+
+    def __init__(self, tables: dict, num_players: int) -> None:
+        self.tables = tables
+        self.n = n = num_players
+        self.na = tables["NA"]
+        self.k = tables["N_MARKER_TYPES"]
+        self.n_points = tables["N_POINTS"]
+        self.n_spaces = tables["N_SPACES"]
+        self.n_cities = tables["N_CITIES"]
+        self.n_routes = tables["N_ROUTES"]
+        self.n_special = len(tables["SPECIAL_POINTS"])
+        self.missions = "MISSION_CARDS" in tables
+        self.favour = "F_FLIP" in tables
+        self.n_favour = tables.get("N_FAVOUR", 0)
+        self.take_stock = "F_TAKE_STOCK" in tables
+        self.layout = self._layout()
+        self.offset = {name: offset for name, offset, _shape, _meaning in self.layout}
+        name, offset, shape, _meaning = self.layout[-1]
+        self.size = offset + _size(shape)
+        # rel[p][q]: where owner q sits for observer p
+        self.rel = tuple(tuple((q - p) % n for q in range(n)) for p in range(n))
+        self.frame_spans = self._spans(FRAME_BLOCKS)
+        self.zeros = memoryview(array.array("f", bytes(4 * self.size)))
+        frames = tables
+        self.frame_kinds = {
+            "pay": frames["F_PAY"],
+            "displaced": frames["F_DISPLACED"],
+            "move": frames["F_MOVE"],
+            "remove": frames["F_REMOVE"],
+            "route": frames["F_ROUTE"],
+            "exchange": frames["F_EXCHANGE"],
+            "develop": frames["F_DEVELOP"],
+            "flip": frames.get("F_FLIP"),
+            "take": frames.get("F_TAKE_STOCK"),
+        }
+
+    def _spans(self, names: tuple) -> tuple:
+        """The offsets of the named blocks as contiguous (start, stop) spans, adjacent merged."""
+        spans: list = []
+        for name, offset, shape, _meaning in self.layout:
+            if name in names:
+                stop = offset + _size(shape)
+                if spans and spans[-1][1] == offset:
+                    spans[-1] = (spans[-1][0], stop)
+                else:
+                    spans.append((offset, stop))
+        return tuple(spans)
+
+    def _layout(self) -> tuple:
+        t = self.tables
+        n, k, na = self.n, self.k, self.na
+        frames = len(t["FRAME_NAMES"])
+        points, spaces, cities, routes = self.n_points, self.n_spaces, self.n_cities, self.n_routes
+        blocks = [
+            ("points", (points, 2, n), "point × kind (trader, merchant) × owner: 1 if it holds it"),
+            ("city_spaces", (spaces, 2, n), "space × kind × owner: 1 if it holds that post"),
+            ("additional_posts", (cities, n), "city × owner: additional trading posts held"),
+            ("special_prestige", (self.n_special, n), "special space × owner: 1 if taken"),
+            ("route_markers", (routes, k), "route × marker type: 1 if that marker lies on it"),
+            ("abilities", (n, na), "owner × ability: times developed"),
+            ("supply", (n, 2), "owner × kind: pieces in the personal supply"),
+            ("stock", (n, 2), "owner × kind: pieces in the general stock"),
+            ("track", (n,), "owner: PP on the score track"),
+            ("markers_unused", (n, k), "owner × marker type: taken, not yet used"),
+            ("markers_used", (n, k), "owner × marker type: used"),
+            ("east_west", (n,), "owner: 1 if they have completed the East-West connection"),
+            ("turn_player", (n,), "owner: 1 for the player whose turn it is"),
+            ("actions_left", (1,), "actions left in the turn"),
+            ("game_ends_after_action", (1,), "1 once an end condition is met"),
+            ("markers_taken_this_action", (k,), "marker type: taken in the running action"),
+            ("markers_to_place", (k,), "marker type: drawn, to be placed at the end of the turn"),
+            ("marker_supply", (k,), "marker type: face down in the supply (counts, not order)"),
+            ("markers_out_of_game", (k,), "marker type: set aside"),
+            ("completed_cities", (1,), "cities whose every space holds a post"),
+            ("decision", (frames,), "kind of the current decision (FRAME_NAMES; one-hot)"),
+            ("deciding_player", (n,), "owner: 1 for the player who decides now"),
+            ("frame_route", (routes,), "route of a displaced/create_route decision"),
+            ("frame_holding", (n, 2), "owner × kind: pieces held by the current decision"),
+            ("frame_numbers", (6,), "cost, extras, picks left, dropping, own one, unchanged"),
+            ("frame_whose", (3,), "move/remove may touch: own, opponents', any"),
+            ("frame_ability", (na + 1,), "ability a develop decision allows (last: any)"),
+        ]
+        if self.missions:
+            cards = len(t["MISSION_CARDS"])
+            blocks.append(("own_mission", (cards,), "mission card: 1 for the observer's own card"))
+        if self.favour:
+            f = self.n_favour
+            blocks += [
+                ("favour_face_up", (f,), "favour tile: 1 if it lies face up (may be taken)"),
+                ("favour_held", (n, f), "owner × favour tile: 1 if they hold it"),
+                ("favour_this_turn", (3,), "the turn player: may take a tile, has acted, took one"),
+                ("frame_tile", (f,), "favour tile whose 2 markers a flip decision chooses"),
+            ]
+        if self.take_stock:
+            blocks.append(
+                (
+                    "frame_take",
+                    (3,),
+                    "take-from-stock decision: pieces left, trader, merchant offered",
+                )
+            )
+        layout = []
+        offset = 0
+        for name, shape, meaning in blocks:
+            layout.append((name, offset, shape, meaning))
+            offset += _size(shape)
+        return tuple(layout)
+
+    def encode(self, state, player: int, out=None):
+        """`player`'s tensor of `state` (into `out`, a float32 vector of `size`, when given)."""
+        import numpy
+
+        if out is None:
+            out = numpy.zeros(self.size, numpy.float32)
+        else:
+            out.fill(0.0)
+        _Differ(self, player, out).sync(state)
+        return out
+
+    def writer(self) -> TensorWriter:
+        return TensorWriter(self)
+
+
+class TensorWriter:
+    """Tensors of a stream of states, each observer's patched from the last one it was given.
+
+    Each observer has its own buffer and differ: one that was not asked for a while catches up in
+    one pass (a point changed five times since is patched once).
+    """
+
+    def __init__(self, codec: TensorCodec) -> None:
+        import numpy
+
+        self.codec = codec
+        self.size = codec.size
+        self._differs = [
+            _Differ(codec, p, numpy.zeros(codec.size, numpy.float32)) for p in range(codec.n)
+        ]
+
+    def write(self, state, player: int, out=None):
+        """`player`'s tensor of `state`, copied into `out` when given, else a new array."""
+        differ = self._differs[player]
+        differ.sync(state)
+        if out is None:
+            return differ.buffer.copy()
+        memoryview(out)[:] = differ.mv
+        return out
+
+    def view(self, state, player: int):
+        """`player`'s tensor of `state` as the writer's own buffer (valid until the next write for
+        `player`; do not modify it)."""
+        differ = self._differs[player]
+        differ.sync(state)
+        return differ.buffer
+
+
+class _Differ:
+    """One observer's tensor and the field values it was written from (all zero = empty)."""
+
+    def __init__(self, codec: TensorCodec, player: int, buffer) -> None:
+        self.c = codec
+        self.player = player
+        self.buffer = buffer
+        self.mv = memoryview(buffer)  # item assignment is cheaper than numpy's
+        self.rel = codec.rel[player]
+        n = codec.n
+        self.pt = [EMPTY] * codec.n_points
+        self.at = [[] for _ in range(n)]
+        self.post = [EMPTY] * codec.n_spaces
+        self.extra = [()] * codec.n_cities
+        self.special = [EMPTY] * codec.n_special
+        self.rmark = [EMPTY] * codec.n_routes
+        self.level = [0] * (n * codec.na)
+        self.supply = [0] * (2 * n)
+        self.stock = [0] * (2 * n)
+        self.track = [0] * n
+        self.unused = [()] * n
+        self.used = [()] * n
+        self.ew = ()
+        self.turn_player = None
+        self.actions_left = 0
+        self.ending = False
+        self.completed = 0
+        self.groups = {"fresh": (), "plate": (), "msupply": (), "out": ()}
+        self.mission = None
+        self.fav_shown = ()
+        self.fav_held = [()] * n
+        self.fav_turn = None
+        self.frame_key = None  # (terminal, top of stack or None, turn player)
+
+    def sync(self, s) -> None:
+        """Patch the tensor to `s`: an unchanged field costs one comparison."""
+        mv = self.mv
+        rel = self.rel
+        if s.pt != self.pt:
+            self._points(s, mv, rel)
+        if s.player != self.turn_player:
+            base = self.c.offset["turn_player"]
+            if self.turn_player is not None:
+                mv[base + rel[self.turn_player]] = 0.0
+            mv[base + rel[s.player]] = 1.0
+            self.turn_player = s.player
+        if s.actions_left != self.actions_left:
+            mv[self.c.offset["actions_left"]] = self.actions_left = s.actions_left
+        self._rare(s, mv, rel)
+        stack = s.stack
+        top = stack[-1] if stack else None
+        key = self.frame_key
+        if (
+            key is None
+            or key[1] is not top
+            or key[0] != s.terminal
+            or (top is None and key[2] != s.player)
+        ):
+            self._frame(s, top, mv)
+
+    def _rare(self, s, mv, rel) -> None:
+        """The fields a decision seldom changes."""
+        c = self.c
+        off = c.offset
+        if s.post != self.post:
+            self._codes(s.post, self.post, off["city_spaces"], mv, rel)
+        if s.extra != self.extra:
+            self._counts_per_owner(s.extra, self.extra, off["additional_posts"], c.n, mv, rel)
+            self.extra = s.extra[:]
+        if s.special != self.special:
+            self._spaces_owned(s.special, self.special, off["special_prestige"], mv, rel)
+            self.special = s.special[:]
+        if s.rmark != self.rmark:
+            self._route_markers(s, mv)
+        if s.level != self.level:
+            self._per_owner(s.level, self.level, c.na, off["abilities"], mv, rel)
+            self.level = s.level[:]
+        if s.supply != self.supply:
+            self._per_owner(s.supply, self.supply, 2, off["supply"], mv, rel)
+            self.supply = s.supply[:]
+        if s.stock != self.stock:
+            self._per_owner(s.stock, self.stock, 2, off["stock"], mv, rel)
+            self.stock = s.stock[:]
+        if s.track != self.track:
+            self._per_owner(s.track, self.track, 1, off["track"], mv, rel)
+            self.track = s.track[:]
+        if s.unused != self.unused:
+            self._markers_held(s.unused, self.unused, off["markers_unused"], mv, rel)
+            self.unused = s.unused[:]
+        if s.used != self.used:
+            self._markers_held(s.used, self.used, off["markers_used"], mv, rel)
+            self.used = s.used[:]
+        if s.ew is not self.ew:
+            self._one_hot_owners(self.ew, s.ew, off["east_west"], mv, rel)
+            self.ew = s.ew
+        if s.ending != self.ending:
+            self.ending = s.ending
+            mv[off["game_ends_after_action"]] = float(s.ending)
+        if s.completed != self.completed:
+            mv[off["completed_cities"]] = self.completed = s.completed
+        groups = self.groups
+        if (
+            s.fresh is not groups["fresh"]
+            or s.plate is not groups["plate"]
+            or s.msupply is not groups["msupply"]
+            or s.out is not groups["out"]
+        ):
+            self._marker_groups(s, mv)
+        if c.missions and s.mission is not self.mission:
+            base = off["own_mission"]
+            if self.mission is not None:
+                mv[base + self.mission[self.player]] = 0.0
+            mv[base + s.mission[self.player]] = 1.0
+            self.mission = s.mission
+        if c.favour:
+            self._favour(s, mv, rel)
+
+    # ---- the board
+    def _points(self, s, mv, rel) -> None:
+        """Patch the points that changed: those entering or leaving a player's sorted list of
+        points (`at`), then any left (a piece replaced by one of the same owner), by a scan."""
+        old = self.pt
+        pt = s.pt
+        snap_at = self.at
+        n = self.c.n
+        base = self.c.offset["points"]
+        for q, points in enumerate(s.at):
+            mine = snap_at[q]
+            if points != mine:
+                for x in _sorted_difference(points, mine):
+                    was = old[x]
+                    code = pt[x]
+                    if was >= 0:
+                        mv[base + 2 * n * x + (was & 1) * n + rel[was >> 1]] = 0.0
+                    if code >= 0:
+                        mv[base + 2 * n * x + (code & 1) * n + rel[code >> 1]] = 1.0
+                    old[x] = code
+                snap_at[q] = points[:]
+        if pt != old:
+            self._codes(pt, old, base, mv, rel)
+
+    def _spaces(self, s, mv, rel) -> None:
+        self._codes(s.post, self.post, self.c.offset["city_spaces"], mv, rel)
+
+    def _codes(self, codes: list, old: list, base: int, mv, rel) -> None:
+        """A block place × kind × owner of pieces coded player * 2 + kind (-1 empty): patch the
+        places whose code differs from `old` (updated in place)."""
+        n = self.c.n
+        for x, code in enumerate(codes):
+            was = old[x]
+            if code != was:
+                if was >= 0:
+                    i = base + 2 * n * x + (was & 1) * n + rel[was >> 1]
+                    mv[i] = 0.0
+                if code >= 0:
+                    i = base + 2 * n * x + (code & 1) * n + rel[code >> 1]
+                    mv[i] = 1.0
+                old[x] = code
+
+    @staticmethod
+    def _spaces_owned(codes: list, old: list, base: int, mv, rel) -> None:
+        """A block place × owner: 1 where the place holds a piece of that owner."""
+        n = len(rel)
+        for x, code in enumerate(codes):
+            was = old[x]
+            if code != was:
+                if was >= 0:
+                    i = base + n * x + rel[was >> 1]
+                    mv[i] = 0.0
+                if code >= 0:
+                    i = base + n * x + rel[code >> 1]
+                    mv[i] = 1.0
+
+    @staticmethod
+    def _counts_per_owner(groups: list, old: list, base: int, n: int, mv, rel) -> None:
+        """A block place × owner counting the pieces (codes) in each place's tuple."""
+        for x, codes in enumerate(groups):
+            if codes is not old[x]:
+                for code in old[x]:
+                    i = base + n * x + rel[code >> 1]
+                    mv[i] = 0.0
+                for code in codes:
+                    i = base + n * x + rel[code >> 1]
+                    mv[i] += 1.0
+
+    def _route_markers(self, s, mv) -> None:
+        base = self.c.offset["route_markers"]
+        k = self.c.k
+        old = self.rmark
+        for r, m in enumerate(s.rmark):
+            was = old[r]
+            if m != was:
+                if was >= 0:
+                    mv[base + k * r + was] = 0.0
+                if m >= 0:
+                    mv[base + k * r + m] = 1.0
+                old[r] = m
+
+    @staticmethod
+    def _per_owner(values: list, old: list, width: int, base: int, mv, rel) -> None:
+        """A block owner × `width` of raw numbers, from a list indexed player * width + i."""
+        for j, value in enumerate(values):
+            if value != old[j]:
+                q, r = divmod(j, width)
+                i = base + width * rel[q] + r
+                mv[i] = value
+
+    @staticmethod
+    def _one_hot_owners(was: tuple, now: tuple, base: int, mv, rel) -> None:
+        for q in was:
+            mv[base + rel[q]] = 0.0
+        for q in now:
+            mv[base + rel[q]] = 1.0
+
+    def _markers_held(self, held: list, old: list, base: int, mv, rel) -> None:
+        """A block owner × marker type counting the markers in each player's tuple."""
+        k = self.c.k
+        for q, markers in enumerate(held):
+            if markers is not old[q]:
+                row = base + k * rel[q]
+                for m in old[q]:
+                    mv[row + m] = 0.0
+                for m in markers:
+                    mv[row + m] += 1.0
+
+    def _marker_groups(self, s, mv) -> None:
+        off = self.c.offset
+        groups = self.groups
+        for name, block in (
+            ("fresh", "markers_taken_this_action"),
+            ("plate", "markers_to_place"),
+            ("msupply", "marker_supply"),
+            ("out", "markers_out_of_game"),
+        ):
+            markers = getattr(s, name)
+            if markers is not groups[name]:
+                base = off[block]
+                for m in groups[name]:
+                    mv[base + m] = 0.0
+                for m in markers:
+                    mv[base + m] += 1.0
+                groups[name] = markers
+
+    def _favour(self, s, mv, rel) -> None:
+        off = self.c.offset
+        if s.fav_shown is not self.fav_shown:
+            base = off["favour_face_up"]
+            for t in self.fav_shown:
+                mv[base + t] = 0.0
+            for t in s.fav_shown:
+                mv[base + t] = 1.0
+            self.fav_shown = s.fav_shown
+        if s.fav_held != self.fav_held:
+            f = self.c.n_favour
+            for q, tiles in enumerate(s.fav_held):
+                if tiles is not self.fav_held[q]:
+                    row = off["favour_held"] + f * rel[q]
+                    for t in self.fav_held[q]:
+                        mv[row + t] = 0.0
+                    for t in tiles:
+                        mv[row + t] = 1.0
+            self.fav_held = s.fav_held[:]
+        if s.fav_turn != self.fav_turn:
+            base = off["favour_this_turn"]
+            if self.fav_turn is not None:
+                mv[base + self.fav_turn] = 0.0
+            mv[base + s.fav_turn] = 1.0
+            self.fav_turn = s.fav_turn
+
+    # ---- the decision: the top of the stack (or the turn), nothing once the game is over
+    def _frame(self, s, top, mv) -> None:
+        """Clear the decision's spans (`TensorCodec.frame_spans`) and write the current one."""
+        self.frame_key = (s.terminal, top, s.player)
+        zeros = self.c.zeros
+        for start, stop in self.c.frame_spans:
+            mv[start:stop] = zeros[: stop - start]
+        if s.terminal:
+            return
+        hot, values = self._frame_entries(top or (0, s.player), self.rel)
+        for i in hot:
+            mv[i] += 1.0
+        for i, value in values:
+            mv[i] = value
+
+    def _frame_entries(self, top: tuple, rel) -> tuple:
+        """The entries of decision frame `top` for this observer: (offsets counted once each,
+        (offset, value) pairs)."""
+        c = self.c
+        off = c.offset
+        kind = top[0]
+        hot = [off["decision"] + kind, off["deciding_player"] + rel[top[1]]]
+        values = []
+        kinds = c.frame_kinds
+        numbers = off["frame_numbers"]
+        holding = off["frame_holding"]
+        if kind == 0:
+            pass
+        elif kind == kinds["move"]:
+            hot.append(off["frame_whose"] + top[2])
+            values.append((numbers + 2, top[3]))
+            hot.extend(holding + 2 * rel[code >> 1] + (code & 1) for code in top[4])
+            values.append((numbers + 3, top[5]))
+            values.append((numbers + 5, int(top[7])))
+        elif kind == kinds["pay"]:
+            values.append((numbers, top[2]))
+        elif kind == kinds["displaced"]:
+            hot.append(off["frame_route"] + top[2])
+            if top[3] >= 0:
+                hot.append(holding + 2 * rel[top[1]] + top[3])
+            values.append((numbers + 1, top[4]))
+        elif kind == kinds["remove"]:
+            hot.append(off["frame_whose"] + top[2])
+            values.append((numbers + 2, top[4]))
+        elif kind == kinds["route"]:
+            hot.append(off["frame_route"] + top[2])
+        elif kind == kinds["exchange"]:
+            values.append((numbers + 4, int(top[2])))
+        elif kind == kinds["develop"]:
+            hot.append(off["frame_ability"] + (c.na if top[2] < 0 else top[2]))
+        elif kind == kinds["flip"]:
+            hot.append(off["frame_tile"] + top[2])
+        elif kind == kinds["take"]:
+            values.append((off["frame_take"], top[2]))
+            hot.extend(off["frame_take"] + 1 + k for k in (0, 1) if top[3] >> k & 1)
+        return hot, values
+
+
+def _sorted_difference(new: list, old: list):
+    """The elements in one of two sorted lists of distinct ints but not the other. The usual
+    change, one element added or taken away, is found by bisection."""
+    grown = len(new) - len(old)
+    if grown == 1 or grown == -1:
+        longer, shorter = (new, old) if grown == 1 else (old, new)
+        lo, hi = 0, len(shorter)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if longer[mid] == shorter[mid]:
+                lo = mid + 1
+            else:
+                hi = mid
+        if longer[lo + 1 :] == shorter[lo:] and longer[:lo] == shorter[:lo]:
+            return (longer[lo],)
+    return set(new).symmetric_difference(old)
