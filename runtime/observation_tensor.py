@@ -22,8 +22,47 @@ Pure Python at import (the generated modules import no numpy); numpy is needed t
 from __future__ import annotations
 
 import array
+import operator
 
 EMPTY = -1  # an empty point or space (the template's piece code)
+COUNT_LIMIT = float(1 << 24)  # the largest whole number a float32 holds exactly
+FRAME_MEMO = 4096  # frames whose spans a differ remembers (then it starts again)
+_KIND_AND_PLAYER = operator.itemgetter(0, 1)
+# The blocks whose entries are 0 or 1 (the others count)
+FLAG_BLOCKS = frozenset(
+    (
+        "points",
+        "city_spaces",
+        "special_prestige",
+        "route_markers",
+        "east_west",
+        "turn_player",
+        "game_ends_after_action",
+        "decision",
+        "deciding_player",
+        "frame_route",
+        "frame_whose",
+        "frame_ability",
+        "own_mission",
+        "favour_face_up",
+        "favour_held",
+        "favour_this_turn",
+        "frame_tile",
+    )
+)
+# The decision frames the tensor shows more of than their kind and player: the module's constant
+# for the kind, and the fields of the frame tuple it shows (`_Differ._frame_entries`).
+FRAME_FIELDS = {
+    "F_PAY": (2,),
+    "F_DISPLACED": (2, 3, 4),
+    "F_MOVE": (2, 3, 4, 5, 7),
+    "F_REMOVE": (2, 4),
+    "F_ROUTE": (2,),
+    "F_EXCHANGE": (2,),
+    "F_DEVELOP": (2,),
+    "F_FLIP": (2,),
+    "F_TAKE_STOCK": (2, 3),
+}
 # The blocks that describe the current decision (written together, per frame)
 FRAME_BLOCKS = (
     "decision",
@@ -36,6 +75,12 @@ FRAME_BLOCKS = (
     "frame_tile",
     "frame_take",
 )
+
+
+def face_down(state) -> tuple[int, ...]:
+    """The face-down marker supply as sorted marker types: what is public of it (its contents,
+    which every other marker's being visible gives away), not its order."""
+    return tuple(sorted(state.msupply))
 
 
 def _size(shape: tuple[int, ...]) -> int:
@@ -64,23 +109,19 @@ class TensorCodec:
         self.take_stock = "F_TAKE_STOCK" in tables
         self.layout = self._layout()
         self.offset = {name: offset for name, offset, _shape, _meaning in self.layout}
+        self.point_offset = [self.offset["points"] + 2 * n * x for x in range(self.n_points)]
         name, offset, shape, _meaning = self.layout[-1]
         self.size = offset + _size(shape)
         # rel[p][q]: where owner q sits for observer p
         self.rel = tuple(tuple((q - p) % n for q in range(n)) for p in range(n))
         self.frame_spans = self._spans(FRAME_BLOCKS)
         self.zeros = memoryview(array.array("f", bytes(4 * self.size)))
-        frames = tables
-        self.frame_kinds = {
-            "pay": frames["F_PAY"],
-            "displaced": frames["F_DISPLACED"],
-            "move": frames["F_MOVE"],
-            "remove": frames["F_REMOVE"],
-            "route": frames["F_ROUTE"],
-            "exchange": frames["F_EXCHANGE"],
-            "develop": frames["F_DEVELOP"],
-            "flip": frames.get("F_FLIP"),
-            "take": frames.get("F_TAKE_STOCK"),
+        # frame kind -> the fields a differ remembers that frame's spans under
+        self.frame_kinds = {name: tables[name] for name in FRAME_FIELDS if name in tables}
+        self.frame_fields = {
+            tables[name]: operator.itemgetter(0, 1, *fields)
+            for name, fields in FRAME_FIELDS.items()
+            if name in tables
         }
 
     def _spans(self, names: tuple) -> tuple:
@@ -155,6 +196,14 @@ class TensorCodec:
             offset += _size(shape)
         return tuple(layout)
 
+    def high(self) -> list[float]:
+        """Per entry, the most it can hold: 1 in the 0/1 blocks (`FLAG_BLOCKS`), else the largest
+        whole number a float32 holds exactly (counts, levels and PP are raw numbers)."""
+        high = []
+        for name, _offset, shape, _meaning in self.layout:
+            high += [1.0 if name in FLAG_BLOCKS else COUNT_LIMIT] * _size(shape)
+        return high
+
     def encode(self, state, player: int, out=None):
         """`player`'s tensor of `state` (into `out`, a float32 vector of `size`, when given)."""
         import numpy
@@ -187,12 +236,16 @@ class TensorWriter:
         ]
 
     def write(self, state, player: int, out=None):
-        """`player`'s tensor of `state`, copied into `out` when given, else a new array."""
+        """`player`'s tensor of `state`, copied into `out` (a float32 vector, or a memoryview of
+        one) when given, else a new array."""
         differ = self._differs[player]
         differ.sync(state)
         if out is None:
             return differ.buffer.copy()
-        memoryview(out)[:] = differ.mv
+        if out.__class__ is memoryview:
+            out[:] = differ.mv
+        else:
+            memoryview(out)[:] = differ.mv
         return out
 
     def view(self, state, player: int):
@@ -215,6 +268,9 @@ class _Differ:
         n = codec.n
         self.pt = [EMPTY] * codec.n_points
         self.at = [[] for _ in range(n)]
+        self.at_sets = [set() for _ in range(n)]  # the same points, for differences
+        # code (player * 2 + kind) -> its entry within a point's or space's kind × owner block
+        self.code_at = [(code & 1) * n + self.rel[code >> 1] for code in range(2 * n)]
         self.post = [EMPTY] * codec.n_spaces
         self.extra = [()] * codec.n_cities
         self.special = [EMPTY] * codec.n_special
@@ -236,6 +292,7 @@ class _Differ:
         self.fav_held = [()] * n
         self.fav_turn = None
         self.frame_key = None  # (terminal, top of stack or None, turn player)
+        self.frame_memo: dict = {}  # frame fields shown -> the frame spans' content
 
     def sync(self, s) -> None:
         """Patch the tensor to `s`: an unchanged field costs one comparison."""
@@ -327,25 +384,26 @@ class _Differ:
         old = self.pt
         pt = s.pt
         snap_at = self.at
-        n = self.c.n
-        base = self.c.offset["points"]
-        for q, points in enumerate(s.at):
-            mine = snap_at[q]
-            if points != mine:
-                for x in _sorted_difference(points, mine):
+        if s.at != snap_at:
+            at = self.c.point_offset
+            code_at = self.code_at
+            for q, points in enumerate(s.at):
+                if points == snap_at[q]:
+                    continue
+                seen = self.at_sets[q]
+                changed = seen.symmetric_difference(points)
+                seen ^= changed
+                for x in changed:
                     was = old[x]
                     code = pt[x]
                     if was >= 0:
-                        mv[base + 2 * n * x + (was & 1) * n + rel[was >> 1]] = 0.0
+                        mv[at[x] + code_at[was]] = 0.0
                     if code >= 0:
-                        mv[base + 2 * n * x + (code & 1) * n + rel[code >> 1]] = 1.0
+                        mv[at[x] + code_at[code]] = 1.0
                     old[x] = code
                 snap_at[q] = points[:]
         if pt != old:
-            self._codes(pt, old, base, mv, rel)
-
-    def _spaces(self, s, mv, rel) -> None:
-        self._codes(s.post, self.post, self.c.offset["city_spaces"], mv, rel)
+            self._codes(pt, old, self.c.offset["points"], mv, rel)
 
     def _codes(self, codes: list, old: list, base: int, mv, rel) -> None:
         """A block place × kind × owner of pieces coded player * 2 + kind (-1 empty): patch the
@@ -474,18 +532,38 @@ class _Differ:
 
     # ---- the decision: the top of the stack (or the turn), nothing once the game is over
     def _frame(self, s, top, mv) -> None:
-        """Clear the decision's spans (`TensorCodec.frame_spans`) and write the current one."""
+        """Write the decision's spans (`TensorCodec.frame_spans`) whole, remembered per frame by
+        the fields the tensor shows of it (`TensorCodec.frame_fields`)."""
         self.frame_key = (s.terminal, top, s.player)
-        zeros = self.c.zeros
-        for start, stop in self.c.frame_spans:
-            mv[start:stop] = zeros[: stop - start]
         if s.terminal:
+            zeros = self.c.zeros
+            for start, stop in self.c.frame_spans:
+                mv[start:stop] = zeros[: stop - start]
             return
-        hot, values = self._frame_entries(top or (0, s.player), self.rel)
+        if top is None:
+            top = (0, s.player)
+        key = self.c.frame_fields.get(top[0], _KIND_AND_PLAYER)(top)
+        spans = self.frame_memo.get(key)
+        if spans is None:
+            if len(self.frame_memo) >= FRAME_MEMO:
+                self.frame_memo.clear()
+            spans = self.frame_memo[key] = self._frame_spans(top)
+        for start, stop, content in spans:
+            mv[start:stop] = content
+
+    def _frame_spans(self, top: tuple) -> tuple:
+        """(start, stop, content) of each frame span for decision frame `top`, this observer's."""
+        import numpy
+
+        flat = numpy.zeros(self.c.size, numpy.float32)
+        hot, values = self._frame_entries(top, self.rel)
         for i in hot:
-            mv[i] += 1.0
+            flat[i] += 1.0
         for i, value in values:
-            mv[i] = value
+            flat[i] = value
+        return tuple(
+            (start, stop, memoryview(flat[start:stop].copy())) for start, stop in self.c.frame_spans
+        )
 
     def _frame_entries(self, top: tuple, rel) -> tuple:
         """The entries of decision frame `top` for this observer: (offsets counted once each,
@@ -500,49 +578,31 @@ class _Differ:
         holding = off["frame_holding"]
         if kind == 0:
             pass
-        elif kind == kinds["move"]:
+        elif kind == kinds.get("F_MOVE"):
             hot.append(off["frame_whose"] + top[2])
             values.append((numbers + 2, top[3]))
             hot.extend(holding + 2 * rel[code >> 1] + (code & 1) for code in top[4])
             values.append((numbers + 3, top[5]))
             values.append((numbers + 5, int(top[7])))
-        elif kind == kinds["pay"]:
+        elif kind == kinds.get("F_PAY"):
             values.append((numbers, top[2]))
-        elif kind == kinds["displaced"]:
+        elif kind == kinds.get("F_DISPLACED"):
             hot.append(off["frame_route"] + top[2])
             if top[3] >= 0:
                 hot.append(holding + 2 * rel[top[1]] + top[3])
             values.append((numbers + 1, top[4]))
-        elif kind == kinds["remove"]:
+        elif kind == kinds.get("F_REMOVE"):
             hot.append(off["frame_whose"] + top[2])
             values.append((numbers + 2, top[4]))
-        elif kind == kinds["route"]:
+        elif kind == kinds.get("F_ROUTE"):
             hot.append(off["frame_route"] + top[2])
-        elif kind == kinds["exchange"]:
+        elif kind == kinds.get("F_EXCHANGE"):
             values.append((numbers + 4, int(top[2])))
-        elif kind == kinds["develop"]:
+        elif kind == kinds.get("F_DEVELOP"):
             hot.append(off["frame_ability"] + (c.na if top[2] < 0 else top[2]))
-        elif kind == kinds["flip"]:
+        elif kind == kinds.get("F_FLIP"):
             hot.append(off["frame_tile"] + top[2])
-        elif kind == kinds["take"]:
+        elif kind == kinds.get("F_TAKE_STOCK"):
             values.append((off["frame_take"], top[2]))
             hot.extend(off["frame_take"] + 1 + k for k in (0, 1) if top[3] >> k & 1)
         return hot, values
-
-
-def _sorted_difference(new: list, old: list):
-    """The elements in one of two sorted lists of distinct ints but not the other. The usual
-    change, one element added or taken away, is found by bisection."""
-    grown = len(new) - len(old)
-    if grown == 1 or grown == -1:
-        longer, shorter = (new, old) if grown == 1 else (old, new)
-        lo, hi = 0, len(shorter)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if longer[mid] == shorter[mid]:
-                lo = mid + 1
-            else:
-                hi = mid
-        if longer[lo + 1 :] == shorter[lo:] and longer[:lo] == shorter[:lo]:
-            return (longer[lo],)
-    return set(new).symmetric_difference(old)
