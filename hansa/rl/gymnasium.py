@@ -25,17 +25,17 @@ Importing this module registers `hansa/<game>-v0` for every built game:
 from __future__ import annotations
 
 import operator
-import random
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.error import InvalidAction, ResetNeeded
+from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 import hansa
-from hansa.runtime.simulate import agent_seed, derived_seed, make_agent
+from hansa.runtime.simulate import agent_seed, make_agent
 
 from .common import SEED_BITS, check_max_decisions, observation_space
 
@@ -181,7 +181,7 @@ class HansaGymEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        self._game.reset(int.from_bytes(self.np_random.bytes(SEED_BITS // 8), "big"))
+        self._game.reset(_game_seed(self.np_random))
         observation = self._observe()
         return observation, {"action_mask": observation["action_mask"].copy()}
 
@@ -259,7 +259,7 @@ class HansaVectorEnv(VectorEnv):
         self._rows = [
             (memoryview(self._tensors[i]), memoryview(self._masks[i])) for i in range(num_envs)
         ]
-        self._seeds = [random.Random() for _ in range(num_envs)]
+        self._rngs = [seeding.np_random()[0] for _ in range(num_envs)]  # game seeds, per game
         self._players = [0] * num_envs  # whose observation each row is
         self._reset_once = False
 
@@ -269,8 +269,8 @@ class HansaVectorEnv(VectorEnv):
         return [g.state for g in self._games]
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
-        """Start every game; `seed` (an int: game i gets seed + i; or one per game) fixes these
-        and the following games."""
+        """Start every game; `seed` (an int: game i gets seed + i, as `HansaGymEnv.reset(seed=…)`
+        would; or a list, one per game) fixes these and the following games."""
         if seed is None:
             seeds = [None] * self.num_envs
         elif isinstance(seed, int):
@@ -281,9 +281,9 @@ class HansaVectorEnv(VectorEnv):
                 raise hansa.HansaError(f"reset needs {self.num_envs} seeds, got {len(seeds)}")
         for i, s in enumerate(seeds):
             if s is not None:
-                self._seeds[i] = random.Random(derived_seed("hansa-gymnasium-vector", s))
+                self._rngs[i] = seeding.np_random(s)[0]
             game = self._games[i]
-            game.reset(self._seeds[i].getrandbits(SEED_BITS))
+            game.reset(_game_seed(self._rngs[i]))
             game.write(*self._rows[i])
             self._players[i] = game.observer
         self._reset_once = True
@@ -313,7 +313,7 @@ class HansaVectorEnv(VectorEnv):
                 info = {"returns": list(game.state.returns())} if term else {}
                 ended = ended or []
                 ended.append((i, final, info))
-                game.reset(self._seeds[i].getrandbits(SEED_BITS))
+                game.reset(_game_seed(self._rngs[i]))
             elif reward:
                 rewards[i] = reward
             game.write(*rows[i])
@@ -353,6 +353,11 @@ class HansaVectorEnv(VectorEnv):
         infos["_final_obs"] = flags
         infos["final_info"] = final_info
         infos["_final_info"] = flags.copy()
+
+
+def _game_seed(rng) -> int:
+    """The next game's seed from an environment's numpy generator (`SEED_BITS` random bits)."""
+    return int.from_bytes(rng.bytes(SEED_BITS // 8), "big")
 
 
 def _action_id(action, actions: int) -> int:

@@ -43,6 +43,7 @@ MAX_UTILITY = 1000.0  # a loose bound on final PP (real games end near 30-80)
 MAX_GAME_LENGTH = 1_000_000  # decisions; a bound OpenSpiel asks for, not a rule
 _REGISTERED: dict[str, str] = {}
 _GAMES: dict[tuple[str, int], hansa.Game] = {}
+_WRITERS: dict[tuple[str, int], object] = {}
 
 
 def _hansa_game(name: str, players: int):
@@ -51,6 +52,14 @@ def _hansa_game(name: str, players: int):
     if key not in _GAMES:
         _GAMES[key] = hansa.load_game(name, players)
     return _GAMES[key]
+
+
+def _writer(key: tuple[str, int]):
+    """One TensorWriter per game and player count for `State.observation_tensor` (it is exact for
+    any sequence of states, so every state may share it)."""
+    if key not in _WRITERS:
+        _WRITERS[key] = _hansa_game(*key).observation_tensor_writer()
+    return _WRITERS[key]
 
 
 def short_name(game_name: str) -> str:
@@ -142,7 +151,7 @@ class State(pyspiel.State):
         self.truncated = False
         # What every player has seen that the position no longer shows: the public setup (the
         # tavern markers, the face-up tiles, …) and the face-down counts after each draw.
-        self.public_setup = _public_view(self.hansa_state)
+        self.setup = _Setup(self.hansa_state.clone())
         self.face_down = face_down(self.hansa_state)
         self.face_down_seen: list[tuple[int, tuple[int, ...]]] = []
 
@@ -194,12 +203,23 @@ class State(pyspiel.State):
         other.hansa_state.resample_hidden(_SamplerRandom(probability_sampler), player_id)
         return other
 
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """As pyspiel's (a list of floats; the same values as through the game's observer), for
+        Python callers without pyspiel's detour: for a Python game it builds a new initial state
+        on every call to learn the tensor's shape."""
+        if player is None:
+            player = self.current_player()
+        if not 0 <= player < self.num_players():
+            raise pyspiel.SpielError(f"observation_tensor: no player {player}")
+        return _writer(self.hansa_key).view(self.hansa_state, player).tolist()
+
     def information_state_text(self, player: int) -> str:
         if not 0 <= player < self.num_players():
             raise pyspiel.SpielError(f"information_state_string: no player {player}")
         decisions = json.dumps(self.history(), separators=(",", ":"))
         seen = json.dumps(self.face_down_seen, separators=(",", ":"))
-        head = f'{{"setup":{self.public_setup},"decisions":{decisions},"face_down_after":{seen}}}'
+        setup = self.setup.public()
+        head = f'{{"setup":{setup},"decisions":{decisions},"face_down_after":{seen}}}'
         return head + "\n" + self.observation_text(player)
 
     def observation_text(self, player: int) -> str:
@@ -212,12 +232,26 @@ class State(pyspiel.State):
         return self.hansa_state.to_json()  # the whole state, hidden order included (debugging)
 
 
-def _public_view(state) -> str:
-    """The part of the position every player sees the same (the observation without the
-    observer's own secrets), as canonical JSON."""
-    seen = state.observation(0)
-    del seen["own"], seen["observer"]
-    return json.dumps(seen, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+class _Setup:
+    """A game's starting position, shared by its states and their clones and never changed. Its
+    public view (the observation without the observer's own secrets, the same for every player)
+    is made once, when an information state first asks (OpenSpiel makes states often)."""
+
+    def __init__(self, state) -> None:
+        self._state = state
+        self._public: str | None = None
+
+    def public(self) -> str:
+        if self._public is None:
+            seen = self._state.observation(0)
+            del seen["own"], seen["observer"]
+            self._public = json.dumps(
+                seen, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            )
+        return self._public
+
+    def __deepcopy__(self, memo: dict) -> _Setup:
+        return self
 
 
 class _SamplerRandom(random.Random):
@@ -244,7 +278,11 @@ class Observer:
             self.tensor = None
             return
         self.tensor = np.zeros(hansa_game.observation_tensor_shape(), np.float32)
+        # pyspiel asks a Python game for its tensor's shape by writing a new initial state's,
+        # on every observation_tensor call: those starts get a writer of their own, so the
+        # writer of the game being played keeps patching from that game's last position.
         self._writer = hansa_game.observation_tensor_writer()
+        self._starts = hansa_game.observation_tensor_writer()
         self._players = hansa_game.num_players()
         for block in hansa_game.observation_tensor_layout():
             size = int(np.prod(block["shape"]))
@@ -259,7 +297,8 @@ class Observer:
             )
         if not 0 <= player < self._players:
             raise pyspiel.SpielError(f"observation_tensor: no player {player}")
-        self._writer.write(state.hansa_state, player, self.tensor)
+        writer = self._writer if state.decisions else self._starts
+        writer.write(state.hansa_state, player, self.tensor)
 
     def string_from(self, state, player) -> str:
         if self.perfect_recall:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
@@ -81,10 +82,12 @@ class HansaEnv(AECEnv):
         if self.state is None:
             EnvLogger.error_observe_before_reset()
         player = self._index[agent]
-        return {
-            "observation": self._tensors.write(self.state, player),
-            "action_mask": action_mask(self.state, self._actions, player),
-        }
+        cut = self.truncations.get(agent, True) and not self.state.is_terminal()
+        if cut:  # a truncated game offers nobody a decision
+            mask = np.zeros(self._actions, np.int8)
+        else:
+            mask = action_mask(self.state, self._actions, player)
+        return {"observation": self._tensors.write(self.state, player), "action_mask": mask}
 
     def last(self, observe: bool = True):
         """As AECEnv.last; after the game (every agent has left) the last agent's final
