@@ -36,6 +36,8 @@ def first_legal(mask) -> int:
 
 
 # ---- PettingZoo
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")  # a dict with the mask
 @pytest.mark.parametrize("name", GAMES)
 def test_pettingzoo_api_and_seed_tests_pass(name):
     from pettingzoo.test import api_test, seed_test
