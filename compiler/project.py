@@ -5,8 +5,8 @@ diagnostics and the other files still load, so `hansa check spec` reports everyt
 top-level declaration is lowered by the function registered for its kind (the grammar's top rule
 name). Other languages plug in here without touching this module's logic:
 
-    LOWERERS["rules"] = ("rulesets", "rules_lower:lower_rules")     # or register_lowerer(...)
-    CHECKERS.append("rules_checks:check_project")                    # or register_checker(...)
+    LOWERERS["rules"] = ("rulesets", "rules.lower:lower_rules")     # or register_lowerer(...)
+    CHECKERS.append("rules.stage:check_project")                    # or register_checker(...)
 
 A lowerer is `fn(tree, file) -> declaration` (the declaration has a `.name` or `.id`); a checker is
 `fn(project) -> list[Diagnostic]` and runs after every file is loaded. Entries may be callables or
@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from . import LIBRARY_DIR
-from .board_checks import check_board
+from .board.checks import check_board
 from .errors import Diagnostic, HansaError, Span, did_you_mean, format_diagnostics
-from .ir import Board
-from .parser import parse_text, read_source, span_of
+from .nodes.board import Board
+from .syntax.parser import parse_text, read_source, span_of
 
 SPEC_SUFFIX = ".hansa"
 DEFAULT_SPEC_DIR = Path("spec")
@@ -39,19 +39,19 @@ Checker = Callable[["Project"], list[Diagnostic]]
 
 # declaration kind (a top rule of the grammar) -> (Project attribute it goes into, lowering fn)
 LOWERERS: dict[str, tuple[str, Lowerer | str]] = {
-    "board": ("boards", "board_lower:lower_board"),
-    "rules": ("rulesets", "rules_lower:lower_rules"),
-    "game": ("games", "rules_lower:lower_game"),
+    "board": ("boards", "board.lower:lower_board"),
+    "rules": ("rulesets", "rules.lower:lower_rules"),
+    "game": ("games", "rules.lower:lower_game"),
     "define": (
         "kinds",
-        "prelude:refuse_define",
-    ),  # the package's prelude only (compiler/prelude.py)
+        "rules.prelude:refuse_define",
+    ),  # the package's prelude only (compiler/rules/prelude.py)
 }
 # project-wide checks, run in order after loading (board checks first)
 CHECKERS: list[Checker | str] = [
     "project:check_boards",
-    "rules_checks:check_project",
-    "build_checks:check_buildable",  # last: check ⇒ build
+    "rules.stage:check_project",
+    "build.checks:check_buildable",  # last: check ⇒ build
 ]
 
 # Words for declaration kinds in messages ("board 'x' is declared twice").

@@ -44,6 +44,6 @@ def compile_game(
 ) -> Game:
     """Compile a game in memory from the spec: `source` is a game name declared under `spec_dir`,
     or a .hansa file (or folder) declaring it (with `spec_dir`'s boards and rule sets)."""
-    from hansa.compiler.codegen import compile_module
+    from hansa.compiler.targets.python.codegen import compile_module
 
     return Game(compile_module(source, game=game, spec_dir=spec_dir), players)

@@ -188,11 +188,11 @@ def _module_path(index: SpecIndex, game: dict) -> Path | None:
 
 def _compile_folder(folder: Path, digest: str) -> SpecIndex:
     """Load the whole folder with the compiler and compile every game that has no error."""
-    from hansa.compiler.codegen import build_game_module
-    from hansa.compiler.model import mangle_module_name
+    from hansa.atomic import write_atomically
+    from hansa.compiler.nodes.rules import mangle_module_name
     from hansa.compiler.project import load_project
-    from hansa.compiler.rules_lower import resolve
-    from hansa.runtime.atomic import write_atomically
+    from hansa.compiler.rules.resolve import resolve
+    from hansa.compiler.targets.python.codegen import build_game_module
 
     project = load_project([folder])
     index = SpecIndex(folder, digest, errors=len(project.errors))

@@ -1,8 +1,7 @@
-"""What every generated game shares. Generic: names no city, edition or rule-book number.
+"""What every generated game imports, and nothing more. Generic: names no city, edition or rule.
 
 `state` (the API half of a state: legal-action cache, validation, clone, JSON), `game` (a module
-bound to a player count), `serialize` (checked JSON reading), `positions` (hand-written
-positions), `agents` (agents and the play loop), `support` (stdlib helpers for generated modules),
-and the tools of `hansa play`/`simulate` (`greedy`, `simulate`, `logs`).
-Imports only the standard library (and the project's error type).
+bound to a player count), `serialize` (checked JSON reading), `support` (stdlib helpers for
+generated modules), `names` (did-you-mean and shortened names in messages), `errors`.
+Imports only the standard library. Agents, simulation and logs are the layer above: `hansa.play`.
 """

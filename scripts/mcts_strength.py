@@ -20,7 +20,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from hansa.runtime.simulate import agent_seed, game_seed, make_agent, play_game, share, spread
+from hansa.play.simulate import agent_seed, game_seed, make_agent, play_game, share, spread
 
 import hansa
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 import hansa
-from hansa.compiler.codegen import module_from_text
+from hansa.compiler.targets.python.codegen import module_from_text
 from hansa.runtime.game import Game
 
 ROOT = Path(__file__).resolve().parent.parent

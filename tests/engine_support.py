@@ -10,10 +10,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from hansa.compiler.board_json import board_from_json
-from hansa.compiler.codegen import build_game_module
-from hansa.compiler.ir import Board
-from hansa.compiler.rules_ir import (
+from hansa.compiler.board.json_io import board_from_json
+from hansa.compiler.nodes.board import Board
+from hansa.compiler.nodes.rules import (
     Ability,
     BonusMarker,
     CreateRoute,
@@ -31,6 +30,7 @@ from hansa.compiler.rules_ir import (
     Setup,
     TieBreakStep,
 )
+from hansa.compiler.targets.python.codegen import build_game_module
 from hansa.runtime.game import Game as RuntimeGame
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -7,9 +7,9 @@ import textwrap
 
 import pytest
 from hansa.compiler.errors import HansaError
-from hansa.runtime.agents import RandomAgent
-from hansa.runtime.greedy import GreedyAgent, tables_for
-from hansa.runtime.simulate import (
+from hansa.play.agents import RandomAgent
+from hansa.play.greedy import GreedyAgent, tables_for
+from hansa.play.simulate import (
     COMPLETED_CITIES,
     MARKER_SUPPLY_EMPTY,
     TRACK_PP,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hansa.runtime.agents import RandomAgent, play
+from hansa.play.agents import RandomAgent, play
 
 import hansa
 

@@ -6,10 +6,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hansa.compiler.board_checks import check_board
-from hansa.compiler.board_lower import lower_board
-from hansa.compiler.ir import Board, City, PostSpace, Route
-from hansa.compiler.parser import parse_text, read_source
+from hansa.compiler.board.checks import check_board
+from hansa.compiler.board.lower import lower_board
+from hansa.compiler.nodes.board import Board, City, PostSpace, Route
+from hansa.compiler.syntax.parser import parse_text, read_source
 
 SPEC_BOARDS = Path(__file__).parent.parent / "spec" / "boards"
 

@@ -287,9 +287,9 @@ def _grid_board(side: int) -> str:
 def test_a_large_board_builds_in_seconds_and_its_module_grows_linearly(tmp_path):
     """Displacement finds its rings breadth-first at run time, so the module no longer holds a
     routes x routes table: a 1,024-city, ~2,000-route board builds in seconds."""
-    from hansa.compiler.codegen import build_game_module
     from hansa.compiler.project import load_project
-    from hansa.compiler.rules_lower import resolve
+    from hansa.compiler.rules.resolve import resolve
+    from hansa.compiler.targets.python.codegen import build_game_module
 
     sizes = {}
     for side in (16, 32):
@@ -309,8 +309,8 @@ def test_a_large_board_builds_in_seconds_and_its_module_grows_linearly(tmp_path)
 
 
 def test_check_warns_past_the_board_size_build_is_measured_on():
-    from hansa.compiler.board_checks import BUILD_TESTED_CITIES, check_board
-    from hansa.compiler.ir import Board, City, PostSpace, Route
+    from hansa.compiler.board.checks import BUILD_TESTED_CITIES, check_board
+    from hansa.compiler.nodes.board import Board, City, PostSpace, Route
 
     space = (PostSpace("square", "white"),)
     n = BUILD_TESTED_CITIES + 1
@@ -326,7 +326,7 @@ def test_check_warns_past_the_board_size_build_is_measured_on():
 def test_make_position_writes_green_city_posts_and_permanent_marker_frames():
     """make_position balances pieces for the new JSON fields: a green city's posts, a pending
     permanent-marker frame holding a piece lifted off the board, the permissions used."""
-    from hansa.runtime.positions import make_position
+    from hansa.play.positions import make_position
 
     eastern = hansa.load_game("bigbox-eastern", 3)
     state = make_position(
@@ -408,7 +408,7 @@ def test_diff_lists_the_board_features_that_differ(tmp_path):
 def test_greedy_uses_permanent_markers():
     """The greedy beginner takes a permanent marker's effect rather than declining it."""
     sys.path.insert(0, str(Path(__file__).parent))
-    from hansa.runtime.greedy import GreedyAgent
+    from hansa.play.greedy import GreedyAgent
     from scenario_support import Position, act
 
     game = hansa.load_game("bigbox-eastern", 4)

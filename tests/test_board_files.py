@@ -12,11 +12,11 @@ import math
 from pathlib import Path
 
 import pytest
-from hansa.compiler.board_checks import check_board
-from hansa.compiler.board_json import board_to_json
-from hansa.compiler.board_lower import lower_board
-from hansa.compiler.ir import Board
-from hansa.compiler.parser import parse_text
+from hansa.compiler.board.checks import check_board
+from hansa.compiler.board.json_io import board_to_json
+from hansa.compiler.board.lower import lower_board
+from hansa.compiler.nodes.board import Board
+from hansa.compiler.syntax.parser import parse_text
 
 ROOT = Path(__file__).parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "boards"

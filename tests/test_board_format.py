@@ -8,18 +8,23 @@ import re
 from pathlib import Path
 
 import pytest
-from hansa.compiler.board_format import (
+from hansa.compiler.board.format import (
     format_board,
     format_source,
     keywords,
     name,
     quote,
 )
-from hansa.compiler.board_json import board_from_json, board_to_json, sorted_cities, sorted_routes
-from hansa.compiler.board_lower import lower_board
+from hansa.compiler.board.json_io import (
+    board_from_json,
+    board_to_json,
+    sorted_cities,
+    sorted_routes,
+)
+from hansa.compiler.board.lower import lower_board
 from hansa.compiler.errors import HansaError
-from hansa.compiler.ir import Board, City, PostSpace, Route
-from hansa.compiler.parser import parse_text
+from hansa.compiler.nodes.board import Board, City, PostSpace, Route
+from hansa.compiler.syntax.parser import parse_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_board_json import boards

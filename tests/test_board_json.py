@@ -9,8 +9,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from hansa.compiler.board_format import format_board
-from hansa.compiler.board_json import (
+from hansa.compiler.board.format import format_board
+from hansa.compiler.board.json_io import (
     board_from_json,
     board_to_json,
     dumps_board_json,
@@ -19,9 +19,9 @@ from hansa.compiler.board_json import (
     sorted_cities,
     sorted_routes,
 )
-from hansa.compiler.board_lower import lower_board
+from hansa.compiler.board.lower import lower_board
 from hansa.compiler.errors import HansaError
-from hansa.compiler.ir import (
+from hansa.compiler.nodes.board import (
     ABILITIES,
     PERMANENT_BONUSES,
     PRIVILEGES,
@@ -33,7 +33,7 @@ from hansa.compiler.ir import (
     SpecialPrestige,
     SpecialSpace,
 )
-from hansa.compiler.parser import parse_text
+from hansa.compiler.syntax.parser import parse_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hansa.compiler.board_lower import lower_board
+from hansa.compiler.board.lower import lower_board
 from hansa.compiler.errors import HansaError
-from hansa.compiler.ir import Board, City, PostSpace, Route, SpecialPrestige, SpecialSpace
-from hansa.compiler.parser import parse_text, read_source
+from hansa.compiler.nodes.board import Board, City, PostSpace, Route, SpecialPrestige, SpecialSpace
+from hansa.compiler.syntax.parser import parse_text, read_source
 
 SPEC_BOARDS = Path(__file__).parent.parent / "spec" / "boards"
 

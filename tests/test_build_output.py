@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from hansa.compiler import build_output
-from hansa.compiler.build_output import INDEX, recorded_modules, write_build
+from hansa.compiler.build import output as build_output
+from hansa.compiler.build.output import INDEX, recorded_modules, write_build
 
 from hansa.cli import main
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from hansa.compiler import model
 from hansa.compiler.errors import HansaError, Span
+from hansa.compiler.model import build as model
 from hansa.compiler.project import load_project
 
 from hansa.cli import main

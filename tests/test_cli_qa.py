@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hansa.runtime.simulate import simulate
+from hansa.play.simulate import simulate
 
 from hansa.cli import main
 

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 from engine_support import bigbox_rules, compile_source, fixture_board
-from hansa.compiler.codegen import build_game_module, generate_modules
 from hansa.compiler.errors import HansaError
-from hansa.compiler.model import mangle_module_name
-from hansa.compiler.rules_ir import Game, Option
+from hansa.compiler.nodes.rules import Game, Option, mangle_module_name
+from hansa.compiler.targets.python.codegen import build_game_module, generate_modules
 
 from hansa.cli import main
 
@@ -223,8 +222,8 @@ def test_a_failing_build_writes_nothing(tmp_path, capsys):
 
 def test_end_triggers_come_from_the_prelude_and_only_the_declared_ones():
     """track_pp is defined in words in the prelude (no template): only its condition is tested."""
-    from hansa.compiler.rules_ir import EndTrigger
-    from hansa.runtime.agents import RandomAgent, play
+    from hansa.compiler.nodes.rules import EndTrigger
+    from hansa.play.agents import RandomAgent, play
     from hansa.runtime.game import Game as RuntimeGame
 
     rules = replace(bigbox_rules(), end_triggers=(EndTrigger("track_pp", 12),))
@@ -252,8 +251,8 @@ def test_end_triggers_come_from_the_prelude_and_only_the_declared_ones():
     ],
 )
 def test_any_subset_of_marker_components_compiles_and_plays(markers):
-    from hansa.compiler.rules_ir import BonusMarker
-    from hansa.runtime.agents import RandomAgent, play
+    from hansa.compiler.nodes.rules import BonusMarker
+    from hansa.play.agents import RandomAgent, play
     from hansa.runtime.game import Game as RuntimeGame
 
     rules = replace(

@@ -8,8 +8,8 @@ import random
 from pathlib import Path
 
 import pytest
-from hansa.compiler.board_json import load_board_json
-from hansa.compiler.diff import (
+from hansa.compiler.board.json_io import load_board_json
+from hansa.compiler.diff.edits import (
     Side,
     diff,
     diff_boards,
@@ -21,8 +21,8 @@ from hansa.compiler.diff import (
     table_changes,
 )
 from hansa.compiler.errors import Span
-from hansa.compiler.ir import Board, Route
-from hansa.compiler.rules_ir import (
+from hansa.compiler.nodes.board import Board, Route
+from hansa.compiler.nodes.rules import (
     Ability,
     BonusMarker,
     CreateRoute,
@@ -588,7 +588,7 @@ def spec_project():
 
 
 def resolved(project, name: str) -> RuleSet:
-    from hansa.compiler.rules_lower import resolve
+    from hansa.compiler.rules.resolve import resolve
 
     return resolve(name, project.rulesets)
 

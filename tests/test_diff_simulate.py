@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from hansa.compiler.diff_behaviour import (
+from hansa.compiler.diff.behaviour import (
     ALPHA,
     Playable,
     SideRun,
@@ -24,10 +24,10 @@ from hansa.compiler.diff_behaviour import (
     welch,
     wilson,
 )
-from hansa.compiler.diff_plot import write_plot
-from hansa.compiler.ir import Board
-from hansa.compiler.rules_ir import Game, RuleSet
-from hansa.runtime.simulate import share
+from hansa.compiler.diff.plot import write_plot
+from hansa.compiler.nodes.board import Board
+from hansa.compiler.nodes.rules import Game, RuleSet
+from hansa.play.simulate import share
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -441,7 +441,7 @@ def test_swapping_sides_negates_the_difference(n_a, n_b, data) -> None:
 
 def test_in_memory_module_plays_like_the_committed_one(capsys) -> None:
     """The side compiled in memory plays the very games `hansa simulate` plays with generated/."""
-    from hansa.runtime.simulate import simulate
+    from hansa.play.simulate import simulate
 
     import hansa
 

@@ -55,7 +55,7 @@ def test_the_state_format_names_the_real_marker_keys() -> None:
 
 def test_rules_page_lists_every_decision_option() -> None:
     """docs/rules.md states every Decision; each rule-set option the catalogue has is among them."""
-    from hansa.compiler.rules_catalogue import CATALOGUE
+    from hansa.compiler.rules.catalogue import CATALOGUE
 
     text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     names = [kind for section, kind in CATALOGUE if section == "option"]

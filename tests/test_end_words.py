@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hansa.runtime.simulate import make_agents, play_game
+from hansa.play.simulate import make_agents, play_game
 
 import hansa
 from hansa.cli import main

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hansa.compiler.board_format import format_board
-from hansa.compiler.board_json import load_board_json
+from hansa.compiler.board.format import format_board
+from hansa.compiler.board.json_io import load_board_json
 
 from hansa.cli import main
 

@@ -425,7 +425,7 @@ def test_triggered_tiles_as_a_house_rule_decide_clockwise_from_the_actor(tmp_pat
 
 def test_triggered_tile_text_and_checks(tmp_path):
     """`hansa check` names an unknown trigger action, and the rule prints as written."""
-    from hansa.compiler.expr_ir import trigger_text
+    from hansa.compiler.nodes.expr import trigger_text
 
     assert trigger_text("another:income") == " when another player takes income"
     bad = HOUSE_TILES.replace("takes place", "takes plaec")
@@ -487,7 +487,7 @@ def test_random_play_keeps_the_invariants_with_tiles_and_choices(name, players):
 def test_greedy_takes_tiles_and_games_end_normally(name, players):
     """Greedy agents take tiles when they pay, answer every tile decision, and the games end by
     an end condition (not the decision bound) on many seeds."""
-    from hansa.runtime.greedy import GreedyAgent
+    from hansa.play.greedy import GreedyAgent
 
     game = hansa.load_game(name, players=players)
     taken = 0
@@ -510,7 +510,7 @@ def test_greedy_takes_tiles_and_games_end_normally(name, players):
 
 def test_greedy_flips_the_markers_least_worth_keeping_and_takes_free_pieces(favour):
     """It keeps extra-action and develop markers over the others; it takes the offered piece."""
-    from hansa.runtime.greedy import GreedyAgent
+    from hansa.play.greedy import GreedyAgent
 
     unused = ["plus_3_actions", "move_tradesmen", "exchange_trading_posts"]
     state = with_favour(Position(favour).player(0, unused=unused).to_move(0))

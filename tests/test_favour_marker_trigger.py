@@ -85,7 +85,7 @@ def test_random_play_with_marker_tiles_round_trips(game) -> None:
 
 
 def test_the_trigger_prints_as_written_and_a_wrong_article_is_one_error(tmp_path: Path, capsys):
-    from hansa.compiler.expr_ir import trigger_text
+    from hansa.compiler.nodes.expr import trigger_text
 
     assert trigger_text("another:use_marker") == " when another player uses a bonus marker"
     assert trigger_text("you:use_marker") == " when you use a bonus marker"

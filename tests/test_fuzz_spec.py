@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 from hansa.compiler.errors import HansaError
-from hansa.compiler.parser import get_parser, parse_text
 from hansa.compiler.project import load_project
+from hansa.compiler.syntax.parser import get_parser, parse_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -17,8 +17,8 @@ import os
 from pathlib import Path
 
 import pytest
-from hansa.runtime.logs import action_keys
-from hansa.runtime.simulate import make_agents, play_game
+from hansa.play.logs import action_keys
+from hansa.play.simulate import make_agents, play_game
 
 import hansa
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hansa.runtime.logs import action_keys, json_line, read_log
+from hansa.play.logs import action_keys, json_line, read_log
 
 from hansa.cli import main
 from hansa.resolve import load_game

@@ -9,8 +9,8 @@ import re
 import shutil
 from pathlib import Path
 
-from hansa.runtime.logs import header_for, read_log, replay, write_log
-from hansa.runtime.simulate import make_agents, play_game
+from hansa.play.logs import header_for, read_log, replay, write_log
+from hansa.play.simulate import make_agents, play_game
 
 import hansa
 

@@ -8,10 +8,10 @@ import ast
 from pathlib import Path
 
 import pytest
+from hansa.play.greedy import GreedyAgent
+from hansa.play.mcts import MCTSAgent, rewards_of
+from hansa.play.simulate import make_agent, parse_agents, play_game
 from hansa.runtime.errors import HansaError
-from hansa.runtime.greedy import GreedyAgent
-from hansa.runtime.mcts import MCTSAgent, rewards_of
-from hansa.runtime.simulate import make_agent, parse_agents, play_game
 from play_support import run_cli
 
 import hansa
@@ -60,7 +60,7 @@ def test_rewards_favour_the_leader_and_the_winner():
 
 
 def test_mcts_reads_only_public_methods_of_the_state():
-    source = Path(hansa.runtime.mcts.__file__).read_text(encoding="utf-8")
+    source = Path(hansa.play.mcts.__file__).read_text(encoding="utf-8")
     state_class = type(hansa.load_game("bigbox-hanseatic-45p", players=4).new_initial_state(0))
     used = {
         node.attr
@@ -116,8 +116,8 @@ def test_play_simulate_and_diff_accept_mcts(capsys):
 def test_a_parameter_of_the_wrong_type_is_one_clear_error():
     """`--agents mcts:iterations=x` names the parameter and what it must be (no TypeError)."""
     import pytest
+    from hansa.play.simulate import make_agent
     from hansa.runtime.errors import HansaError
-    from hansa.runtime.simulate import make_agent
 
     with pytest.raises(HansaError, match="iterations must be a whole number, not 'x'"):
         make_agent("mcts:iterations=x", 1)
@@ -194,7 +194,7 @@ def test_a_time_budget_is_respected():
 def test_iterations_end_after_the_searchers_next_turn(monkeypatch):
     """Every iteration from player 0's first decision is scored at the start of player 1's
     second turn (turns=1), or at the end of the game when neither turns nor depth limit it."""
-    import hansa.runtime.mcts as mcts
+    import hansa.play.mcts as mcts
 
     game = hansa.load_game("bigbox-hanseatic-45p", players=4)
     state = game.new_initial_state(3)

@@ -193,7 +193,7 @@ def test_spec_errors_are_located(capsys, tmp_path, cards, fragments):
 def test_greedy_aims_at_its_mission(monkeypatch):
     """The greedy agent values posts in the cities of its own card (read via `mission_cities`):
     over the same seeds it scores clearly more mission PP than with that valuation switched off."""
-    from hansa.runtime import greedy
+    from hansa.play import greedy
 
     game = hansa.load_game(GAME, 4)
 
@@ -224,7 +224,7 @@ def test_diff_shows_the_module(capsys):
 
 def test_mcts_searches_with_its_own_card_and_leaves_the_state():
     """The mcts agent redraws, per iteration, what the searcher cannot see (others' cards)."""
-    from hansa.runtime.mcts import MCTSAgent
+    from hansa.play.mcts import MCTSAgent
 
     game = hansa.load_game("bigbox-hanseatic-3p-missions", 3)
     state = game.new_initial_state(4)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import random
 
-import hansa.runtime.greedy
+import hansa.play.greedy
 import pytest
-from hansa.runtime.agents import RandomAgent
+from hansa.play.agents import RandomAgent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scenario_support import Position, act
@@ -267,13 +267,13 @@ def test_resample_hidden_keeps_the_markers_and_is_seeded():
 
 
 def test_greedy_reads_only_public_methods_of_the_state():
-    """runtime/greedy.py reads a position only through the state's public methods (no flat fields,
+    """play/greedy.py reads a position only through the state's public methods (no flat fields,
     no copy of a rule): every `state.<name>` it writes is a public method of a generated State (a
     game with the neutral pawn or board features has a few more)."""
     import ast
     from pathlib import Path
 
-    source = Path(hansa.runtime.greedy.__file__).read_text(encoding="utf-8")
+    source = Path(hansa.play.greedy.__file__).read_text(encoding="utf-8")
     state_classes = [hansa.load_game(name).module.State for name in hansa.available_games()]
     used = {
         node.attr

@@ -9,8 +9,8 @@ import functools
 import random
 
 import pytest
-from hansa.runtime.agents import RandomAgent
-from hansa.runtime.greedy import GreedyAgent
+from hansa.play.agents import RandomAgent
+from hansa.play.greedy import GreedyAgent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

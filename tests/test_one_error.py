@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from hansa.compiler.errors import did_you_mean
-from hansa.compiler.parser import parse_text
+from hansa.compiler.syntax.parser import parse_text
 from hansa.runtime.errors import Diagnostic, Span, printable
 
 import hansa

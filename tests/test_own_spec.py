@@ -185,7 +185,8 @@ def test_the_cache_is_used_by_the_next_command_without_the_compiler(own: Path) -
         "import sys, json\n"
         "from hansa.cli import main\n"
         "code = main(['play', 'quick-ring', '--spec', 'myspec', '--json'])\n"
-        "heavy = [m for m in ('hansa.compiler.project', 'hansa.compiler.codegen', 'lark', "
+        "heavy = [m for m in ('hansa.compiler.project', "
+        "'hansa.compiler.targets.python.codegen', 'lark', "
         "'jinja2', 'networkx', 'matplotlib', 'scipy') if m in sys.modules]\n"
         "print(json.dumps([code, heavy]), file=sys.stderr)\n"
     )
@@ -219,8 +220,8 @@ def test_commands_that_do_not_compile_import_only_the_runtime(
         "import sys, json\n"
         "from hansa.cli import main\n"
         f"code = main({COMMANDS_WITHOUT_COMPILING[command]!r})\n"
-        "heavy = [m for m in ('hansa.compiler.project', 'hansa.compiler.codegen', "
-        "'hansa.compiler.diff', 'lark', 'jinja2', 'networkx', 'matplotlib', 'scipy') "
+        "heavy = [m for m in ('hansa.compiler.project', 'hansa.compiler.targets.python.codegen', "
+        "'hansa.compiler.diff.edits', 'lark', 'jinja2', 'networkx', 'matplotlib', 'scipy') "
         "if m in sys.modules]\n"
         "print(json.dumps([code, heavy]), file=sys.stderr)\n"
     )

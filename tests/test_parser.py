@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from hansa.compiler.errors import HansaError
-from hansa.compiler.parser import (
+from hansa.compiler.syntax.parser import (
     describe_terminal,
     get_parser,
     parse_text,
@@ -219,7 +219,7 @@ def test_parsing_is_fast() -> None:
 
 def test_grammar_files_can_name_their_terminals() -> None:
     """`//! word: TERMINAL words` lines give a regex terminal its words in messages."""
-    from hansa.compiler.parser import _WORD_LINE
+    from hansa.compiler.syntax.parser import _WORD_LINE
 
     [match] = _WORD_LINE.finditer("x\n//! word: HEX_COLOUR a colour like #a0b0c0\ny")
     assert match.groups() == ("HEX_COLOUR", "a colour like #a0b0c0")

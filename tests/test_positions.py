@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hansa.runtime.positions import make_position
+from hansa.play.positions import make_position
 
 import hansa
 

@@ -1,20 +1,21 @@
-"""The prelude (compiler/prelude.hansa): the catalogue's scoring categories and end triggers that
-are nothing but an expression are defined there in the rules language, compiled like any rule in
-words; only procedures keep a template. Also the quantities the prelude needed (an ability domain,
-`full PP`, `special prestige`, tables with `… by TABLE`), `posts in COUNTRY` and `cities in COUNTRY`
-shown on the Britannia board, and one error per broken rule."""
+"""The prelude (compiler/rules/prelude.hansa): the catalogue's scoring categories and end triggers
+that are nothing but an expression are defined there in the rules language, compiled like any rule
+in words; only procedures keep a template. Also the quantities the prelude needed (an ability
+domain, `full PP`, `special prestige`, tables with `… by TABLE`), `posts in COUNTRY` and `cities in
+COUNTRY` shown on the Britannia board, and one error per broken rule."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
+import hansa.compiler.rules
 import pytest
-from hansa.compiler import model
-from hansa.compiler.codegen import TEMPLATES
-from hansa.compiler.prelude import PRELUDE_FILE, prelude
+from hansa.compiler.model import build as model
 from hansa.compiler.project import load_project
-from hansa.compiler.rules_catalogue import COMPONENTS
+from hansa.compiler.rules.catalogue import COMPONENTS
+from hansa.compiler.rules.prelude import PRELUDE_FILE, prelude
+from hansa.compiler.targets.python.codegen import TEMPLATES
 from scenario_support import Position
 from test_variants import SPEC, house_rule_text, variant
 
@@ -37,14 +38,12 @@ def test_every_expression_kind_is_defined_in_the_prelude_and_has_no_template():
 
 
 def test_the_prelude_ships_in_the_package():
-    assert PRELUDE_FILE.parent == Path(model.__file__).parent
+    assert PRELUDE_FILE.parent == Path(hansa.compiler.rules.__file__).parent
     assert PRELUDE_FILE.read_text(encoding="utf-8").count("define ") == len(prelude())
 
 
 def test_the_generated_modules_score_with_the_prelude_not_templates():
-    source = (
-        Path(model.__file__).parent.parent / "generated" / "bigbox_hanseatic_45p.py"
-    ).read_text()
+    source = (Path(__file__).parent.parent / "generated" / "bigbox_hanseatic_45p.py").read_text()
     assert "def _score_A(s: State, p: int) -> int:\n    return s.track[p]" in source
     assert "return (max(s.track) >= 20) or (s.completed >= 10)" in source  # end triggers
     assert "def _end_track_pp" not in source and "MARKER_SCORE_TABLE" not in source

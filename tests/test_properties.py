@@ -10,7 +10,7 @@ keeps incrementally (free points, route owners, per-player point lists) and comp
 from __future__ import annotations
 
 import pytest
-from hansa.runtime.agents import RandomAgent, play
+from hansa.play.agents import RandomAgent, play
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

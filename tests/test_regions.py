@@ -1,15 +1,13 @@
-"""Regions of a board's plane drawing (compiler/regions.py): faces of the routes and soldiers drawn
-straight between the cities' positions, on tiny hand-made drawings and on the 2-3 player board."""
+"""Regions of a board's plane drawing (compiler/board/regions.py): faces of the routes and soldiers
+drawn straight between the cities' positions, on tiny hand-made drawings and on the 2-3 player
+board."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from hansa.compiler.errors import Span
-from hansa.compiler.ir import Board, City, Route
-from hansa.compiler.project import load_project
-from hansa.compiler.regions import (
+from hansa.compiler.board.regions import (
     RegionError,
     Soldier,
     board_regions,
@@ -17,7 +15,10 @@ from hansa.compiler.regions import (
     compute_regions,
     segments_cross,
 )
-from hansa.compiler.rules_lower import resolve
+from hansa.compiler.errors import Span
+from hansa.compiler.nodes.board import Board, City, Route
+from hansa.compiler.project import load_project
+from hansa.compiler.rules.resolve import resolve
 
 SPEC = Path(__file__).resolve().parent.parent / "spec"
 
@@ -229,7 +230,7 @@ def test_remove_pawn(tmp_path):
 
 def test_diff_shows_the_pawn(tmp_path):
     """`hansa diff` reports the variant as one addition and soldier changes as sets."""
-    from hansa.compiler.diff import diff_rulesets
+    from hansa.compiler.diff.edits import diff_rulesets
 
     spec = tmp_path / "duel.hansa"
     spec.write_text(

@@ -16,10 +16,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from hansa.compiler import render
-from hansa.compiler.board_json import board_from_json
+from hansa.compiler.board import render
+from hansa.compiler.board.json_io import board_from_json
 from hansa.compiler.errors import HansaError
-from hansa.compiler.ir import Board, City, PostSpace, Route
+from hansa.compiler.nodes.board import Board, City, PostSpace, Route
 
 from hansa.cli import main
 
@@ -523,9 +523,9 @@ def test_a_game_with_the_neutral_pawn_draws_its_regions_and_soldiers(tmp_path, m
         "soldier:Lüneburg--Brunswiek",
         "soldier:Brunswiek--Goslar",
     }
+    from hansa.compiler.board.regions import board_regions
     from hansa.compiler.project import load_project
-    from hansa.compiler.regions import board_regions
-    from hansa.compiler.rules_lower import resolve
+    from hansa.compiler.rules.resolve import resolve
 
     project = load_project([ROOT / "spec"])
     pawn = resolve("original_2009_2p", project.rulesets).pawn

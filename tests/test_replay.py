@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hansa.runtime.logs import action_keys, read_log, replay
+from hansa.play.logs import action_keys, read_log, replay
 from play_support import GAME, assert_clean_error, load_game, run_cli
 
 

@@ -10,7 +10,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from hansa.runtime.greedy import GreedyAgent
+from hansa.play.greedy import GreedyAgent
 
 import hansa
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from hansa.compiler.errors import HansaError
+from hansa.compiler.nodes.rules import BonusMarker, Game, Option, ScoreCategory, TieBreakStep
 from hansa.compiler.project import load_project
-from hansa.compiler.rules_catalogue import Number, Word
-from hansa.compiler.rules_checks import check_game, check_ruleset, pieces_left
-from hansa.compiler.rules_ir import BonusMarker, Game, Option, ScoreCategory, TieBreakStep
-from hansa.compiler.rules_lower import resolve
+from hansa.compiler.rules.catalogue import Number, Word
+from hansa.compiler.rules.checks import check_game, check_ruleset, pieces_left
+from hansa.compiler.rules.resolve import resolve
 from test_rules_lower import ROOT, lower_all
 
 SPEC = Path(__file__).resolve().parent.parent / "spec"

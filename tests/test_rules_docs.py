@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hansa.compiler.expr_catalogue import EFFECTS, HOOK_DOCS, QUANTITIES, words_markdown
-from hansa.compiler.rules_catalogue import catalogue_markdown
+from hansa.compiler.expr.catalogue import EFFECTS, HOOK_DOCS, QUANTITIES, words_markdown
+from hansa.compiler.rules.catalogue import catalogue_markdown
 from test_rules_lower import lower_all
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "rules-language.md"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from hansa.compiler.errors import HansaError
-from hansa.compiler.rules_ir import RuleSet
-from hansa.compiler.rules_lower import resolve
+from hansa.compiler.nodes.rules import RuleSet
+from hansa.compiler.rules.resolve import resolve
 from test_rules_lower import ROOT, lower_all, where
 
 BASE = ROOT.replace("EXTRA", "bonus plus_3 = extra_actions(count: 3) count 2")

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hansa.compiler.board_format import format_source
-from hansa.compiler.parser import parse_text
+from hansa.compiler.board.format import format_source
+from hansa.compiler.syntax.parser import parse_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

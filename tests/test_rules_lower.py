@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 from hansa.compiler.errors import HansaError
-from hansa.compiler.parser import parse_text
-from hansa.compiler.rules_catalogue import COMPONENTS, kinds
-from hansa.compiler.rules_ir import (
+from hansa.compiler.nodes.rules import (
     BonusMarker,
     CreateRoute,
     Displace,
@@ -17,7 +15,10 @@ from hansa.compiler.rules_ir import (
     RuleSet,
     TieBreakStep,
 )
-from hansa.compiler.rules_lower import lower_game, lower_rules, resolve
+from hansa.compiler.rules.catalogue import COMPONENTS, kinds
+from hansa.compiler.rules.lower import lower_game, lower_rules
+from hansa.compiler.rules.resolve import resolve
+from hansa.compiler.syntax.parser import parse_text
 
 FILE = "test.hansa"
 

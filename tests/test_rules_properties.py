@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from hansa.compiler.errors import HansaError
-from hansa.compiler.parser import parse_text
-from hansa.compiler.rules_catalogue import spec_text
-from hansa.compiler.rules_checks import check_ruleset
-from hansa.compiler.rules_lower import lower_rules, resolve
+from hansa.compiler.rules.catalogue import spec_text
+from hansa.compiler.rules.checks import check_ruleset
+from hansa.compiler.rules.lower import lower_rules
+from hansa.compiler.rules.resolve import resolve
+from hansa.compiler.syntax.parser import parse_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_rules_lower import lower_all

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 from hansa.compiler.errors import HansaError
-from hansa.compiler.project import load_project
-from hansa.compiler.rules_ir import (
+from hansa.compiler.nodes.rules import (
     Ability,
     BoardRule,
     BonusMarker,
@@ -28,7 +27,8 @@ from hansa.compiler.rules_ir import (
     Setup,
     TieBreakStep,
 )
-from hansa.compiler.rules_lower import resolve
+from hansa.compiler.project import load_project
+from hansa.compiler.rules.resolve import resolve
 from test_rules_lower import lower_all
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ import random
 import pytest
 from hansa.compiler.errors import HansaError
 from hansa.compiler.project import load_project
-from hansa.compiler.rules_lower import resolve
+from hansa.compiler.rules.resolve import resolve
 from test_variants import SPEC, house_rule_text, variant
 
 FILE = "house.hansa"
@@ -98,7 +98,7 @@ def test_a_rule_set_without_one_action_builds_and_plays(action):
 
 def test_diff_shows_a_rule_in_words_by_its_changed_words(tmp_path):
     """`hansa diff` compares rules in words by their words: `score G: 2 → 3 PP per city …`."""
-    from hansa.compiler.diff import diff_rulesets
+    from hansa.compiler.diff.edits import diff_rulesets
 
     path = tmp_path / "more.hansa"
     path.write_text(

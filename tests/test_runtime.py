@@ -6,8 +6,8 @@ import copy
 import json
 
 import pytest
-from hansa.runtime.agents import RandomAgent, play
-from hansa.runtime.positions import make_position
+from hansa.play.agents import RandomAgent, play
+from hansa.play.positions import make_position
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hansa.runtime.positions import make_position
+from hansa.play.positions import make_position
 
 import hansa
 

@@ -28,9 +28,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hansa.compiler.board.regions import board_regions
 from hansa.compiler.project import load_project
-from hansa.compiler.regions import board_regions
-from hansa.compiler.rules_lower import resolve
+from hansa.compiler.rules.resolve import resolve
 from scenario_support import Position, act, doc, legal, load, refuse, route_points, supply
 
 import hansa
@@ -246,7 +246,7 @@ def test_pawn_json_round_trip_and_errors(two, named):
 
 
 def test_make_position_sets_the_pawn(two, named):
-    from hansa.runtime.positions import make_position
+    from hansa.play.positions import make_position
 
     west, _ = named["WEST"]
     edits = {
@@ -267,7 +267,7 @@ def test_games_without_the_pawn_have_no_pawn_field():
 
 def test_greedy_brings_the_pawn_to_the_route_it_can_create(two, named, regions):
     """The greedy agent moves the pawn for free when the route is near, and pays when it is far."""
-    from hansa.runtime.greedy import GreedyAgent
+    from hansa.play.greedy import GreedyAgent
 
     west, _ = named["WEST"]
     south, to_south = named["SOUTH"]
@@ -293,7 +293,7 @@ def test_greedy_brings_the_pawn_to_the_route_it_can_create(two, named, regions):
 def test_a_house_rule_changes_the_free_move(tmp_path, free_borders):
     """`free_borders N` compiles and plays: N = 0 leaves only paid moves (and no decision waits for
     a free move after the last action)."""
-    from hansa.runtime.agents import RandomAgent
+    from hansa.play.agents import RandomAgent
 
     spec = tmp_path / "duel.hansa"
     spec.write_text(

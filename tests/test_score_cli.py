@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hansa.runtime.simulate import make_agents, play_game
+from hansa.play.simulate import make_agents, play_game
 from play_support import GAME, assert_clean_error, load_game, run_cli, write_json
 
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
 
-from hansa.runtime.simulate import make_agents, play_game  # noqa: E402
+from hansa.play.simulate import make_agents, play_game  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 import hansa  # noqa: E402

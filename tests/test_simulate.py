@@ -7,7 +7,7 @@ import math
 
 import pytest
 from hansa.compiler.errors import HansaError
-from hansa.runtime.simulate import (
+from hansa.play.simulate import (
     SimulationResult,
     game_seed,
     make_agents,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from hansa.compiler.project import load_project
-from hansa.compiler.rules_lower import resolve
+from hansa.compiler.rules.resolve import resolve
 
 from hansa.cli import main
 

@@ -16,12 +16,12 @@ import types
 from pathlib import Path
 
 import pytest
-from hansa.compiler.codegen import build_game_module
 from hansa.compiler.project import load_project
-from hansa.compiler.rules_lower import resolve
-from hansa.runtime.agents import play
+from hansa.compiler.rules.resolve import resolve
+from hansa.compiler.targets.python.codegen import build_game_module
+from hansa.play.agents import play
+from hansa.play.greedy import GreedyAgent
 from hansa.runtime.game import Game
-from hansa.runtime.greedy import GreedyAgent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scenario_support import (
@@ -212,7 +212,7 @@ def test_greedy_values_a_square_space_only_where_a_merchant_may_take_it(bigbox):
     """The greedy agent's step-3 values follow the space rule: with merchants only on a route,
     Paderborn's square space is worth nothing under the Big Box (strict) and as much as with a
     trader under space_shapes merchant_anywhere; Münster's round one needs a merchant either way."""
-    from hansa.runtime.greedy import tables_for
+    from hansa.play.greedy import tables_for
 
     seen = []
     for game in both(bigbox, "action create_route space_shapes merchant_anywhere"):

@@ -94,9 +94,9 @@ def per_call(fn, items: list, repeat: int) -> float:
 
 def compile_seconds(name: str, spec: str | None = None) -> float:
     """CPU seconds to compile the game in memory from the loaded spec (model, templates, exec)."""
-    from hansa.compiler.codegen import build_game_module
     from hansa.compiler.project import load_project
-    from hansa.compiler.rules_lower import resolve
+    from hansa.compiler.rules.resolve import resolve
+    from hansa.compiler.targets.python.codegen import build_game_module
     from hansa.resolve import spec_folder
 
     folder = spec_folder(spec)

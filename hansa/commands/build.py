@@ -4,7 +4,7 @@ The output is deterministic; each module is written atomically (a temporary file
 place), and nothing is written unless every game compiles. `--check` writes nothing and exits 1 when
 generated/ is stale (the spec changed), hand-edited, missing a module or holding one for no game.
 The index is written last and only modules an earlier build's index recorded are ever removed, so
-an interrupted build never leaves an index naming a missing module (hansa.compiler.build_output).
+an interrupted build never leaves an index naming a missing module (hansa.compiler.build.output).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _current_text(path: Path) -> str | None:
 
 
 def expected_files(spec: Path) -> dict[str, str]:
-    from hansa.compiler.codegen import generate_modules, index_source, spec_names
+    from hansa.compiler.targets.python.codegen import generate_modules, index_source, spec_names
 
     modules = generate_modules(spec)
     files = {f"{module}.py": text for module, text in modules.values()}
@@ -45,7 +45,7 @@ def expected_files(spec: Path) -> dict[str, str]:
 
 
 def run(args) -> int:
-    from hansa.compiler.build_output import stale_modules, write_build
+    from hansa.compiler.build.output import stale_modules, write_build
 
     spec = Path(args.spec)
     if not spec.is_dir():

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 from hansa.compiler.errors import HansaError, Span, did_you_mean
 
 if TYPE_CHECKING:  # imported where used: `hansa` starts without loading the compiler
-    from hansa.compiler.diff import Edit, Side
-    from hansa.compiler.ir import Board
-    from hansa.compiler.rules_ir import Game, RuleSet
+    from hansa.compiler.diff.edits import Edit, Side
+    from hansa.compiler.nodes.board import Board
+    from hansa.compiler.nodes.rules import Game, RuleSet
 
 NAME = "diff"
 HELP = "semantic diff of two boards, rule sets or games (exit 0 equal, 1 different, 2 error)"
@@ -198,7 +198,7 @@ def _require_clean(project: Any, file: str) -> None:
 
 
 def _resolve(name: str, catalogue: Any, where: Span | None = None) -> RuleSet:
-    from hansa.compiler.rules_lower import resolve
+    from hansa.compiler.rules.resolve import resolve
 
     rulesets = catalogue.rulesets
     if name not in rulesets:
@@ -218,8 +218,8 @@ class Candidate:
 
 
 def _declarations(project: Any) -> list[tuple[type, str, Any]]:
-    from hansa.compiler.ir import Board
-    from hansa.compiler.rules_ir import Game, RuleSet
+    from hansa.compiler.nodes.board import Board
+    from hansa.compiler.nodes.rules import Game, RuleSet
 
     return [
         (cls, name, node)
@@ -244,11 +244,11 @@ def _split_file_arg(arg: str) -> tuple[str, str | None] | None:
 
 def candidates(arg: str, loader: _Loader) -> list[Candidate]:
     """Everything one command-line argument can mean (usually exactly one declaration)."""
-    from hansa.compiler.ir import Board
+    from hansa.compiler.nodes.board import Board
 
     split = _split_file_arg(arg)
     if split is not None and split[0].endswith(".json"):
-        from hansa.compiler.board_json import load_board_json
+        from hansa.compiler.board.json_io import load_board_json
 
         if split[1] is not None:
             raise HansaError("a board .json holds one board; drop ':NAME'", Span(split[0], 0, 0))
@@ -330,9 +330,9 @@ def choose(arg: str, options: list[Candidate], other: list[Candidate]) -> Candid
 def load(candidate: Candidate) -> Loaded:
     """The IR to compare for one declaration: a board, a resolved rule set, or a game with both."""
     cls, name, node, catalogue = candidate.cls, candidate.name, candidate.node, candidate.catalogue
-    from hansa.compiler.diff import Side
-    from hansa.compiler.ir import Board
-    from hansa.compiler.rules_ir import RuleSet
+    from hansa.compiler.diff.edits import Side
+    from hansa.compiler.nodes.board import Board
+    from hansa.compiler.nodes.rules import RuleSet
 
     side = Side(KIND_WORDS[cls.__name__], name, candidate.file)
     if cls is Board:
@@ -364,9 +364,9 @@ def load_pair(
 
 def compare(a: Loaded, b: Loaded) -> list[Edit]:
     """The edits from A to B; both sides must be the same kind of declaration."""
-    from hansa.compiler.diff import diff_boards, diff_games, diff_rulesets
-    from hansa.compiler.ir import Board
-    from hansa.compiler.rules_ir import RuleSet
+    from hansa.compiler.diff.edits import diff_boards, diff_games, diff_rulesets
+    from hansa.compiler.nodes.board import Board
+    from hansa.compiler.nodes.rules import RuleSet
 
     if a.side.kind != b.side.kind:
         raise HansaError(
@@ -466,7 +466,7 @@ def _game_decl(
 ) -> Game:
     """The spec's game that plays `rules` on `board`, else one made up for the simulation (for
     the player counts it was found through, else the board's, else --players)."""
-    from hansa.compiler.rules_ir import Game
+    from hansa.compiler.nodes.rules import Game
 
     games = sorted(
         (g for g in catalogue.games.values() if g.rules == rules and g.board == board.id),
@@ -508,7 +508,7 @@ def _view(catalogue: Any, loader: _Loader) -> _View:
 
 
 def _board_option(arg: str, loader: _Loader) -> Board:
-    from hansa.compiler.ir import Board
+    from hansa.compiler.nodes.board import Board
 
     found = [c for c in candidates(arg, loader) if c.cls is Board]
     if not found:
@@ -521,7 +521,7 @@ def _board_option(arg: str, loader: _Loader) -> Board:
 def playables(a: Loaded, b: Loaded, args: argparse.Namespace, loader: _Loader) -> tuple:
     """Both sides as games to play: games as they are; two rule sets on one board; two boards
     with one rule set. Each side's names resolve in its own catalogue (its file, then spec/)."""
-    from hansa.compiler.diff_behaviour import Playable
+    from hansa.compiler.diff.behaviour import Playable
 
     kind = a.side.kind
     if kind != "rules" and args.board is not None:
@@ -629,7 +629,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _semantic_report(args: argparse.Namespace, edits: list[Edit], a: Loaded, b: Loaded) -> str:
-    from hansa.compiler.diff import format_json, format_markdown, format_text
+    from hansa.compiler.diff.edits import format_json, format_markdown, format_text
 
     if args.format == "json":
         return format_json(edits, a.side, b.side)
@@ -646,11 +646,11 @@ def _print(text: str) -> None:
 def _run_simulation(
     args: argparse.Namespace, edits: list[Edit], a: Loaded, b: Loaded, loader: _Loader
 ) -> int:
-    from hansa.compiler.diff import format_json
+    from hansa.compiler.diff.edits import format_json
 
     """Prepare both sides (every check before the first game), print the semantic diff, play,
     then print the behavioural comparison and draw the plot."""
-    from hansa.compiler import diff_behaviour as behaviour
+    from hansa.compiler.diff import behaviour as behaviour
     from hansa.runtime.game import Game as LoadedGame
 
     from .play import max_decisions
@@ -686,7 +686,7 @@ def _run_simulation(
         progress.close()
     result = behaviour.compare_runs(runs[0], runs[1], seed)
     if args.plot is not None:
-        from hansa.compiler.diff_plot import write_plot
+        from hansa.compiler.diff.plot import write_plot
 
         write_plot(result, args.plot)
     if args.format == "json":

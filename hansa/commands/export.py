@@ -43,8 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.compiler.board_checks import check_board
-    from hansa.compiler.board_json import board_to_json, dumps_board_json
+    from hansa.compiler.board.checks import check_board
+    from hansa.compiler.board.json_io import board_to_json, dumps_board_json
     from hansa.compiler.project import load_board
 
     if args.board.endswith(".json"):

@@ -1,7 +1,7 @@
 """Rewrite spec files in canonical form (docs/board-language.md, "Canonical form").
 
 Only `board` declarations are rewritten, and `rules` declarations re-indented
-(compiler/rules_format.py); every other declaration and every comment outside a board is kept
+(compiler/syntax/rules_format.py); every other declaration and every comment outside a board is kept
 byte for byte, and comments inside a board move with the statement they belong
 to. A file that does not parse, or whose boards do not lower, is reported and left untouched;
 the other files are still formatted. Each changed file is written to a temporary file next to it
@@ -15,8 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from hansa.atomic import write_atomically
 from hansa.compiler.errors import HansaError
-from hansa.runtime.atomic import write_atomically
 
 NAME = "fmt"
 HELP = "rewrite spec files in canonical form (boards; rule sets' indentation); --check only reports"
@@ -37,9 +37,9 @@ def write_text_atomically(path: str | Path, text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.compiler.board_format import format_source
-    from hansa.compiler.parser import read_source
+    from hansa.compiler.board.format import format_source
     from hansa.compiler.project import find_spec_files
+    from hansa.compiler.syntax.parser import read_source
 
     files = find_spec_files(args.paths)
     changed = unchanged = failed = 0

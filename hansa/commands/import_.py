@@ -29,8 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.compiler.board_format import format_board
-    from hansa.compiler.board_json import load_board_json
+    from hansa.compiler.board.format import format_board
+    from hansa.compiler.board.json_io import load_board_json
 
     text = format_board(load_board_json(args.json_file))
     if args.output:

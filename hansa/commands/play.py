@@ -87,7 +87,7 @@ def load_game(name: str, players: int | None, spec: str | None = None):
 
 
 def max_decisions(args: argparse.Namespace) -> int:
-    from hansa.runtime.simulate import DEFAULT_MAX_DECISIONS
+    from hansa.play.simulate import DEFAULT_MAX_DECISIONS
 
     value = args.max_decisions
     if value is None:
@@ -164,8 +164,8 @@ def outcome_fields(record, state) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.runtime.logs import header_for, write_log
-    from hansa.runtime.simulate import make_agents, parse_agents, play_game
+    from hansa.play.logs import header_for, write_log
+    from hansa.play.simulate import make_agents, parse_agents, play_game
 
     game = load_game(args.game, args.players, args.spec)
     limit = max_decisions(args)

@@ -60,9 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from hansa.compiler.board_checks import check_board
+    from hansa.compiler.board.checks import check_board
+    from hansa.compiler.board.render import DEFAULT_DPI, check_dpi, output_format, render_board
     from hansa.compiler.project import load_board
-    from hansa.compiler.render import DEFAULT_DPI, check_dpi, output_format, render_board
 
     # bad options fail before any loading or drawing
     if args.output is not None:
@@ -102,9 +102,9 @@ def _game_regions(name: str, spec: str = "spec"):
     """(board name, regions) when `name` is a game of the spec folder using the neutral pawn."""
     from pathlib import Path
 
+    from hansa.compiler.board.regions import board_regions
     from hansa.compiler.project import load_project
-    from hansa.compiler.regions import board_regions
-    from hansa.compiler.rules_lower import resolve
+    from hansa.compiler.rules.resolve import resolve
 
     folder = Path(spec)
     if name.endswith(".hansa") or not folder.is_dir():

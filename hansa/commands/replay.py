@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.runtime.logs import replay
+    from hansa.play.logs import replay
 
     result = replay(args.log, functools.partial(load_game, spec=args.spec))
     for warning in result.warnings:

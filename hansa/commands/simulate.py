@@ -75,7 +75,7 @@ def _fmt(stat: dict, digits: int = 1) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.runtime.simulate import simulate
+    from hansa.play.simulate import simulate
 
     if args.games < 1:
         raise HansaError(f"-n must be at least 1, got {args.games}")

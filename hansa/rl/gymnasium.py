@@ -35,7 +35,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 import hansa
-from hansa.runtime.simulate import agent_seed, make_agent
+from hansa.play.simulate import agent_seed, make_agent
 
 from .common import SEED_BITS, check_max_decisions, observation_space
 

@@ -35,7 +35,7 @@ from open_spiel.python.algorithms import mcts
 
 import hansa
 from hansa.runtime.observation_tensor import face_down
-from hansa.runtime.simulate import make_agent
+from hansa.play.simulate import make_agent
 
 from .common import SEED_BITS
 

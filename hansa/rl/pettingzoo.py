@@ -19,7 +19,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 import hansa
-from hansa.runtime.simulate import derived_seed
+from hansa.play.simulate import derived_seed
 
 from .common import SEED_BITS, action_mask, check_max_decisions, observation_space
 

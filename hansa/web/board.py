@@ -1,6 +1,6 @@
 """The board layout the page draws: positions of cities, spaces and route points, in map units.
 
-The geometry is the renderer's (`compiler/render.py`: the same city boxes, point spacing and
+The geometry is the renderer's (`compiler/board/render.py`: the same city boxes, point spacing and
 route bends), so the page shows the board as `hansa render` draws it. Every element is tied to the
 generated module's indices (city, space, route and point ids), which the page needs to put pieces
 from the state JSON on the board and to attach legal actions to what they act on.
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from hansa.compiler import render
-from hansa.compiler.ir import (
+from hansa.compiler.board import render
+from hansa.compiler.nodes.board import (
     PRIVILEGES,
     Board,
     City,

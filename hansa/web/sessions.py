@@ -19,8 +19,7 @@ from types import ModuleType
 
 import hansa
 from hansa.compiler.errors import HansaError
-from hansa.runtime.game import Game
-from hansa.runtime.simulate import (
+from hansa.play.simulate import (
     AGENTS,
     GameRecord,
     GameTracker,
@@ -28,6 +27,7 @@ from hansa.runtime.simulate import (
     checked_step,
     make_agent,
 )
+from hansa.runtime.game import Game
 
 HUMAN = "human"
 MAX_SESSIONS = 100  # live games kept; the least recently used one is dropped beyond this
@@ -387,7 +387,7 @@ class Session:
 
     def log_text(self) -> str:
         """The game as a `hansa play --log` log (JSON lines), for `hansa replay`."""
-        from hansa.runtime.logs import header_for, log_lines
+        from hansa.play.logs import header_for, log_lines
 
         if self.seed is None:
             raise HansaError(
@@ -461,7 +461,7 @@ class Sessions:
 
     def open_log(self, text: str, name: str) -> Session:
         """A log, verified as `hansa replay` verifies it, opened for stepping through."""
-        from hansa.runtime.logs import replay
+        from hansa.play.logs import replay
 
         with _quoting(name, text):
             result = replay(name, self.catalogue.game, text=text)

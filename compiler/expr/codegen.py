@@ -1,0 +1,420 @@
+"""Compile rules in words (checked expr_ir nodes) into plain Python functions of the game module.
+
+One method per node class (`_Num`, `_Ref`, `_BinOp`, …) returns the node's Python text; effects
+become statements. The only text that reaches the module is fixed code from this file and the
+quantity catalogue, variable names this compiler makes up (`c1`, `r2`, `q1`) and integers (table
+indices, literals): an ability, category or marker is referred to by its index, so no name or
+string an author writes can become code. Everything runs at compile time; the module has no
+interpreter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..errors import HansaError
+from ..nodes.expr import (
+    MARKER_TRIGGER,
+    Aggregate,
+    Amount,
+    BinOp,
+    BoolOp,
+    Compare,
+    Domain,
+    Effect,
+    HookRule,
+    Lookup,
+    Not,
+    Num,
+    Ref,
+)
+from .catalogue import QUANTITIES, SETTABLE
+from .check import MAY_TAKE_KINDS, Names, Scope, resolve_ref
+
+
+@dataclass(frozen=True)
+class Env:
+    """Python names in scope: the rule's player, the focus player/city/route, the victim."""
+
+    you: str = "p"
+    player: str = "p"
+    city: str = ""
+    route: str = ""
+    victim: str = ""
+    ability: str = ""
+    depth: int = 0
+
+    def scope(self) -> Scope:
+        return Scope(
+            city=bool(self.city),
+            route=bool(self.route),
+            victim=bool(self.victim),
+            counting_players=self.player != self.you,
+            ability=bool(self.ability),
+        )
+
+
+class ExprCompiler:
+    """Compiles expressions against one game's tables (ability and category indices)."""
+
+    def __init__(
+        self,
+        names: Names,
+        abilities: tuple[str, ...],
+        categories: list[tuple[str, str]],
+        marker_ids: dict[str, int],
+        x_params: bool = False,
+        city_countries: tuple[tuple[int, ...], ...] = (),
+    ):
+        self.names = names
+        self.abilities = abilities
+        self.categories = categories  # (key, kind) in SCORE_KEYS order
+        self.marker_ids = marker_ids
+        self.x_params = x_params  # the game has per-player parameters (s.xparam)
+        self.constants: dict[str, tuple] = {}  # tables precomputed (`… by TABLE`, countries)
+        self.city_countries = city_countries  # the board's CITY_COUNTRIES (country indices)
+
+    # ---- expressions: one method per node class
+
+    def expr(self, node, env: Env) -> str:
+        return getattr(self, "_" + type(node).__name__)(node, env)
+
+    def _Num(self, node: Num, env: Env) -> str:
+        return str(int(node.value))
+
+    def _Ref(self, node: Ref, env: Env) -> str:
+        quantity, named, owner, player = resolve_ref(node, self.names, env.scope())
+        who = env.player
+        if owner == "your":
+            who = env.you
+        if player is not None:
+            who = self.expr(player, env)
+        ability: int | str = 0
+        category = country = 0
+        if quantity.arg == "ability" or quantity.needs == "ability":
+            ability = self.abilities.index(named) if named else env.ability
+        elif quantity.arg == "category":
+            category = self._category(named)
+        elif quantity.arg == "country":
+            country = self._country(named)
+        code = quantity.code_params if self.x_params and quantity.code_params else quantity.code
+        code = code.format(
+            P=who,
+            Y=env.you,
+            C=env.city,
+            R=env.route,
+            V=env.victim,
+            A=ability,
+            K=category,
+            N=country,
+        )
+        return code  # a bool quantity's code yields a bool (a comparison or a table of bools)
+
+    def _category(self, named: str) -> int:
+        for i, (key, kind) in enumerate(self.categories):
+            if named in (key, kind):
+                return i
+        raise HansaError(f"internal error: no scoring category {named!r}")
+
+    def _country(self, name: str) -> int:
+        """The country's index (checked by resolve_ref); its cities become a table of the module."""
+        index = self.names.countries.index(name)
+        n_countries = len(self.names.countries)
+        self.constants["X_COUNTRY_CITIES"] = tuple(
+            tuple(c for c, inside in enumerate(self.city_countries) if n in inside)
+            for n in range(n_countries)
+        )
+        return index
+
+    def _BinOp(self, node: BinOp, env: Env) -> str:
+        return f"({self.expr(node.left, env)} {node.op} {self.expr(node.right, env)})"
+
+    def _Compare(self, node: Compare, env: Env) -> str:
+        return f"({self.expr(node.left, env)} {node.op} {self.expr(node.right, env)})"
+
+    def _BoolOp(self, node: BoolOp, env: Env) -> str:
+        return "(" + f" {node.op} ".join(self.expr(i, env) for i in node.items) + ")"
+
+    def _Not(self, node: Not, env: Env) -> str:
+        return f"(not {self.expr(node.item, env)})"
+
+    def _Lookup(self, node: Lookup, env: Env) -> str:
+        """A table folded at compile time into one tuple indexed by the (clamped) count."""
+        top = node.rows[-1][0]
+        values = []
+        for count in range(top + 1):
+            values.append(next((pp for low, pp in reversed(node.rows) if count >= low), 0))
+        name = f"X_TABLE_{len(self.constants)}"
+        for known, table in self.constants.items():
+            if table == tuple(values):
+                name = known
+        self.constants[name] = tuple(values)
+        return f"{name}[min(max({self.expr(node.value, env)}, 0), {top})]"
+
+    def _Aggregate(self, node: Aggregate, env: Env) -> str:
+        whole = self._whole_players(node, env)
+        if whole:
+            return f"{node.fn}({whole})"
+        var, loop, inner = self.loop(node.domain, env)
+        body = "1" if node.body is None else self.expr(node.body, inner)
+        if node.fn in ("count", "sum"):
+            return f"sum({body} for {var} in {loop})"
+        if node.fn in ("max", "min"):
+            return f"{node.fn}(({body} for {var} in {loop}), default=0)"
+        return f"{'any' if node.fn == 'some' else 'all'}({body} for {var} in {loop})"
+
+    def _whole_players(self, node: Aggregate, env: Env) -> str:
+        """`max track PP over players`: the quantity's list of every player's value, when it has
+        one (`max(s.track)`), instead of a loop."""
+        body = node.body
+        if node.fn not in ("max", "min", "sum") or node.domain.kind != "player":
+            return ""
+        if node.domain.where is not None or not isinstance(body, Ref):
+            return ""
+        if body.args or body.owner:
+            return ""
+        quantity = QUANTITIES.get(body.words)
+        return quantity.whole if quantity is not None else ""
+
+    def loop(self, domain: Domain, env: Env) -> tuple[str, str, Env]:
+        """(variable, iterable with its filter, the environment inside) of a bounded loop."""
+        depth = env.depth + 1
+        if domain.kind == "city":
+            var, rng = f"c{depth}", "range(N_CITIES)"
+            inner = replace(env, city=var, depth=depth)
+        elif domain.kind == "route":
+            var, rng = f"r{depth}", "range(N_ROUTES)"
+            inner = replace(env, route=var, depth=depth)
+        elif domain.kind == "ability":
+            var, rng = f"a{depth}", "range(NA)"
+            inner = replace(env, ability=var, depth=depth)
+        else:
+            var, rng = f"q{depth}", "range(s.num_players)"
+            inner = replace(env, player=var, depth=depth)
+        conditions = []
+        if domain.country:
+            n = self._country(domain.country)
+            if domain.kind == "city":
+                conditions.append(f"{n} in CITY_COUNTRIES[{var}]")
+            else:
+                conditions.append(f"ROUTE_COUNTRY[{var}] == {n}")
+        if domain.kind == "opponent":
+            conditions.append(f"{var} != {env.you}")
+        if domain.where is not None:
+            conditions.append(self.expr(domain.where, inner))
+        if conditions:
+            return var, f"{rng} if " + " and ".join(conditions), inner
+        return var, rng, inner
+
+    def amount(self, amount: Amount, env: Env) -> str:
+        if amount.per is None:
+            return self.expr(amount.value, env)
+        var, loop, inner = self.loop(amount.per, env)
+        return f"sum({self.expr(amount.value, inner)} for {var} in {loop})"
+
+    # ---- effects: statements, one method per effect kind
+
+    def effects(self, effects: tuple[Effect, ...], env: Env) -> list[str]:
+        lines: list[str] = []
+        for effect in effects:
+            body = getattr(self, "_effect_" + effect.kind)(effect, env)
+            if effect.when is not None:
+                lines.append(f"if {self.expr(effect.when, env)}:")
+                lines.extend("    " + line for line in body)
+            else:
+                lines.extend(body)
+        return lines or ["pass"]
+
+    def _effect_gain_pp(self, effect: Effect, env: Env) -> list[str]:
+        return [f"s.track[{env.you}] += max(0, {self.amount(effect.amount, env)})"]
+
+    def _effect_lose_pp(self, effect: Effect, env: Env) -> list[str]:
+        you = env.you
+        return [f"s.track[{you}] = max(0, s.track[{you}] - {self.amount(effect.amount, env)})"]
+
+    def _effect_extra_actions(self, effect: Effect, env: Env) -> list[str]:
+        return [
+            f"if {env.you} == s.player:",
+            f"    s.actions_left += max(0, {self.amount(effect.amount, env)})",
+        ]
+
+    def _effect_develop(self, effect: Effect, env: Env) -> list[str]:
+        you = env.you
+        if effect.name:
+            a = self.abilities.index(effect.name)
+            return [f"if _can_develop(s, {you}, {a}):", f"    _develop(s, {you}, {a})"]
+        return [
+            f"if _develop_options(s, {you}, -1):",
+            f"    s.stack.append((F_DEVELOP, {you}, -1))",
+        ]
+
+    def _effect_take(self, effect: Effect, env: Env) -> list[str]:
+        kind = 1 if effect.name.startswith("merchant") else 0
+        return [f"_x_take(s, {env.you}, {kind}, {self.expr(effect.value, env)})"]
+
+    def _effect_set_param(self, effect: Effect, env: Env) -> list[str]:
+        index = list(SETTABLE).index(effect.name)
+        value = self.expr(effect.value, env)
+        return [f"s.xparam[{env.you} * N_X_PARAMS + {index}] = max(0, {value})"]
+
+    def _effect_may_take(self, effect: Effect, env: Env) -> list[str]:
+        """A decision frame for the player (core/favour.py.j2's take-from-stock frame)."""
+        kinds = MAY_TAKE_KINDS[effect.name]
+        return [f"_x_may_take(s, {env.you}, {kinds}, {self.expr(effect.value, env)})"]
+
+    def _effect_receive(self, effect: Effect, env: Env) -> list[str]:
+        return [f"_x_receive(s, {env.you}, {self.marker_ids[effect.name]})"]
+
+    # ---- whole functions for the hooks
+
+    def hook_functions(
+        self, rules: tuple[HookRule, ...], marker_first: int, tie_exprs: list
+    ) -> dict[str, str]:
+        """Function source by name: `_x_setup`, `_x_turn_start`, `_x_after_route`,
+        `_x_forbidden`, `_x_end`, `_x_tie_N`, `_score_K`, `_usable_rule_N`/`_effect_rule_N`,
+        `_x_control_value`. Only hooks the rule set uses get one."""
+        out: dict[str, str] = {}
+        env = Env()
+        for hook, name in (
+            ("setup", "_x_setup"),
+            ("turn_start", "_x_turn_start"),
+            ("after_create_route", "_x_after_route"),
+        ):
+            chosen = [r for r in rules if r.hook == hook]
+            if chosen:
+                lines = []
+                for rule in chosen:
+                    lines.extend(self.effects(rule.effects, env))
+                out[name] = _function(name, "s: State, p: int", "None", lines)
+        markers = [r for r in rules if r.hook == "marker_used"]
+        for i, rule in enumerate(markers):
+            n = marker_first + i
+            out[f"_usable_rule_{n}"] = _function(
+                f"_usable_rule_{n}", "s: State, p: int, m: int", "bool", ["return True"]
+            )
+            out[f"_effect_rule_{n}"] = _function(
+                f"_effect_rule_{n}",
+                "s: State, p: int, m: int",
+                "None",
+                self.effects(rule.effects, env),
+            )
+        favours = [r for r in rules if r.hook == "favour"]
+        for i, rule in enumerate(favours):
+            effects = () if rule.trigger else rule.effects  # a triggered tile acts later
+            out[f"_favour_{i}"] = _function(
+                f"_favour_{i}", "s: State, p: int", "None", self.effects(effects, env)
+            )
+        if any(rule.trigger for rule in favours):
+            out.update(self.trigger_functions(favours, env))
+        forbids = [r for r in rules if r.hook == "forbid"]
+        if forbids:
+            lines = []
+            for rule in forbids:
+                test = _ACTION_TESTS[rule.target]
+                inner = env
+                lines.append(f"if {test}:")
+                if rule.target == "displace":
+                    lines.append("    v = s.pt[(action - A_DISPLACE) >> 1] >> 1")
+                    inner = replace(env, victim="v")
+                lines.append(f"    if {self.expr(rule.condition, inner)}:")
+                lines.append("        return True")
+            lines.append("return False")
+            out["_x_forbidden"] = _function(
+                "_x_forbidden", "s: State, p: int, action: int", "bool", lines
+            )
+        ends = [r for r in rules if r.hook == "end"]
+        if ends:
+            tests = " or ".join(self.expr(r.condition, env) for r in ends)
+            out["_x_end"] = _function("_x_end", "s: State, p: int", "bool", [f"return {tests}"])
+            # Which of them hold, by name (a catalogue kind or the condition's words), for
+            # reports of how a game ended: `state.end_conditions_met()`.
+            named = "".join(
+                f"({r.key.removeprefix('end:')!r}, {self.expr(r.condition, env)}), " for r in ends
+            )
+            out["_x_ends_met"] = _function(
+                "_x_ends_met",
+                "s: State, p: int",
+                "list[str]",
+                [f"return [name for name, met in ({named}) if met]"],
+            )
+        for rule in rules:
+            if rule.hook == "score":
+                name = f"_score_{rule.target}"
+                out[name] = _function(
+                    name, "s: State, p: int", "int", [f"return {self.amount(rule.amount, env)}"]
+                )
+        for i, expr in enumerate(tie_exprs):
+            name = f"_x_tie_{i}"
+            out[name] = _function(
+                name, "s: State, p: int", "int", [f"return {self.expr(expr, env)}"]
+            )
+        for rule in rules:
+            if rule.hook == "control" and rule.condition is not None:
+                inner = Env(you="p", player="p", city="c")
+                out["_x_control_value"] = _function(
+                    "_x_control_value",
+                    "s: State, p: int, c: int",
+                    "int",
+                    [f"return {self.expr(rule.condition, inner)}"],
+                )
+        return out
+
+    def trigger_functions(self, favours: list[HookRule], env: Env) -> dict[str, str]:
+        """`_favour_when_N` (a triggered tile's effects for one holder) and `_x_after_action`,
+        called after every action of a turn: for each action a tile reacts to, each holder
+        clockwise from the acting player (the actor last) runs the tile's effects. Decisions
+        they leave (frames) go below the action's own, the first holder's on top, so the action
+        finishes first and the holders then decide in clockwise order."""
+        out: dict[str, str] = {}
+        by_action: dict[str, list[tuple[int, str]]] = {}
+        for i, rule in enumerate(favours):
+            if not rule.trigger:
+                continue
+            who, action = rule.trigger.split(":", 1)
+            out[f"_favour_when_{i}"] = _function(
+                f"_favour_when_{i}", "s: State, p: int", "None", self.effects(rule.effects, env)
+            )
+            by_action.setdefault(action, []).append((i, who))
+        lines = ["n = s.num_players", "groups = []"]
+        for action, tiles in by_action.items():
+            lines.append(f"if {_ACTION_TESTS[action]}:")
+            lines.append("    for k in range(1, n + 1):  # clockwise from the actor, who is last")
+            lines.append("        h = (a + k) % n")
+            lines.append("        held = s.fav_held[h]")
+            for i, who in tiles:
+                guard = {"another": " and h != a", "you": " and h == a", "any": ""}[who]
+                lines.append(f"        if {i} in held{guard}:")
+                lines.append("            base = len(s.stack)")
+                lines.append(f"            _favour_when_{i}(s, h)")
+                lines.append("            groups.append(s.stack[base:])")
+                lines.append("            del s.stack[base:]")
+        lines.append("for group in groups:  # the first holder's decisions end up on top")
+        lines.append("    s.stack[0:0] = group")
+        out["_x_after_action"] = _function(
+            "_x_after_action", "s: State, a: int, action: int", "None", lines
+        )
+        return out
+
+
+_ACTION_TESTS = {
+    "income": "A_INCOME <= action < A_PLACE",
+    "place": "A_PLACE <= action < A_DISPLACE",
+    "displace": "A_DISPLACE <= action < A_MOVE",
+    "move": "action == A_MOVE",
+    "create_route": "A_CREATE <= action < A_CREATE + N_ROUTES",
+    MARKER_TRIGGER: "A_USE_MARKER <= action < A_USE_MARKER + N_MARKER_TYPES",  # a bonus marker
+}
+
+
+def _function(name: str, args: str, returns: str, lines: list[str]) -> str:
+    """A function's source; it sits in a `fmt: off` block, so a long line is marked for ruff."""
+    body = "\n".join(_fit("    " + line) for line in lines)
+    return f"def {name}({args}) -> {returns}:\n{body}\n"
+
+
+def _fit(line: str) -> str:
+    return line + "  # noqa: E501" if len(line) > 100 else line
+
+
+def quantity_names() -> tuple[str, ...]:
+    return tuple(QUANTITIES)

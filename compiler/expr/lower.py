@@ -1,0 +1,390 @@
+"""Rules in words: syntax trees of compiler/syntax/grammar/expr.lark → the expression IR
+(compiler/nodes/expr.py).
+
+Lowering is purely structural, with two rules that make division by zero and unbounded loops
+impossible by construction: `/` only takes a non-zero whole-number literal, and the only loops are
+count/sum/max/min/some/every over a board set (cities, routes) or the players. Names are checked
+later (compiler/expr/check.py), against the quantity catalogue and the rule set, with "did you
+mean".
+"""
+
+from __future__ import annotations
+
+import lark
+
+from ..errors import HansaError, Span, did_you_mean
+from ..nodes.expr import (
+    MARKER_TRIGGER,
+    MARKER_TRIGGER_WHO,
+    Aggregate,
+    Amount,
+    BinOp,
+    BoolOp,
+    Compare,
+    Domain,
+    Effect,
+    Expr,
+    HookRule,
+    Lookup,
+    Not,
+    Num,
+    Ref,
+)
+from ..syntax.parser import span_of
+from .catalogue import DOMAINS
+
+ARTICLES = ("the", "a", "an")
+# The actions a triggered favour tile may react to (`when another player takes income`).
+TRIGGER_ACTIONS = ("income", "place", "displace", "move", "create_route")
+
+
+def when_marker(when: lark.Tree) -> bool:
+    """Whether a tile's trigger is a bonus marker's use (`another player uses a bonus marker`)."""
+    return when.data.endswith("_marker")
+
+
+UNITS = {"pp": "pp", "action": "actions", "actions": "actions"}
+_OPS = {">=": ">=", "<=": "<=", ">": ">", "<": "<", "=": "==", "!=": "!="}
+
+
+def _words(tree: lark.Tree) -> str:
+    """A phrase, lower case, articles dropped: `the Track PP` → "track pp"."""
+    words = [str(t).lower() for t in tree.children]
+    kept = [w for w in words if w not in ARTICLES]
+    return " ".join(kept or words)  # `of A`: a category key, not an article
+
+
+def _int(token: lark.Token) -> int:
+    return int(str(token))
+
+
+def lower_expr(tree: lark.Tree | lark.Token, file: str) -> Expr:
+    span = span_of(tree, file)
+    if isinstance(tree, lark.Token):  # pragma: no cover - the grammar wraps every token
+        raise HansaError("unexpected token in an expression", span)
+    data = tree.data
+    kids = tree.children
+    if data == "x_int":
+        return Num(_int(kids[0]), span=span)
+    if data == "x_int_unit":
+        unit = str(kids[1]).lower()
+        if unit not in UNITS:
+            raise HansaError(
+                f"unknown unit '{kids[1]}' after {kids[0]} (units: PP, actions)",
+                span_of(kids[1], file),
+            )
+        return Num(_int(kids[0]), UNITS[unit], span=span)
+    if data == "x_int_action":
+        return Num(_int(kids[0]), "actions", span=span)
+    if data == "x_ref":
+        owner = ""
+        rest = list(kids)
+        if isinstance(rest[0], lark.Tree) and rest[0].data == "x_possessive":
+            owner = str(rest[0].children[0])
+            rest = rest[1:]
+        words = _words(rest[0])
+        args = tuple(_words(t) for t in rest[1:])
+        if not words:
+            raise HansaError("a name is missing here", span)
+        return Ref(words, args, owner, span=span)
+    if data in ("x_add", "x_sub", "x_mul"):
+        op = {"x_add": "+", "x_sub": "-", "x_mul": "*"}[data]
+        return BinOp(op, lower_expr(kids[0], file), lower_expr(kids[1], file), span=span)
+    if data == "x_div":
+        divisor = _int(kids[1])
+        if divisor == 0:
+            raise HansaError("division by zero", span_of(kids[1], file))
+        return BinOp("//", lower_expr(kids[0], file), Num(divisor, span=span), span=span)
+    if data == "x_compare":
+        op = _OPS[str(kids[1].children[0])]
+        return Compare(op, lower_expr(kids[0], file), lower_expr(kids[2], file), span=span)
+    if data == "x_is":
+        return Compare("==", lower_expr(kids[0], file), lower_expr(kids[1], file), span=span)
+    if data == "x_is_not":
+        return Compare("!=", lower_expr(kids[0], file), lower_expr(kids[1], file), span=span)
+    if data in ("x_and", "x_or"):
+        op = data[2:]
+        items: list[Expr] = []
+        for kid in kids:
+            item = lower_expr(kid, file)
+            items.extend(item.items if isinstance(item, BoolOp) and item.op == op else (item,))
+        return BoolOp(op, tuple(items), span=span)
+    if data == "x_not":
+        return Not(lower_expr(kids[0], file), span=span)
+    if data == "x_count":
+        return Aggregate("count", lower_domain(kids[0], file), span=span)
+    if data == "x_aggregate":
+        fn = str(kids[0].children[0])
+        body = lower_expr(kids[1], file)
+        return Aggregate(fn, lower_domain(kids[2], file), body, span=span)
+    if data in ("x_some", "x_every"):
+        fn = data[2:]
+        return Aggregate(fn, lower_domain(kids[0], file), lower_expr(kids[1], file), span=span)
+    if data in ("x_at_least", "x_at_most"):
+        op = ">=" if data == "x_at_least" else "<="
+        return Compare(op, lower_expr(kids[1], file), lower_expr(kids[0], file), span=span)
+    if data == "x_lookup":
+        return Lookup(lower_expr(kids[0], file), str(kids[1]).lower(), span=span)
+    raise HansaError(f"unexpected expression {data}", span)  # pragma: no cover - grammar
+
+
+def lower_domain(tree: lark.Tree, file: str) -> Domain:
+    span = span_of(tree, file)
+    word = str(tree.children[0]).lower()
+    kind = DOMAINS.get(word)
+    if kind is None:
+        from ..errors import did_you_mean
+
+        raise HansaError(
+            f"unknown set '{tree.children[0]}'{did_you_mean(word, DOMAINS)}; count over cities,"
+            " routes, players or opponents",
+            span_of(tree.children[0], file),
+        )
+    if tree.data == "x_set_controlled":
+        if kind != "city":
+            raise HansaError(f"only cities are controlled, not {word}", span)
+        where = Compare("==", Ref("controller", span=span), Ref("you", span=span), span=span)
+        return Domain(kind, where, span=span)
+    if tree.data == "x_set_in":
+        if kind not in ("city", "route"):
+            raise HansaError(f"only cities and routes lie in a country, not {word}", span)
+        where = lower_expr(tree.children[2], file) if len(tree.children) > 2 else None
+        return Domain(kind, where, str(tree.children[1]).lower(), span=span)
+    where = lower_expr(tree.children[1], file) if len(tree.children) > 1 else None
+    return Domain(kind, where, span=span)
+
+
+def lower_amount(tree: lark.Tree, file: str) -> Amount:
+    value = lower_expr(tree.children[0], file)
+    per = lower_domain(tree.children[1], file) if len(tree.children) > 1 else None
+    return Amount(value, per, span=span_of(tree, file))
+
+
+def amount_unit(amount: Amount) -> tuple[str, Span]:
+    """The unit an amount is in ("" when none is written): the unit of its numbers."""
+    units: list[tuple[str, Span]] = []
+
+    def walk(node) -> None:
+        if isinstance(node, Num) and node.unit:
+            units.append((node.unit, node.span))
+        for child in (
+            getattr(node, "left", None),
+            getattr(node, "right", None),
+            getattr(node, "item", None),
+        ):
+            if child is not None:
+                walk(child)
+        for child in getattr(node, "items", ()) or ():
+            walk(child)
+
+    walk(amount.value)
+    if not units:
+        return "", amount.span
+    for unit, span in units[1:]:
+        if unit != units[0][0]:
+            raise HansaError(f"an amount mixes {units[0][0]} and {unit}", span)
+    return units[0]
+
+
+def lower_effects(tree: lark.Tree, file: str) -> tuple[Effect, ...]:
+    out: list[Effect] = []
+    for guarded in tree.children:
+        effect_tree = guarded.children[0]
+        when = lower_expr(guarded.children[1], file) if len(guarded.children) > 1 else None
+        out.append(_effect(effect_tree, when, file))
+    return tuple(out)
+
+
+def _effect(tree: lark.Tree, when: Expr | None, file: str) -> Effect:
+    span = span_of(tree, file)
+    data = tree.data
+    kids = tree.children
+    if data in ("x_gain", "x_lose"):
+        amount = lower_amount(kids[0], file)
+        unit, unit_span = amount_unit(amount)
+        if not unit:
+            raise HansaError(
+                f"say what to {data[2:]}: write a unit, as in `{data[2:]} 2 PP` or"
+                f" `{data[2:]} 1 action`",
+                amount.span,
+            )
+        if unit == "actions":
+            if data == "x_lose":
+                raise HansaError("actions can be gained, not lost", unit_span)
+            return Effect("extra_actions", amount=amount, when=when, span=span)
+        return Effect(
+            "gain_pp" if data == "x_gain" else "lose_pp", amount=amount, when=when, span=span
+        )
+    if data == "x_develop":
+        name = _words(kids[0])
+        if name in ("ability", "any ability", "one ability"):
+            name = ""
+        return Effect("develop", name=name, when=when, span=span)
+    if data == "x_develop_any":
+        return Effect("develop", name="", when=when, span=span)
+    if data == "x_take":
+        value = lower_expr(kids[0], file)
+        what = _words(kids[1])
+        source = _words(kids[2])
+        if source not in ("stock", "general stock"):
+            raise HansaError(f"pieces come from the stock, not '{source}'", span_of(kids[2], file))
+        return Effect("take", value=value, name=what, when=when, span=span)
+    if data == "x_may_take":  # a decision of the player: which piece, or none
+        value = lower_expr(kids[0], file)
+        source = _words(kids[2])
+        if source not in ("stock", "general stock"):
+            raise HansaError(f"pieces come from the stock, not '{source}'", span_of(kids[2], file))
+        return Effect("may_take", value=value, name=_words(kids[1]), when=when, span=span)
+    if data == "x_receive":
+        token = kids[0].children[0]
+        label = str(token)[1:-1] if token.type == "STRING" else str(token)
+        return Effect("receive", name=label, when=when, span=span)
+    if data == "x_set_param":
+        return Effect(
+            "set_param",
+            value=lower_expr(kids[1], file),
+            name=_words(kids[0]),
+            when=when,
+            span=span,
+        )
+    raise HansaError(f"unexpected effect {data}", span)  # pragma: no cover - grammar
+
+
+# ---- statements (called from rules_lower)
+
+STATEMENTS = (
+    "r_bonus_rule",
+    "r_score_rule",
+    "r_score_effect",
+    "r_at_setup",
+    "r_at_turn_start",
+    "r_after_create_route",
+    "r_favour",
+    "r_favour_when",
+    "r_forbid",
+    "r_control_words",
+    "r_control_most",
+)
+
+
+def lower_end_condition(tree: lark.Tree, file: str) -> HookRule:
+    """One alternative of `end when …` written in words: the game ends after the action in which
+    the condition becomes true."""
+    condition = lower_expr(tree, file)
+    return HookRule("end", f"end:{condition.text()}", condition=condition, span=span_of(tree, file))
+
+
+def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
+    """One statement in words → a HookRule (its `key` addresses it across `extends`)."""
+    from ..syntax.parser import unquote
+
+    span = span_of(stmt, file)
+    data = stmt.data
+    kids = stmt.children
+    if data == "r_bonus_rule":
+        label = unquote(kids[0], file)
+        if not label.strip():
+            raise HansaError("a bonus marker needs a name", span_of(kids[0], file))
+        params: list[tuple[str, int]] = []
+        for param in kids[1:-1]:
+            name = str(param.children[0])
+            value_tree = param.children[1]
+            token = value_tree.children[0] if value_tree.data == "r_atom" else None
+            if name not in ("count", "start"):
+                raise HansaError(
+                    f"unknown parameter '{name}' for a bonus marker; it takes: count, start",
+                    span_of(param.children[0], file),
+                )
+            if token is None or token.type != "INT":
+                raise HansaError(f"{name} is a whole number", span_of(value_tree, file))
+            if any(n == name for n, _ in params):
+                raise HansaError(f"parameter '{name}' is given twice", span_of(param, file))
+            params.append((name, int(token)))
+        effects = lower_effects(kids[-1], file)
+        return HookRule(
+            "marker_used",
+            f"marker:{label}",
+            target=label,
+            label=label,
+            effects=effects,
+            params=tuple(params),
+            span=span,
+        )
+    if data == "r_score_rule":
+        key = str(kids[0])
+        label = unquote(kids[1], file) if len(kids) == 3 else ""
+        amount = lower_amount(kids[-1], file)
+        unit, unit_span = amount_unit(amount)
+        if unit == "actions":
+            raise HansaError("a scoring category gives PP, not actions", unit_span)
+        return HookRule("score", f"score:{key}", target=key, label=label, amount=amount, span=span)
+    if data == "r_score_effect":
+        raise HansaError(
+            f"scoring category {kids[0]} cannot take an effect: it only counts PP at the end"
+            " (write `score G: 2 PP per …`; effects belong in `at setup`, `at turn start`,"
+            " `after create_route` or a marker's `when used`)",
+            span_of(kids[-1], file),
+        )
+    if data in ("r_at_setup", "r_at_turn_start", "r_after_create_route"):
+        hook = {"r_at_setup": "setup", "r_at_turn_start": "turn_start"}.get(
+            data, "after_create_route"
+        )
+        effects = lower_effects(kids[0], file)
+        return HookRule(
+            hook,
+            f"{hook}:{len(effects)}:" + "; ".join(e.text() for e in effects),
+            effects=effects,
+            span=span,
+        )
+    if data in ("r_favour", "r_favour_when"):  # an Emperor's Favour tile, for its taker;
+        label = unquote(kids[0], file)  # a triggered one (`when …`) acts each time it fires
+        if not label.strip():
+            raise HansaError("a favour tile needs a name", span_of(kids[0], file))
+        trigger = ""
+        if data == "r_favour_when" and when_marker(kids[1]):
+            when = kids[1]
+            if str(when.children[0]).lower() != "a":
+                raise HansaError(
+                    f"write `{MARKER_TRIGGER_WHO[when.data.split('_')[2]]} a bonus marker`",
+                    span_of(when.children[0], file),
+                )
+            trigger = f"{when.data.split('_')[2]}:{MARKER_TRIGGER}"
+        elif data == "r_favour_when":
+            when = kids[1]
+            action = str(when.children[0])
+            if action not in TRIGGER_ACTIONS:
+                raise HansaError(
+                    f"unknown action '{action}' in a trigger"
+                    f"{did_you_mean(action, TRIGGER_ACTIONS)};"
+                    f" actions: {', '.join(TRIGGER_ACTIONS)}",
+                    span_of(when.children[0], file),
+                )
+            trigger = f"{when.data.removeprefix('r_when_')}:{action}"
+        return HookRule(
+            "favour",
+            f"favour:{label}",
+            target=label,
+            label=label,
+            effects=lower_effects(kids[-1], file),
+            span=span,
+            trigger=trigger,
+        )
+    if data == "r_forbid":
+        action = str(kids[0])
+        condition = lower_expr(kids[1], file)
+        return HookRule("forbid", f"forbid:{action}", target=action, condition=condition, span=span)
+    if data == "r_control_words":
+        words = _words(kids[0])
+        rule = {"rightmost post": "rightmost_post", "nobody on tie": "nobody"}.get(words)
+        if rule is None:
+            raise HansaError(
+                f"unknown control rule '{words}'; write `control goes to the rightmost post`,"
+                " `control goes to nobody on a tie` or `control goes to most QUANTITY`",
+                span_of(kids[0], file),
+            )
+        return HookRule("control", "control", target=rule, span=span)
+    if data == "r_control_most":
+        return HookRule(
+            "control", "control", target="most", condition=lower_expr(kids[0], file), span=span
+        )
+    raise HansaError(f"unexpected statement {data}", span)  # pragma: no cover - grammar

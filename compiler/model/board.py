@@ -1,0 +1,143 @@
+"""The board as small ints: cities, trading-post spaces, routes and their points, adjacency, the
+free-point masks of each route, and the special-prestige spaces."""
+
+from __future__ import annotations
+
+from ..nodes.board import PRIVILEGES
+from .fold import Fold, error, where
+
+
+def _spaces(f: Fold) -> None:
+    """CITY_SPACES (space ids per city) and per space: SPACE_CITY, SPACE_ROUND (1: round, a
+    merchant's), SPACE_PRIV (privilege colour index), SPACE_COIN."""
+    city_spaces, space_city, space_round, space_priv, space_coin = [], [], [], [], []
+    for ci, c in enumerate(f.board.cities):
+        ids = []
+        for sp in c.spaces:
+            ids.append(len(space_city))
+            space_city.append(ci)
+            space_round.append(1 if sp.shape == "round" else 0)
+            space_priv.append(PRIVILEGES.index(sp.privilege))
+            space_coin.append(int(sp.coin))
+        city_spaces.append(tuple(ids))
+    f.k["CITY_SPACES"] = tuple(city_spaces)
+    f.k["SPACE_CITY"] = tuple(space_city)
+    f.k["SPACE_ROUND"] = tuple(space_round)
+    f.k["SPACE_PRIV"] = tuple(space_priv)
+    f.k["SPACE_COIN"] = tuple(space_coin)
+    f.k["N_SPACES"] = len(space_city)
+
+
+def _city_abilities(f: Fold) -> tuple[tuple[int, ...], ...]:
+    names = f.k["ABILITY_NAMES"]
+    out = []
+    for c in f.board.cities:
+        for a in c.abilities:
+            if a not in names:
+                raise error(
+                    f"city {c.name!r} offers ability {a!r}, which rule set {f.rules.name!r} lacks",
+                    c.span,
+                )
+        out.append(tuple(names.index(a) for a in c.abilities))
+    return tuple(out)
+
+
+def fold_board(f: Fold) -> None:
+    """CITY_NAMES, the spaces, CITY_ABILITIES, CITY_NEIGHBORS, CITY_ROUTES, ROUTE_CITIES,
+    ROUTE_POINTS, POINT_ROUTE, POINT_MERCHANT_ONLY (ship points), TAVERN_ROUTES, EAST_WEST (the
+    two cities), BOARD_COMPLETED_CITIES; `Fold.city_index` for later builders."""
+    board, k = f.board, f.k
+    city_names = tuple(c.name for c in board.cities)
+    city_index = {n: i for i, n in enumerate(city_names)}
+    for c in board.cities:
+        for alias in c.aliases:
+            city_index.setdefault(alias, city_index[c.name])
+    f.city_index = city_index
+    route_cities, route_points, point_route, point_merchant = [], [], [], []
+    city_routes: list[list[int]] = [[] for _ in city_names]
+    for ri, r in enumerate(board.routes):
+        try:
+            a, b = (city_index[r.cities[0]], city_index[r.cities[1]])
+        except KeyError as exc:
+            raise error(f"route names unknown city {exc.args[0]!r}", r.span) from None
+        route_cities.append((a, b))
+        city_routes[a].append(ri)
+        city_routes[b].append(ri)
+        pts = []
+        for ptype in r.points:
+            pts.append(len(point_route))
+            point_route.append(ri)
+            point_merchant.append(1 if ptype == "merchant" else 0)
+        route_points.append(tuple(pts))
+    neighbors: list[set[int]] = [set() for _ in city_names]
+    for a, b in route_cities:
+        neighbors[a].add(b)
+        neighbors[b].add(a)
+    k["CITY_NAMES"] = city_names
+    k["N_CITIES"] = len(city_names)
+    _spaces(f)
+    k["CITY_ABILITIES"] = _city_abilities(f)
+    k["CITY_NEIGHBORS"] = tuple(tuple(sorted(n)) for n in neighbors)
+    k["CITY_ROUTES"] = tuple(tuple(rs) for rs in city_routes)
+    k["ROUTE_CITIES"] = tuple(route_cities)
+    k["ROUTE_POINTS"] = tuple(route_points)
+    k["N_ROUTES"] = len(route_cities)
+    k["POINT_ROUTE"] = tuple(point_route)
+    k["POINT_MERCHANT_ONLY"] = tuple(point_merchant)
+    k["N_POINTS"] = len(point_route)
+    k["TAVERN_ROUTES"] = tuple(i for i, r in enumerate(board.routes) if r.tavern)
+    ew = board.east_west
+    k["EAST_WEST"] = (city_index[ew[0]], city_index[ew[1]])
+    k["BOARD_COMPLETED_CITIES"] = board.completed_cities
+    f.origins["board"] = where(board.span)
+
+
+def fold_point_masks(f: Fold) -> None:
+    """Per route and mask of its free points (bit j: the route's j-th point): FREE_POINTS (the
+    points) and FREE_HOUSE_POINTS (those a trader may take); FULL_MASK per route, POINT_BIT per
+    point."""
+    k = f.k
+    route_points, point_route, point_merchant = (
+        k["ROUTE_POINTS"],
+        k["POINT_ROUTE"],
+        k["POINT_MERCHANT_ONLY"],
+    )
+    free_pts, free_any = [], []
+    for pts in route_points:
+        row_all, row_any = [], []
+        for mask in range(1 << len(pts)):
+            chosen = tuple(p for j, p in enumerate(pts) if mask >> j & 1)
+            row_all.append(chosen)
+            row_any.append(tuple(p for p in chosen if not point_merchant[p]))
+        free_pts.append(tuple(row_all))
+        free_any.append(tuple(row_any))
+    k["FREE_POINTS"] = tuple(free_pts)
+    k["FREE_HOUSE_POINTS"] = tuple(free_any)
+    k["FULL_MASK"] = tuple((1 << len(p)) - 1 for p in route_points)
+    k["POINT_BIT"] = tuple(
+        1 << route_points[point_route[p]].index(p) for p in range(len(point_route))
+    )
+
+
+def fold_special_prestige(f: Fold) -> None:
+    """SPECIAL_ROUTE, SPECIAL_POINTS and SPECIAL_PRIV (per space), SPECIAL_CITY; -1 and () on a
+    board without special-prestige spaces."""
+    k, sp = f.k, f.board.special_prestige
+    if sp is None:
+        k["SPECIAL_ROUTE"] = -1
+        k["SPECIAL_POINTS"] = ()
+        k["SPECIAL_PRIV"] = ()
+        k["SPECIAL_CITY"] = -1
+        return
+    sp_city = f.city_index[sp.city]
+    via = {f.city_index[sp.via[0]], f.city_index[sp.via[1]]}
+    sp_route = -1
+    for ri, (a, b) in enumerate(k["ROUTE_CITIES"]):
+        if {a, b} == via:
+            sp_route = ri
+    if sp_route < 0:
+        raise error("the special-prestige route does not exist on the board", sp.span)
+    k["SPECIAL_ROUTE"] = sp_route
+    k["SPECIAL_POINTS"] = tuple(s.points for s in sp.spaces)
+    k["SPECIAL_PRIV"] = tuple(PRIVILEGES.index(s.privilege) for s in sp.spaces)
+    k["SPECIAL_CITY"] = sp_city

@@ -1,0 +1,166 @@
+"""Rules in words: the rule set's own (`score G "Harbour master": …`, hooks, Emperor's Favour
+tiles, marker kinds) and the prelude's kinds it uses, checked against the rule set and the board,
+then compiled into plain functions (compiler/expr/codegen.py) with the board facts they read."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..errors import HansaError
+from ..expr.check import ExprError, _refs, check_rule, names_of
+from ..expr.codegen import ExprCompiler
+from ..nodes.board import PRIVILEGES
+from .fold import Fold, error
+
+# Per-player parameters a rule may set (expr/catalogue.py SETTABLE), as X_PARAM_* indices.
+X_PARAMS = (
+    "control_pp",
+    "full_track_pp",
+    "city_pp",
+    "extra_actions_per_turn",
+    "trader_compensation",
+)
+# Only rule sets that set it get the sixth, so every other module keeps its five.
+X_REACH = "displacement_reach"
+
+
+def _check(f: Fold, names) -> None:
+    """Every rule's errors at once (one per rule); then the prelude's expansions, whose error
+    names the statement (a rule set without the ability a definition reads, …)."""
+    problems = []
+    for rule in f.rules.hook_rules:
+        try:
+            check_rule(rule, names, f.rules)
+        except ExprError as exc:
+            problems.append(exc.diagnostic)
+    if problems:
+        raise HansaError(problems)
+    for rule in f.prelude_rules:
+        try:
+            check_rule(rule, names, f.rules)
+        except ExprError as exc:
+            what = rule.target or rule.key.partition(":")[2]
+            raise error(f"{what}: {exc.diagnostic.message}", rule.span) from None
+
+
+def _effects(hook_rules, kind: str, name: str | None = None) -> bool:
+    return any(
+        e.kind == kind and (name is None or e.name == name) for r in hook_rules for e in r.effects
+    )
+
+
+def _switches(f: Fold, hook_rules) -> None:
+    """The components every module has, whether or not it has rules in words."""
+    comp = f.comp
+    comp["expr_functions"] = []
+    comp["x_setup"] = comp["x_turn_start"] = comp["x_after_route"] = False
+    comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
+    comp["x_tiebreak"] = bool(f.tie_exprs)
+    comp["x_turns"] = _mentions(hook_rules, f.tie_exprs, "turn number")
+    comp["x_params"] = _effects(hook_rules, "set_param")
+    comp["x_reach"] = _effects(hook_rules, "set_param", "displacement reach")
+    comp["x_chosen_develop"] = any(
+        e.kind == "develop" and not e.name for r in hook_rules for e in r.effects
+    )
+    comp["n_tie_exprs"] = len(f.tie_exprs)
+    comp["uses_expr"] = bool(hook_rules or f.tie_exprs)
+
+
+def _board_facts(f: Fold) -> None:
+    """CITY_COINS, CITY_GREEN, CITY_COLOUR_SPACES (spaces per privilege colour), ROUTE_SHIPS,
+    ROUTE_TAVERN: what rules in words read about the board."""
+    k, board = f.k, f.board
+    k["CITY_COINS"] = tuple(sum(sp.coin for sp in c.spaces) for c in board.cities)
+    k["CITY_GREEN"] = tuple(not c.hanseatic for c in board.cities)
+    k["CITY_COLOUR_SPACES"] = tuple(
+        tuple(sum(1 for sp in c.spaces if sp.privilege == colour) for colour in PRIVILEGES)
+        for c in board.cities
+    )
+    k["ROUTE_SHIPS"] = tuple(sum(1 for pt in r.points if pt == "merchant") for r in board.routes)
+    k["ROUTE_TAVERN"] = tuple(bool(r.tavern) for r in board.routes)
+
+
+def _marker_ids(f: Fold, hook_rules) -> dict[str, int]:
+    """Marker type ids by every name a rule may use: key, author's name or kind, label."""
+    ids = {key: i for i, key in enumerate(f.k["MARKER_KEYS"])}
+    for i, bm in enumerate(f.rules.bonus_markers):
+        ids[bm.name or bm.kind] = i
+    for i, rule in enumerate(r for r in hook_rules if r.hook == "marker_used"):
+        ids[rule.label] = f.first_rule_marker + i
+    return ids
+
+
+def _parameters(f: Fold) -> None:
+    """X_PARAM_NAMES, X_PARAM_DEFAULTS, N_X_PARAMS and X_<NAME> indices of the per-player
+    parameters (a default of -1: the ability's own full-track PP)."""
+    k, comp = f.k, f.comp
+    if comp["x_params"]:
+        k["X_PARAM_NAMES"] = X_PARAMS
+        k["X_PARAM_DEFAULTS"] = (k["CONTROL_PP"], -1, k["CITY_CONTROL_PP"], 0, k["COMPENSATION"][0])
+        k["N_X_PARAMS"] = 5
+        k["X_CONTROL_PP"] = 0
+        k["X_FULL_ABILITY_PP"] = 1
+        k["X_CITY_PP"] = 2
+        k["X_EXTRA_ACTIONS"] = 3
+        k["X_TRADER_COMPENSATION"] = 4
+    if comp["x_reach"]:  # Emperor's Favour "displaced pieces may go to any free points"
+        k["X_PARAM_NAMES"] += (X_REACH,)
+        k["X_PARAM_DEFAULTS"] += (0,)
+        k["N_X_PARAMS"] = 6
+        k["X_DISPLACEMENT_REACH"] = 5
+
+
+def fold_rules_in_words(f: Fold) -> None:
+    """The board facts, the compiler's folded tables (X_TABLE_N, …), the per-player parameters;
+    components expr_functions (Python source of each function, by compiler/expr/codegen.py),
+    x_<hook> (which hooks have a function), uses_expr and the switches of `_switches`."""
+    k, comp = f.k, f.comp
+    countries = tuple(n.lower() for n in k.get("COUNTRY_NAMES", ()))
+    # The board's countries, for `posts in wales`: every rule is checked again knowing them, so
+    # each rule naming an unknown country gets its error (one per rule), not only the first.
+    names = replace(names_of(f.rules), countries=countries, board=f.board.id)
+    _check(f, names)
+    hook_rules = tuple(f.prelude_rules) + tuple(f.rules.hook_rules)
+    _switches(f, hook_rules)
+    if not comp["uses_expr"]:
+        return
+    _board_facts(f)
+    compiler = ExprCompiler(
+        names,
+        k["ABILITY_NAMES"],
+        [(key, kind) for key, kind, _params in f.categories],
+        _marker_ids(f, hook_rules),
+        x_params=comp["x_params"],
+        city_countries=k.get("CITY_COUNTRIES", ()),
+    )
+    try:
+        functions = compiler.hook_functions(hook_rules, f.first_rule_marker, f.tie_exprs)
+    except ExprError as exc:  # the checks refuse these first; a rule set built in code may not
+        raise HansaError([exc.diagnostic]) from None
+    k.update(compiler.constants)
+    comp["expr_functions"] = list(functions.values())
+    _parameters(f)
+    for switch, function in (
+        ("x_setup", "_x_setup"),
+        ("x_turn_start", "_x_turn_start"),
+        ("x_after_route", "_x_after_route"),
+        ("x_forbid", "_x_forbidden"),
+        ("x_end", "_x_end"),
+        ("x_control_most", "_x_control_value"),
+    ):
+        comp[switch] = function in functions
+    for rule in hook_rules:
+        if rule.hook == "control" and rule.condition is None:
+            comp["control_tie"] = rule.target
+        if any(e.kind == "develop" and not e.name for e in rule.effects):
+            comp["marker_develop_ability"] = True  # the chosen-ability decision
+
+
+def _mentions(hook_rules, tie_exprs, quantity: str) -> bool:
+    """Whether any rule in words (or tie-break quantity) reads `quantity`."""
+    nodes: list = list(tie_exprs)
+    for rule in hook_rules:
+        nodes += [rule.amount, rule.condition]
+        for effect in rule.effects:
+            nodes += [effect.amount, effect.value, effect.when]
+    return any(quantity in _refs(node) for node in nodes if node is not None)

@@ -1,0 +1,534 @@
+"""Source text → lark syntax tree, with errors reported in words at file:line:col.
+
+The grammar is the concatenation of `grammar/common.lark` and every other `grammar/*.lark` file;
+each of those names its top-level rules with a `//! top: RULE …` line, and may give a regex terminal
+its words for error messages with `//! word: TERMINAL description`. The parser is LALR, built once
+per process (its tables cached on disk between processes, so the command line starts fast).
+
+Error recovery drives lark's interactive LALR parser token by token. After a syntax error it skips
+ahead in panic mode: a keyword or `}` that some enclosing construct accepts pops the parser back to
+that construct (so `city`, `route`, `}` … start afresh), other tokens are dropped (with braces kept
+balanced), and errors are not reported again until the parser has shifted a keyword, `;` or `}`. So
+several independent errors in one file are all reported, and one mistake is reported once.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import os
+import re
+import unicodedata
+from pathlib import Path
+
+import lark
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.lexer import PatternStr, Token
+
+from ..errors import Diagnostic, HansaError, Span, did_you_mean
+
+GRAMMAR_DIR = Path(__file__).parent / "grammar"
+MAX_SYNTAX_ERRORS = 20
+MAX_EXPECTED_WORDS = 16
+
+# Words for named terminals in "expected …" messages; string terminals are shown quoted. Grammar
+# files add their own with `//! word: TERMINAL description` lines.
+TERMINAL_WORDS = {
+    "NAME": "a name",
+    "STRING": "a quoted string",
+    "SIGNED_NUMBER": "a number",
+    "NUMBER": "a number",
+    "INT": "a whole number",
+    "COMMENT": "a comment",
+    "$END": "end of file",
+}
+_WORD_LINE = re.compile(r"^//!\s*word:\s*([A-Z_][A-Z0-9_]*)\s+(.+?)\s*$", re.M)
+_TOP_LINE = re.compile(r"^//!\s*top:\s*(.+)$", re.M)
+
+
+def _grammar_files() -> list[Path]:
+    return [p for p in sorted(GRAMMAR_DIR.glob("*.lark")) if p.name != "common.lark"]
+
+
+def grammar_text() -> str:
+    """The whole grammar: common.lark, the other grammar files, and a `_decl` rule joining tops."""
+    common = (GRAMMAR_DIR / "common.lark").read_text(encoding="utf-8")
+    parts, tops = [common], []
+    for path in _grammar_files():
+        text = path.read_text(encoding="utf-8")
+        for m in _TOP_LINE.finditer(text):
+            tops.extend(m.group(1).split())
+        parts.append(text)
+    if not tops:
+        tops = ["_never"]
+        parts.append('_never: "\\x00never"')
+    parts.append("_decl: " + " | ".join(tops))
+    return "\n".join(parts)
+
+
+@functools.cache
+def terminal_words() -> dict[str, str]:
+    """TERMINAL_WORDS plus every `//! word:` line of the grammar files."""
+    words = dict(TERMINAL_WORDS)
+    for path in [GRAMMAR_DIR / "common.lark", *_grammar_files()]:
+        for m in _WORD_LINE.finditer(path.read_text(encoding="utf-8")):
+            words[m.group(1)] = m.group(2)
+    return words
+
+
+def _table_cache(grammar: str) -> str | bool:
+    """A per-user file for lark's parse-table cache (lark re-checks the grammar's hash on load).
+
+    Kept out of the shared temporary folder, since the cache is a pickle; without a writable cache
+    folder the tables are simply built each run (a few tenths of a second).
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = Path(base) / "hansa"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    digest = hashlib.sha256(grammar.encode("utf-8")).hexdigest()[:16]
+    return str(folder / f"grammar-{digest}.lark-cache")
+
+
+@functools.cache
+def get_parser() -> lark.Lark:
+    """The one LALR parser of this process (its tables cached on disk between runs)."""
+    grammar = grammar_text()
+    return lark.Lark(
+        grammar,
+        parser="lalr",
+        lexer="contextual",
+        propagate_positions=True,
+        maybe_placeholders=False,
+        start="start",
+        cache=_table_cache(grammar),
+    )
+
+
+def span_of(item, file: str) -> Span:
+    """The span of a lark Token or Tree (meta)."""
+    if isinstance(item, lark.Token):
+        return Span(
+            file, item.line or 0, item.column or 0, item.end_line or 0, item.end_column or 0
+        )
+    meta = getattr(item, "meta", None)
+    if meta is None or getattr(meta, "empty", True):
+        return Span(file, 0, 0)
+    return Span(file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def describe_terminal(parser: lark.Lark, name: str) -> str:
+    """A terminal in words: keywords and punctuation quoted, regex terminals by their word."""
+    words = terminal_words()
+    if name in words:
+        return words[name]
+    try:
+        term = parser.get_terminal(name)
+    except KeyError:
+        return name.lower()
+    pattern = term.pattern
+    if isinstance(pattern, PatternStr):
+        return f"'{pattern.value}'"
+    return name.lower().replace("_", " ")
+
+
+def describe_expected(parser: lark.Lark, names) -> str:
+    words = sorted({describe_terminal(parser, n) for n in names})
+    if not words:
+        return "nothing more"
+    if len(words) > MAX_EXPECTED_WORDS:
+        # punctuation that closes or separates ('}', ')', ',') tells the most: always shown
+        closing = [w for w in words if w in ("'}'", "')'", "','")]
+        rest = [w for w in words if w not in closing]
+        words = closing + rest[: MAX_EXPECTED_WORDS - len(closing)] + ["…"]
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _describe_token(token: lark.Token) -> str:
+    if token.type == "$END":
+        return "end of file"
+    text = str(token)
+    if len(text) > 30:
+        text = text[:27] + "..."
+    return repr(text)
+
+
+def _keyword_hint(parser: lark.Lark, token: lark.Token, expected) -> str:
+    """' (did you mean 'city'?)' when a name stands where a keyword like it was expected."""
+    if token.type != "NAME":
+        return ""
+    keywords = []
+    for name in expected:
+        try:
+            pattern = parser.get_terminal(name).pattern
+        except KeyError:
+            continue
+        if isinstance(pattern, PatternStr) and pattern.value.isidentifier():
+            keywords.append(pattern.value)
+    return did_you_mean(str(token), keywords) if keywords else ""
+
+
+def _end_span(file: str, lines: list[str]) -> Span:
+    """Where "unexpected end of file" points: just after the last non-blank line."""
+    number = len(lines)
+    while number > 1 and not lines[number - 1].strip():
+        number -= 1
+    col = len(lines[number - 1].rstrip("\r")) + 1 if lines else 1
+    return Span(file, max(1, number), col, max(1, number), col + 1)
+
+
+def _error_diagnostic(
+    parser: lark.Lark,
+    err: UnexpectedInput,
+    file: str,
+    lines: list[str],
+    expected: set[str] | None = None,
+) -> Diagnostic:
+    """The diagnostic for one syntax error; `expected` overrides the terminals lark suggests."""
+    if expected is not None:
+        err.expected = err.allowed = expected
+    if isinstance(err, UnexpectedCharacters):
+        line = lines[err.line - 1] if 0 < err.line <= len(lines) else ""
+        ch = line[err.column - 1] if 0 < err.column <= len(line) else "?"
+        message = f"unexpected character {ch!r}"
+        if ch == '"':
+            message = 'unterminated string (a string ends with " on the same line)'
+        elif err.allowed:
+            message += f"; expected {describe_expected(parser, err.allowed)}"
+        span = Span(file, err.line, err.column, err.line, err.column + 1)
+    elif isinstance(err, UnexpectedEOF):
+        message = f"unexpected end of file; expected {describe_expected(parser, err.expected)}"
+        span = _end_span(file, lines)
+    elif isinstance(err, UnexpectedToken):
+        tok = err.token
+        if tok.type == "$END":
+            span = _end_span(file, lines)
+        else:
+            span = Span(
+                file,
+                tok.line,
+                tok.column,
+                tok.end_line or tok.line,
+                tok.end_column or tok.column + 1,
+            )
+        message = (
+            f"unexpected {_describe_token(tok)}; expected {describe_expected(parser, err.expected)}"
+        )
+        message += _keyword_hint(parser, tok, err.expected)
+    else:  # pragma: no cover - lark has no other UnexpectedInput kinds
+        message = "syntax error"
+        span = Span(file, getattr(err, "line", 0) or 1, getattr(err, "column", 0) or 1)
+    src = lines[span.line - 1] if 0 < span.line <= len(lines) else None
+    return Diagnostic(message, span, source_line=src)
+
+
+class _Recovery:
+    """Panic-mode error recovery around lark's interactive LALR parser (see module docstring)."""
+
+    def __init__(self, parser: lark.Lark, text: str, file: str):
+        self.parser = parser
+        self.file = file
+        self.lines = text.split("\n")  # lark counts lines by "\n" only
+        interactive = parser.parse_interactive(text)
+        self.state = interactive.parser_state
+        self.lexer = interactive.lexer_thread
+        self.errors: list[Diagnostic] = []
+        self.recovering = False  # after an error, until a keyword, ';' or '}' is shifted
+        self.dropped_braces = 0  # '{' dropped while recovering, whose '}' must be dropped too
+        self.sync_types, self.resume_types = _sync_terminals(parser)
+
+    def report(self, err: UnexpectedInput) -> None:
+        if not self.recovering:
+            expected = _acceptable(self.state)
+            diagnostic = _error_diagnostic(self.parser, err, self.file, self.lines, expected)
+            self.errors.append(diagnostic)
+        self.recovering = True
+
+    def shifted(self, token: Token) -> None:
+        if token.type in self.resume_types:
+            self.recovering = False
+            self.dropped_braces = 0
+
+    def starts_a_line(self, token: Token) -> bool:
+        """Whether `token` is the first thing on its line (where statements usually begin)."""
+        if not token.line or token.line > len(self.lines):
+            return False
+        line = self.lines[token.line - 1]
+        return len(line) - len(line.lstrip()) + 1 == token.column
+
+    def unexpected(self, err: UnexpectedToken) -> None:
+        """Report (unless still recovering from an earlier error), then resynchronise on the token
+        if an enclosing construct takes it, else drop it."""
+        token = err.token
+        if token.type == "RBRACE" and self.dropped_braces:
+            self.dropped_braces -= 1  # closes a '{' dropped while recovering
+            return
+        resumed = self.resynchronised(token) if token.type in self.sync_types else None
+        if resumed is None or not self.recovering:
+            if self.recovering and not self.dropped_braces and self.starts_a_line(token):
+                # A fresh line outside skipped braces: a new mistake, probably where a statement
+                # of the enclosing block should start.
+                self.recovering = False
+                self.state = self.enclosing_block()
+            self.report(err)
+        if resumed is not None:
+            self.state = resumed
+            self.shifted(token)
+        elif token.type == "LBRACE":
+            self.dropped_braces += 1
+
+    def enclosing_block(self):
+        """The parser state popped back to the innermost block (a state that can take '}' or
+        end the file), or the current state if there is none."""
+        stack, values = self.state.state_stack, self.state.value_stack
+        for depth in range(len(stack), 0, -1):
+            trial = self.state.copy(deepcopy_values=False)
+            trial.state_stack, trial.value_stack = stack[:depth], values[: depth - 1]
+            if _acceptable(trial) & {"RBRACE", "$END"}:
+                return trial
+        return self.state
+
+    def resynchronised(self, token: Token):
+        """The parser state after popping back to the innermost construct that takes `token`."""
+        stack, values = self.state.state_stack, self.state.value_stack
+        for depth in range(len(stack) - 1, 0, -1):
+            trial = self.state.copy(deepcopy_values=False)
+            trial.state_stack, trial.value_stack = stack[:depth], values[: depth - 1]
+            try:
+                trial.feed_token(token)
+            except UnexpectedToken:
+                continue
+            return trial
+        return None
+
+    def skip_character(self) -> None:
+        lexer_state = self.lexer.state
+        position = lexer_state.line_ctr.char_pos
+        lexer_state.line_ctr.feed(lexer_state.text.text[position : position + 1])
+
+    def run(self) -> lark.Tree | None:
+        last: Token | None = None
+        while len(self.errors) < MAX_SYNTAX_ERRORS:
+            try:
+                for token in self.lexer.lex(self.state):
+                    last = token
+                    if token.type == "RBRACE" and self.recovering and self.dropped_braces:
+                        self.dropped_braces -= 1  # closes a '{' that was dropped
+                        continue
+                    try:
+                        self.state.feed_token(token)
+                    except UnexpectedToken as err:
+                        self.unexpected(err)
+                        break  # the parser state may be a new one: lex again from it
+                    self.shifted(token)
+                else:
+                    break  # all input read
+            except UnexpectedCharacters as err:
+                self.report(err)
+                self.skip_character()
+            except UnexpectedToken as err:  # the contextual lexer found a token of another context
+                last = err.token
+                self.unexpected(err)
+        else:
+            return None
+        end = (
+            Token.new_borrow_pos("$END", "", last)
+            if last is not None
+            else Token("$END", "", 0, 1, 1)
+        )
+        try:
+            return self.state.feed_token(end, True)
+        except UnexpectedToken as err:
+            self.recovering = False  # a missing '}' at the end is worth saying even after an error
+            self.report(err)
+            return None
+
+
+def _acceptable(state) -> set[str]:
+    """The terminals the parser can shift next from `state` (trial-fed, so LALR's merged
+    look-aheads of reduce states do not leak into "expected …" messages)."""
+    conf = copy.copy(state.parse_conf)
+    conf.callbacks = {}
+    out = set()
+    for terminal in state.parse_conf.states[state.position]:
+        if not terminal.isupper():
+            continue
+        trial = state.copy(deepcopy_values=False)
+        trial.parse_conf = conf
+        try:
+            trial.feed_token(Token(terminal, ""), terminal == "$END")
+        except UnexpectedToken:
+            continue
+        out.add(terminal)
+    return out
+
+
+@functools.cache
+def _sync_terminals(parser: lark.Lark) -> tuple[frozenset[str], frozenset[str]]:
+    """(tokens that resynchronise: keywords and '}'; tokens that end recovery once shifted)."""
+    keywords = {
+        t.name
+        for t in parser.terminals
+        if isinstance(t.pattern, PatternStr) and re.fullmatch(r"[^\W\d]\w*", t.pattern.value)
+    }
+    sync = frozenset(keywords | {"RBRACE"})
+    return sync, frozenset(sync | {"SEMICOLON"})
+
+
+def parse_text(text: str, file: str = "<text>") -> lark.Tree:
+    """Parse spec text; raise one HansaError listing every syntax error found.
+
+    The text is NFC-normalised first (as `read_source` does), so a name typed with a decomposed
+    accent ('u' + U+0308) lexes and is the same name as the composed 'ü'."""
+    text = unicodedata.normalize("NFC", text)
+    recovery = _Recovery(get_parser(), text, file)
+    try:
+        tree = recovery.run()
+    except (lark.exceptions.LarkError, RecursionError) as err:  # pragma: no cover - defensive
+        if not recovery.errors:
+            recovery.errors.append(
+                Diagnostic(f"syntax error ({err.__class__.__name__})", Span(file, 1, 1))
+            )
+        tree = None
+    if recovery.errors:
+        raise HansaError(_with_open_blocks(_dedupe(recovery.errors), text))
+    if tree is None:  # pragma: no cover - run() only fails after reporting
+        raise HansaError("syntax error", Span(file, 1, 1))
+    return tree
+
+
+def brace_pairs(text: str) -> list[tuple[tuple[int, int], tuple[int, int] | None]]:
+    """Every '{' as (line, column) with the '}' that closes it (None if none does), in order;
+    strings and comments are skipped."""
+    pairs: list[list] = []
+    stack: list[int] = []
+    for number, row in enumerate(text.split("\n"), start=1):
+        col, quoted = 0, False
+        while col < len(row):
+            ch = row[col]
+            if quoted:
+                if ch == "\\":
+                    col += 1
+                elif ch == '"':
+                    quoted = False
+            elif ch == '"':
+                quoted = True
+            elif ch == "#":
+                break
+            elif ch == "{":
+                stack.append(len(pairs))
+                pairs.append([(number, col + 1), None])
+            elif ch == "}" and stack:
+                pairs[stack.pop()][1] = (number, col + 1)
+            col += 1
+    return [(opened, closed) for opened, closed in pairs]
+
+
+def _indent(lines: list[str], line: int) -> int:
+    row = lines[line - 1] if 0 < line <= len(lines) else ""
+    return len(row) - len(row.lstrip())
+
+
+def unclosed_block(text: str, line: int, column: int) -> tuple[int, int] | None:
+    """The '{' open at `line`:`column` that looks unclosed: innermost first, one that no '}'
+    closes, or whose '}' is indented unlike the line it opened on (it closes an outer block)."""
+    lines = text.split("\n")
+    here = (line, column)
+    for opened, closed in reversed(brace_pairs(text)):
+        if opened >= here or (closed is not None and closed < here):
+            continue  # not open at the error
+        if closed is None or _indent(lines, closed[0]) != _indent(lines, opened[0]):
+            return opened
+    return None
+
+
+def _with_open_blocks(errors: list[Diagnostic], text: str) -> list[Diagnostic]:
+    """A syntax error where '}' would do names the '{' that seems never closed (an unclosed
+    block is otherwise reported far from where it opened, often at the end of the file); the
+    end-of-file error that follows from the same open block is not repeated."""
+    out: list[Diagnostic] = []
+    named: set[tuple[int, int]] = set()
+    for d in errors:
+        if d.span is None or not ("'}'" in d.message or "end of file" in d.message):
+            out.append(d)
+            continue
+        opened = unclosed_block(text, d.span.line, d.span.column)
+        if opened is None:
+            out.append(d)
+            continue
+        if opened in named and d.message.startswith("unexpected end of file"):
+            continue  # the same mistake, seen again at the end of the file
+        named.add(opened)
+        note = f" (the block opened with '{{' at {opened[0]}:{opened[1]} is not closed)"
+        out.append(Diagnostic(d.message + note, d.span, d.severity, d.source_line))
+    return out
+
+
+def _dedupe(errors: list[Diagnostic]) -> list[Diagnostic]:
+    seen, out = set(), []
+    for d in errors:
+        key = (d.span.line, d.span.column) if d.span else None
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(d)
+    return out
+
+
+def read_source(path: str | Path) -> str:
+    """Read a spec file, turning every way it can be unreadable into one clear HansaError."""
+    p = Path(path)
+    name = str(path)
+    if not p.exists():
+        raise HansaError("no such file", Span(name, 0, 0))
+    if p.is_dir():
+        raise HansaError("is a directory, not a spec file", Span(name, 0, 0))
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise HansaError(f"cannot read: {exc.strerror or exc}", Span(name, 0, 0)) from None
+    if b"\x00" in data:
+        raise HansaError("binary file, not a spec file", Span(name, 0, 0))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HansaError(
+            f"not UTF-8 text (bad byte at offset {exc.start})", Span(name, 0, 0)
+        ) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise HansaError("empty file", Span(name, 0, 0))
+    # One spelling of every name: the parser, the error display and `fmt` all see the NFC text.
+    return unicodedata.normalize("NFC", text)
+
+
+def unquote(token: lark.Token, file: str) -> str:
+    r"""The text of a "string" token: \" \\ \n \t are the escapes; anything else is an error."""
+    body = str(token)[1:-1]
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\":
+            nxt = body[i + 1] if i + 1 < len(body) else ""
+            if nxt not in _ESCAPES:
+                span = span_of(token, file)
+                raise HansaError(
+                    f"unknown escape '\\{nxt}' in a string (known: \\\" \\\\ \\n \\t)",
+                    Span(file, span.line, span.column + 1 + i, span.line, span.column + 3 + i),
+                )
+            out.append(_ESCAPES[nxt])
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t"}

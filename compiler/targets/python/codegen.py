@@ -1,0 +1,366 @@
+"""Render one Python rule module per game from the model (compiler/model/build.py) and jinja2
+templates.
+
+Each rule component has its own template fragment under `compiler/targets/python/templates/`;
+`module.py.j2` composes the fragments the game uses. Spec text reaches the module only as `repr`
+literals of checked values (the constants block) or in comments passed through
+`model.fold.where`, never as code. The output is deterministic: the same spec gives
+byte-identical modules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pprint
+from pathlib import Path
+
+import jinja2
+
+from ...errors import HansaError
+from ...model.build import END_KINDS, MARKER_KINDS, GameModel, build_model
+from ...nodes.board import Board
+from ...nodes.rules import Game, RuleSet, mangle_module_name
+
+TEMPLATES = Path(__file__).parent / "templates"
+GENERATOR_VERSION = "1"
+LINE_WIDTH = 99
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+
+
+_ENV: jinja2.Environment | None = None
+
+
+def environment() -> jinja2.Environment:
+    global _ENV
+    if _ENV is None:
+        _ENV = _environment()
+    return _ENV
+
+
+def ensure_safe_literal(value: object) -> None:
+    """Only plain data whose `repr` is a Python literal may enter a module (no objects)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            ensure_safe_literal(item)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            ensure_safe_literal(key)
+            ensure_safe_literal(item)
+        return
+    raise HansaError(f"internal error: {type(value).__name__} value cannot be a module constant")
+
+
+# Constants whose repr is longer than this (tables of very large boards) skip pprint, which is
+# superlinear on them, for a one-item-per-line layout written in one pass.
+FAST_LAYOUT_CHARS = 8_000
+
+
+def _layout(value: object, indent: int) -> str:
+    """A literal of `value` whose lines fit the width where items allow: containers that do not
+    fit on the rest of the line get one item per line, recursively."""
+    text = repr(value)
+    if indent + len(text) < LINE_WIDTH or not isinstance(value, (tuple, list, dict)) or not value:
+        return text
+    pad = " " * (indent + 4)
+    lines = []
+    if isinstance(value, dict):
+        try:
+            items = sorted(value.items())
+        except TypeError:
+            items = list(value.items())
+        for key, item in items:
+            head = f"{key!r}: "
+            lines.append(f"{pad}{head}{_layout(item, indent + 4 + len(head))},")
+        brackets = "{}"
+    elif all(isinstance(item, (int, str, bool)) or item is None for item in value):
+        line = pad  # scalars: as many per line as fit
+        for item in value:
+            word = f"{item!r},"
+            if len(line) + len(word) + 1 > LINE_WIDTH and line.strip():
+                lines.append(line.rstrip())
+                line = pad
+            line += word + " "
+        lines.append(line.rstrip())
+        brackets = "()" if isinstance(value, tuple) else "[]"
+    else:
+        lines = [f"{pad}{_layout(item, indent + 4)}," for item in value]
+        brackets = "()" if isinstance(value, tuple) else "[]"
+    return brackets[0] + "\n" + "\n".join(lines) + "\n" + " " * indent + brackets[1]
+
+
+def render_constant(name: str, value: object) -> str:
+    """`NAME = literal`, wrapped to the line width; the literal is `repr`-based, so always safe."""
+    ensure_safe_literal(value)
+    prefix = f"{name} = "
+    if len(repr(value)) > FAST_LAYOUT_CHARS:
+        return prefix + _layout(value, 0)
+    text = pprint.pformat(value, width=LINE_WIDTH - len(prefix), compact=True, sort_dicts=True)
+    if "\n" not in text and len(prefix) + len(text) <= LINE_WIDTH:
+        return prefix + text
+    inner = pprint.pformat(value, width=LINE_WIDTH - 4, compact=True, sort_dicts=True)
+    if isinstance(value, (tuple, list, dict)) and inner[:1] in "([{" and "\n" in inner:
+        indented = "\n".join("    " + line for line in inner.splitlines())
+        return f"{prefix}(\n{indented}\n)" if inner[0] == "(" else prefix + text
+    return prefix + text
+
+
+def _relative(path: str, root: Path | None) -> str:
+    if root is None:
+        return path
+    try:
+        rel = os.path.relpath(path, root)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def _comment_safe(text: str, width: int = 80) -> str:
+    """Text for a comment line: printable characters only (so it cannot end the comment), short."""
+    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def build_game_module(
+    game: Game,
+    rules: RuleSet,
+    board: Board,
+    sources: dict[str, str] | None = None,
+    root: Path | str | None = None,
+) -> str:
+    """The Python source of the rule module for `game` (rules resolved, board checked)."""
+    model = build_model(game, rules, board)
+    return render_model(model, sources or {}, Path(root) if root is not None else None)
+
+
+def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -> str:
+    files = list(model.sources)
+    board_file = model.origins.get("board", "").rsplit(":", 1)[0]
+    if board_file and board_file not in files:
+        files.append(board_file)
+    shown = sorted({_relative(f, root) for f in files if f})
+    digest = hashlib.sha256()
+    digest.update(f"generator {GENERATOR_VERSION}\n".encode())
+    for f in sorted(files):
+        rel = _relative(f, root)
+        digest.update(rel.encode("utf-8") + b"\0")
+        digest.update(sources.get(f, "").encode("utf-8") + b"\0")
+    origins = {k: _comment_safe(_relative_origin(v, root)) for k, v in model.origins.items()}
+    constants = "\n".join(render_constant(name, value) for name, value in model.constants.items())
+    comp = model.components
+    context = dict(comp)
+    context.update(
+        game_literal=_comment_safe(repr(model.game)),
+        rules_literal=_comment_safe(repr(model.rules)),
+        board_literal=_comment_safe(repr(model.board)),
+        header_hash="spec-sha256=" + digest.hexdigest(),
+        sources=[_comment_safe(repr(s)) for s in shown],
+        constants=constants,
+        origins=origins,
+        marker_kinds_used=[
+            k
+            for k in MARKER_KINDS
+            if comp.get("marker_" + k)
+            or (k == "develop_ability" and comp.get("permanent_develop_ability"))
+        ],
+        permanent_names=list(model.constants.get("PERMANENT_NAMES", ())),
+        ability_max=[int(m) for m in model.constants["ABILITY_MAX"]],
+        end_kinds_used=[k for k in END_KINDS if comp.get("end_" + k)],
+        marker_type_kinds=_marker_type_kinds(model),
+        marker_types=list(
+            zip(model.constants["MARKER_KEYS"], _marker_type_kinds(model), strict=True)
+        ),
+        scoring=comp["scoring"],
+        uses_income=True,
+        coin_pp=bool(model.constants["COIN_PP"]),
+    )
+    try:
+        text = environment().get_template("module.py.j2").render(**context)
+    except jinja2.TemplateError as exc:  # a broken template is a bug of ours, not of the spec
+        raise HansaError(f"code generation failed for game {model.game!r}: {exc}") from exc
+    return _tidy(text)
+
+
+def _relative_origin(origin: str, root: Path | None) -> str:
+    if not origin:
+        return ""
+    file, _, line = origin.rpartition(":")
+    return f"{_relative(file, root)}:{line}"
+
+
+def _marker_type_kinds(model: GameModel) -> list[str]:
+    """The kind of each marker type, in type order (the module's MARKER_USABLE/EFFECT tables)."""
+    kinds: list[str] = []
+    keyed = {}
+    for m, _flag in model.constants["EXCHANGE_MARKERS"]:
+        keyed[m] = "exchange_trading_posts"
+    for m in model.constants["ADDITIONAL_MARKERS"]:
+        keyed[m] = "additional_trading_post"
+    for m, _a in model.constants["DEVELOP_MARKERS"]:
+        keyed[m] = "develop_ability"
+    for m, _c in model.constants["EXTRA_ACTION_MARKERS"]:
+        keyed[m] = "extra_actions"
+    for m, *_rest in model.constants["MOVE_MARKERS"]:
+        keyed[m] = "move_tradesmen"
+    for m, *_rest in model.constants["REMOVE_MARKERS"]:
+        keyed[m] = "remove_tradesmen"
+    for m in model.constants.get("RULE_MARKERS", ()):
+        keyed[m] = f"rule_{int(m)}"  # a marker kind written in words (compiler/expr/codegen.py)
+    for m in range(model.constants["N_MARKER_TYPES"]):
+        kinds.append(keyed[m])
+    return kinds
+
+
+def _tidy(text: str) -> str:
+    """Collapse runs of blank lines (at most two) and end with one newline."""
+    out: list[str] = []
+    blank = 0
+    for line in text.splitlines():
+        line = line.rstrip()
+        if not line:
+            blank += 1
+            if blank > 2:
+                continue
+        else:
+            blank = 0
+        out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+# ---- whole projects: every game of a spec folder (hansa build), or one game in memory
+
+
+def _spec_root(spec_dir: Path) -> Path:
+    return spec_dir.resolve().parent
+
+
+def generate_modules(spec_dir: str | Path = "spec", paths=None) -> dict[str, tuple[str, str]]:
+    """Every game declared under `spec_dir` (or `paths`): game name → (module name, source text).
+
+    Raises one HansaError listing every spec error; nothing is generated unless all games compile.
+    """
+    from ...project import load_project
+    from ...rules.resolve import resolve
+
+    spec_dir = Path(spec_dir)
+    project = load_project(list(paths) if paths else [spec_dir])
+    project.raise_for_errors()
+    root = _spec_root(spec_dir)
+    out: dict[str, tuple[str, str]] = {}
+    modules: dict[str, str] = {}
+    folded: dict = {}  # each link of an `extends` chain folded once for all games
+    for name in sorted(project.games):
+        game = project.games[name]
+        rules = resolve(game.rules, project.rulesets, cache=folded)
+        board = project.boards[game.board]
+        source = build_game_module(game, rules, board, project.sources, root)
+        module_name = mangle_module_name(name)
+        if module_name in modules:
+            raise HansaError(
+                f"games {modules[module_name]!r} and {name!r} would share module {module_name}",
+                game.span if game.span.line > 0 else None,
+            )
+        modules[module_name] = name
+        out[name] = (module_name, source)
+    return out
+
+
+def index_source(modules: dict[str, tuple[str, str]], names: dict[str, dict] | None = None) -> str:
+    """`generated/_index.py`: game name → module name (for `hansa.load_game`), and the rule sets
+    and boards the spec declares (`spec_names`, for `hansa list` without the compiler)."""
+    lines = [
+        '"""Index of the generated game modules (written by `hansa build`; do not edit)."""',
+        "",
+        "# fmt: off",
+        render_constant("GAMES", {name: module for name, (module, _src) in modules.items()}),
+    ]
+    for constant, table in sorted((names or {}).items()):
+        lines.append(render_constant(constant, table))
+    lines += ["# fmt: on", ""]
+    return "\n".join(lines)
+
+
+def spec_names(spec_dir: str | Path = "spec") -> dict[str, dict]:
+    """The rule sets (title, extends) and boards (title, player counts) declared under spec_dir."""
+    from ...project import load_project
+
+    project = load_project([Path(spec_dir)])
+    return {
+        "RULESETS": {
+            name: {"title": r.title, "extends": r.extends}
+            for name, r in sorted(project.own("rulesets").items())
+        },
+        "BOARDS": {
+            name: {"title": b.title, "players": list(b.players)}
+            for name, b in sorted(project.own("boards").items())
+        },
+    }
+
+
+def compile_module(source: str, game: str | None = None, spec_dir: str | Path = "spec"):
+    """Compile one game in memory and return the executed module (nothing is written)."""
+
+    from ...project import load_project
+    from ...rules.resolve import resolve
+
+    spec_dir = Path(spec_dir)
+    path = Path(source)
+    paths: list[Path] = []
+    wanted = game
+    if source.endswith(".hansa") or path.is_dir():
+        if not path.exists():
+            raise HansaError(f"{source}: no such file or folder")
+        inside = spec_dir.exists() and path.resolve().is_relative_to(spec_dir.resolve())
+        if not inside:
+            paths.append(path)
+        if spec_dir.exists():
+            paths.append(spec_dir)  # the boards and rule sets the file builds on
+    else:
+        wanted = wanted or source
+        paths.append(spec_dir)
+    project = load_project(paths)
+    project.raise_for_errors()
+    if wanted is None:
+        own = [  # the games declared in the given file itself
+            name
+            for name, g in project.games.items()
+            if g.span.file and Path(g.span.file).resolve() == path.resolve()
+        ]
+        if len(own) != 1:
+            found = ", ".join(sorted(own)) or "none"
+            raise HansaError(f"{source}: declares {len(own)} games ({found}); pass game=NAME")
+        wanted = own[0]
+    if wanted not in project.games:
+        from ...errors import did_you_mean
+
+        raise HansaError(f"unknown game {wanted!r}{did_you_mean(wanted, project.games)}")
+    decl = project.games[wanted]
+    rules = resolve(decl.rules, project.rulesets)
+    text = build_game_module(
+        decl, rules, project.boards[decl.board], project.sources, _spec_root(spec_dir)
+    )
+    return module_from_text(text, f"hansa.generated.{mangle_module_name(decl.name)}", wanted)
+
+
+def module_from_text(text: str, module_name: str, label: str):
+    """A generated module's text run as a module in memory (not registered in sys.modules)."""
+    import types
+
+    module = types.ModuleType(module_name)
+    exec(compile(text, f"<generated {label}>", "exec"), module.__dict__)
+    return module

@@ -1,0 +1,596 @@
+"""Playing games with agents: one game (`play_game`), many over processes (`simulate`), statistics.
+
+`simulate` is the function `hansa simulate` prints and `hansa diff --simulate` can reuse: it derives
+one seed per game from the run's seed (so the result does not depend on how games are spread over
+processes), plays them, and summarises win rate by seat, PP per scoring category, end-trigger shares
+and game length, each with its spread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import math
+import os
+import signal
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+
+from hansa.runtime.errors import HansaError
+from hansa.runtime.game import Game
+from hansa.runtime.state import BaseState
+
+from .agents import RandomAgent
+from .greedy import GreedyAgent, module_namespace
+from .mcts import MCTSAgent
+
+# A game that has not ended after this many decisions is stopped and reported as "unfinished".
+DEFAULT_MAX_DECISIONS = 200_000
+
+AGENTS: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent}
+
+# End-trigger names (the rule components of the spec's `end when` line) as reported.
+TRACK_PP = "track_pp"
+COMPLETED_CITIES = "completed_cities"
+MARKER_SUPPLY_EMPTY = "marker_supply_empty"
+UNFINISHED = "unfinished"
+
+
+# ---- agents
+def make_agent(spec: str, seed: int):
+    """An agent from its name (`random`, `greedy`, `mcts`) or `module:Class` (a class with `step`),
+    optionally followed by `:key=value,key=value` keyword arguments (`mcts:iterations=200`).
+
+    A class is called with `seed=…` when its constructor takes a seed (a `seed=` parameter in the
+    spec overrides the per-seat seed), else without it.
+    """
+    spec = spec.strip()
+    name, params = split_agent_params(spec)
+    if name in AGENTS:
+        return _construct(spec, AGENTS[name], seed, params)
+    spec_name = spec
+    spec = name
+    if ":" not in spec:
+        known = ", ".join(sorted(AGENTS))
+        raise HansaError(
+            f"unknown agent {spec!r}: use one of {known}, or module:Class for your own agent"
+        )
+    module_name, _, class_name = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise HansaError(f"agent {spec!r}: cannot import module {module_name!r} ({exc})") from None
+    cls = getattr(module, class_name, None)
+    if cls is None or not callable(cls):
+        raise HansaError(f"agent {spec!r}: module {module_name!r} has no class {class_name!r}")
+    return _construct(spec_name, cls, seed, params)
+
+
+def split_agent_params(spec: str) -> tuple[str, dict[str, int | float | str]]:
+    """`name:k=v,k=v` → (name, {k: v}); values become int or float when they read as one."""
+    head, sep, tail = spec.rpartition(":")
+    if not sep or "=" not in tail:
+        return spec, {}
+    params: dict[str, int | float | str] = {}
+    for item in tail.split(","):
+        key, eq, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not key.isidentifier():
+            raise HansaError(f"agent {spec!r}: expected key=value parameters, got {item!r}")
+        params[key] = _param_value(value)
+    return head, params
+
+
+def _param_value(text: str) -> int | float | str:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _construct(spec: str, cls, seed: int, params: dict):
+    try:
+        accepted = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        accepted = {}
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+    unknown = [k for k in params if k not in accepted and not takes_any]
+    if unknown:
+        names = ", ".join(k for k in accepted if k != "self") or "none"
+        raise HansaError(f"agent {spec!r}: unknown parameter {unknown[0]!r} (parameters: {names})")
+    kwargs = dict(params)
+    if "seed" in accepted and "seed" not in kwargs:
+        kwargs["seed"] = seed
+    try:
+        agent = cls(**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise HansaError(f"agent {spec!r}: {exc}") from None
+    if not callable(getattr(agent, "step", None)):
+        raise HansaError(f"agent {spec!r} has no method step(state, legal_actions)")
+    return agent
+
+
+def parse_agents(text: str | Sequence[str], players: int) -> list[str]:
+    """`greedy` (everyone) or `greedy,random,…` (one per seat) → one agent name per seat."""
+    if isinstance(text, str):
+        names: list[str] = []
+        for piece in (n.strip() for n in text.split(",")):
+            # `mcts:iterations=400,rollout=random`: a key=value piece continues the parameters
+            if names and "=" in piece and ":" not in piece and "=" in names[-1]:
+                names[-1] += "," + piece
+            else:
+                names.append(piece)
+    else:
+        names = list(text)
+    if not names or any(not n for n in names):
+        raise HansaError(f"--agents: empty agent name in {text!r}")
+    if len(names) == 1:
+        return names * players
+    if len(names) != players:
+        raise HansaError(
+            f"--agents names {len(names)} agents but the game has {players} players "
+            "(give one name for everybody or one per seat)"
+        )
+    return names
+
+
+def derived_seed(*parts: object) -> int:
+    """A 48-bit seed from the parts, the same on every machine and Python version."""
+    text = ":".join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:6], "big")
+
+
+def game_seed(run_seed: int, index: int) -> int:
+    """The seed of game `index` of a simulation run with `run_seed`."""
+    return derived_seed("hansa-game", run_seed, index)
+
+
+def agent_seed(seed: int, seat: int) -> int:
+    """The seed of the agent in `seat` of the game with `seed`."""
+    return derived_seed("hansa-agent", seed, seat)
+
+
+def make_agents(names: Sequence[str], seed: int) -> list:
+    return [make_agent(name, agent_seed(seed, seat)) for seat, name in enumerate(names)]
+
+
+# ---- one game
+@dataclass
+class GameRecord:
+    """What one finished (or stopped) game leaves: enough for statistics and for a log footer."""
+
+    seed: int
+    players: int
+    returns: list[int]
+    breakdown: list[dict[str, int]]
+    winners: list[int]
+    end_trigger: str
+    turns: int
+    decisions: int
+    moves: list[tuple[int, int]] = field(default_factory=list)  # (player, action) if recorded
+
+    def summary(self) -> dict:
+        data = asdict(self)
+        del data["moves"]
+        return data
+
+
+class GameTracker:
+    """Counts turns and notices which end trigger fired, watching one game decision by decision.
+
+    A turn is a run of decisions of the active player; the turn decision is the one that offers
+    END_TURN (the smallest action id of every turn decision). The end triggers are the game's own
+    (`state.end_conditions_met()` at the end: catalogue kinds and rules in words), and, from a
+    clone taken before each route creation, whether it drew from an empty marker supply.
+    """
+
+    def __init__(self, game: Game) -> None:
+        ns = vars(game.module)
+        self.end_turn = next(b for kind, b, _s in ns["ACTION_RANGES"] if kind == "END_TURN")
+        self.create = next(((b, s) for kind, b, s in ns["ACTION_RANGES"] if kind == "CREATE"))
+        self.turns = 0
+        self.turn_player = -1
+        self.before_create = None
+        self.created_route = -1
+
+    def before(self, state, legal: list[int], player: int, action: int) -> None:
+        if legal[0] == self.end_turn and player != self.turn_player:
+            self.turns += 1
+            self.turn_player = player
+        base, size = self.create
+        if base <= action < base + size:
+            self.before_create = state.clone()
+            self.created_route = action - base
+
+    def end_trigger(self, state) -> str:
+        if not state.is_terminal():
+            return UNFINISHED
+        fired = list(state.end_conditions_met())
+        if self.before_create is not None:
+            before = self.before_create.to_dict()
+            route = before["routes"][self.created_route]
+            if route["marker"] is not None and not before["marker_supply"]:
+                fired.append(MARKER_SUPPLY_EMPTY)
+        if not fired:  # no other trigger can end a game; keep the record honest anyway
+            fired.append(MARKER_SUPPLY_EMPTY)
+        return "+".join(fired)
+
+
+def play_game(
+    game: Game,
+    agents: Sequence,
+    seed: int,
+    max_decisions: int | None = DEFAULT_MAX_DECISIONS,
+    record_moves: bool = False,
+) -> tuple[GameRecord, BaseState]:
+    """Play one game from `game.new_initial_state(seed)`; agent i decides for player i.
+
+    Returns the record and the final state.
+    """
+    if len(agents) != game.num_players():
+        raise HansaError(f"{len(agents)} agents for a {game.num_players()}-player game")
+    state = game.new_initial_state(seed)
+    tracker = GameTracker(game)
+    moves: list[tuple[int, int]] = []
+    decisions = 0
+    while not state.is_terminal():
+        if max_decisions is not None and decisions >= max_decisions:
+            break
+        player = state.current_player()
+        legal = state.legal_actions()
+        agent = agents[player]
+        action = checked_step(
+            agent,
+            state,
+            legal,
+            f"agent {type(agent).__name__} (player {player})",
+            f" at decision {decisions + 1}",
+        )
+        tracker.before(state, legal, player, action)
+        state.apply_action(action)
+        decisions += 1
+        if record_moves:
+            moves.append((player, action))
+    breakdown = state.score_breakdown()
+    return GameRecord(
+        seed=seed,
+        players=game.num_players(),
+        returns=[sum(b.values()) for b in breakdown],
+        breakdown=breakdown,
+        winners=state.winners(),
+        end_trigger=tracker.end_trigger(state),
+        turns=tracker.turns,
+        decisions=decisions,
+        moves=moves,
+    ), state
+
+
+# ---- statistics
+def spread(values: Sequence[float]) -> dict[str, float]:
+    """Mean, sample standard deviation and the half-width of a normal 95% confidence interval."""
+    n = len(values)
+    if n == 0:
+        return {"mean": 0.0, "std": 0.0, "ci95": 0.0, "min": 0.0, "max": 0.0}
+    mean = math.fsum(values) / n
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else 0.0
+    std = math.sqrt(var)
+    return {
+        "mean": round(mean, 4),
+        "std": round(std, 4),
+        "ci95": round(1.96 * std / math.sqrt(n), 4),
+        "min": min(values),
+        "max": max(values),
+    }
+
+
+def share(count: int, n: int) -> dict[str, float]:
+    """A proportion with its Wilson 95% interval (sensible near 0 and 1, unlike mean ± 1.96·se)."""
+    if n == 0:
+        return {"count": count, "share": 0.0, "low": 0.0, "high": 0.0}
+    z = 1.96
+    p = count / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return {
+        "count": count,
+        "share": round(p, 4),
+        "low": round(max(0.0, centre - half), 4),
+        "high": round(min(1.0, centre + half), 4),
+    }
+
+
+@dataclass
+class SimulationResult:
+    """Statistics of a run of games; `to_json()` is the `hansa simulate --json` document."""
+
+    game: str
+    players: int
+    agents: list[str]
+    seed: int
+    games: int
+    records: list[dict] = field(repr=False)
+
+    def _column(self, key: str) -> list[float]:
+        return [r[key] for r in self.records]
+
+    def win_rate(self) -> list[dict[str, float]]:
+        """Per seat: the share of games won (a shared victory counts 1/k for each of k winners)."""
+        per_seat = [[0.0] * len(self.records) for _ in range(self.players)]
+        for i, r in enumerate(self.records):
+            for p in r["winners"]:
+                per_seat[p][i] = 1.0 / len(r["winners"])
+        return [spread(column) for column in per_seat]
+
+    def categories(self) -> dict[str, dict[str, float]]:
+        """Per scoring category, the PP of a player (all seats together)."""
+        keys = list(self.records[0]["breakdown"][0]) if self.records else []
+        return {key: spread([b[key] for r in self.records for b in r["breakdown"]]) for key in keys}
+
+    def categories_by_seat(self) -> list[dict[str, float]]:
+        keys = list(self.records[0]["breakdown"][0]) if self.records else []
+        return [
+            {key: spread([r["breakdown"][p][key] for r in self.records])["mean"] for key in keys}
+            for p in range(self.players)
+        ]
+
+    def end_triggers(self) -> dict[str, dict[str, float]]:
+        counts: dict[str, int] = {}
+        for r in self.records:
+            counts[r["end_trigger"]] = counts.get(r["end_trigger"], 0) + 1
+        return {k: share(counts[k], len(self.records)) for k in sorted(counts)}
+
+    def to_json(self) -> dict:
+        return {
+            "format": "hansa-simulation",
+            "version": 1,
+            "game": self.game,
+            "players": self.players,
+            "agents": self.agents,
+            "seed": self.seed,
+            "games": self.games,
+            "win_rate_by_seat": self.win_rate(),
+            "points_by_category": self.categories(),
+            "mean_points_by_seat_and_category": self.categories_by_seat(),
+            "total_points_by_seat": [
+                spread([r["returns"][p] for r in self.records]) for p in range(self.players)
+            ],
+            "winner_points": spread([max(r["returns"]) for r in self.records]),
+            "end_triggers": self.end_triggers(),
+            "turns": spread(self._column("turns")),
+            "rounds": spread([r["turns"] / self.players for r in self.records]),
+            "decisions": spread(self._column("decisions")),
+        }
+
+
+# ---- many games over processes
+_LOADED: dict[tuple[str, int], Game] = {}
+
+
+def default_loader(name: str, players: int | None) -> Game:
+    """`hansa.load_game`, imported late so the runtime itself needs nothing beyond the stdlib."""
+    import hansa
+
+    return hansa.load_game(name, players=players)
+
+
+def _game_for(name: str, players: int | None, loader: Callable[[str, int], Game]) -> Game:
+    game = _LOADED.get((name, players))
+    if game is None:
+        game = _LOADED[(name, players)] = loader(name, players)
+    return game
+
+
+def _play_chunk(
+    name: str,
+    players: int,
+    agents: list[str],
+    seed: int,
+    indices: list[int],
+    max_decisions: int | None,
+    loader: Callable[[str, int], Game],
+) -> list[tuple[int, dict]]:
+    game = _game_for(name, players, loader)
+    out = []
+    for i in indices:
+        s = game_seed(seed, i)
+        record, _state = play_game(game, make_agents(agents, s), s, max_decisions)
+        out.append((i, record.summary()))
+    return out
+
+
+def simulate(
+    game_name: str | Game,
+    n: int,
+    players: int | None = None,
+    agents: str | Sequence[str] = "greedy",
+    seed: int = 0,
+    jobs: int | None = None,
+    max_decisions: int | None = DEFAULT_MAX_DECISIONS,
+    progress: Callable[[int, int], None] | None = None,
+    loader: Callable[[str, int], Game] = default_loader,
+) -> SimulationResult:
+    """Play `n` games (game i with seed `game_seed(seed, i)`) over `jobs` processes and summarise.
+
+    `game_name` is a game name (loaded with `loader`, in each worker) or an already loaded `Game`.
+    The result is the same for any `jobs`. `progress(done, n)` is called as games finish.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise HansaError(f"the number of games must be at least 1, got {n!r}")
+    if isinstance(game_name, Game):
+        game = game_name
+        name = game.name
+        if players is not None and players != game.num_players():
+            game = Game(game.module, players)
+        _LOADED[(name, game.num_players())] = game
+    else:
+        name = game_name
+        game = _game_for(name, players, loader)
+        _LOADED[(name, game.num_players())] = game
+    players = game.num_players()
+    seat_agents = parse_agents(agents, players)
+    for spec in set(seat_agents):
+        make_agent(spec, 0)  # fail early on a bad name, before any process starts
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise HansaError(f"--jobs must be at least 1, got {jobs!r}")
+    jobs = min(jobs, n)
+    results: dict[int, dict] = {}
+    chunk = max(1, min(25, n // (jobs * 4) or 1))
+    batches = [list(range(i, min(n, i + chunk))) for i in range(0, n, chunk)]
+    if jobs == 1:
+        for batch in batches:
+            for i, summary in _play_chunk(
+                name, players, seat_agents, seed, batch, max_decisions, loader
+            ):
+                results[i] = summary
+            if progress:
+                progress(len(results), n)
+    else:
+        context = _fork_context()
+        children_before = {process.pid for process in _active_children()}
+        previous_term = _stop_on_sigterm()
+        pool = ProcessPoolExecutor(
+            max_workers=jobs, mp_context=context, initializer=_ignore_interrupts
+        )
+        try:
+            futures = [
+                pool.submit(
+                    _play_chunk, name, players, seat_agents, seed, batch, max_decisions, loader
+                )
+                for batch in batches
+            ]
+            for future in as_completed(futures):
+                for i, summary in future.result():
+                    results[i] = summary
+                if progress:
+                    progress(len(results), n)
+        except BaseException:
+            _stop_pool(pool, children_before)  # Ctrl-C or a failed game: don't wait for the queue
+            raise
+        finally:
+            _restore_sigterm(previous_term)
+        pool.shutdown()
+    return SimulationResult(
+        game=name,
+        players=players,
+        agents=seat_agents,
+        seed=seed,
+        games=n,
+        records=[results[i] for i in range(n)],
+    )
+
+
+def _active_children() -> list:
+    import multiprocessing
+
+    return multiprocessing.active_children()
+
+
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them all (no traceback from each worker);
+    SIGTERM (how the parent stops them) ends a worker at once, whatever the parent installed."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+class Terminated(SystemExit):
+    """SIGTERM reached the parent of a parallel run: it stops its workers, then exits 143."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated(128 + signum)
+
+
+def _stop_on_sigterm():
+    """While workers run, SIGTERM becomes an exception (so they are stopped), not a silent death
+    of the parent that would leave them running. Only the main thread may set a handler."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+def _restore_sigterm(previous) -> None:
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_pool(pool: ProcessPoolExecutor, children_before: set[int]) -> None:
+    """Cancel queued games and end the workers now; shutdown() alone waits for every queued game.
+
+    The executor replaces a worker that dies while it is still winding down, so terminating its
+    workers can race with it forking a new one: end every child this pool started until none is
+    left and the executor's manager thread (the one that forks) has ended (bounded).
+    """
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for _ in range(50):
+        workers = [p for p in _active_children() if p.pid not in children_before]
+        if not workers and (manager is None or not manager.is_alive()):
+            return
+        for process in workers:
+            process.terminate()
+        for process in workers:
+            process.join(timeout=5)
+        if manager is not None:
+            manager.join(timeout=0.1)
+
+
+def _fork_context():
+    """Fork where available: workers inherit loaded (even in-memory) games instead of reloading."""
+    import multiprocessing
+
+    try:
+        return multiprocessing.get_context("fork")
+    except ValueError:
+        return None
+
+
+def describe_game(state_or_game) -> dict:
+    """The generated module's identity for logs: game, rules, board and its spec hash."""
+    ns = (
+        vars(state_or_game.module)
+        if isinstance(state_or_game, Game)
+        else module_namespace(state_or_game)
+    )
+    return {
+        "game": ns["GAME_NAME"],
+        "rules": ns["RULES_NAME"],
+        "board": ns["BOARD_ID"],
+        "module_hash": module_hash(ns),
+    }
+
+
+def module_hash(ns: dict) -> str | None:
+    """The `spec-sha256=…` line of a generated module's header, or the hash of its file."""
+    path = ns.get("__file__")
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    for line in data.decode("utf-8", "replace").splitlines()[:40]:
+        if line.startswith("# hansa-generated:"):
+            return line.split(":", 1)[1].strip()
+    return "sha256=" + hashlib.sha256(data).hexdigest()
+
+
+def checked_step(agent, state, legal: list[int], who: str, at: str = "") -> int:
+    """The agent's choice among `legal`; a plug-in agent's bug or an illegal choice becomes one
+    HansaError naming `who` (and `at`, where in the game), without a traceback."""
+    try:
+        action = agent.step(state, legal)
+    except HansaError:
+        raise
+    except Exception as exc:
+        raise HansaError(f"{who} failed{at}: {type(exc).__name__}: {exc}") from exc
+    if action.__class__ is not int or action not in legal:
+        raise HansaError(f"{who} chose {action!r}{at}, which is not one of the legal actions")
+    return action
