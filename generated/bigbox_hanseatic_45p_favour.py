@@ -2777,6 +2777,10 @@ def observation_tensor(s: State, player: int, out=None):
     """The observation as a flat float32 numpy vector laid out by `observation_tensor_layout`
     (written into `out` when given)."""
     _check_observer(s, player)
+    if out is None:
+        import numpy
+
+        out = numpy.empty(observation_tensor_size(s.num_players), numpy.float32)
     return tensor_codec(s.num_players).encode(s, player, out)
 
 

@@ -76,9 +76,10 @@ class Game:
         return self.module.tensor_codec(self.players).high()
 
     def observation_tensor_writer(self):
-        """A `TensorWriter` (runtime/observation_tensor.py): `write(state, player, out=None)` gives
-        the same tensor as `state.observation_tensor(player)`, patching the last one it wrote for
-        `player` instead of starting from nothing (what a learner stepping games wants)."""
+        """A `TensorWriter` (runtime/observation_tensor.py): `write(state, player, out)` writes the
+        same tensor as `state.observation_tensor(player)` into `out` (a float32 vector), patching
+        the last one it wrote for `player` instead of starting from nothing (what a learner
+        stepping games wants)."""
         return self.module.tensor_codec(self.players).writer()
 
     def __repr__(self) -> str:

@@ -6,9 +6,10 @@ them, `MISSION_CARDS`, `N_FAVOUR`/`F_FLIP`, `F_TAKE_STOCK`) to `TensorCodec`, wh
 (docs/game-api.md, "Observations") and the state's field conventions (the template's `pt`, `post`,
 `stack`, …).
 
-Two ways to write a tensor, with the same values:
-- `TensorCodec.encode(state, player, out=None)`: one tensor, from nothing.
-- `TensorWriter.write(state, player, out=None)`: for a learner stepping a game. The writer keeps,
+Two ways to write a tensor into a float32 buffer (a numpy array, or a memoryview of one), with
+the same values:
+- `TensorCodec.encode(state, player, out)`: one tensor, from nothing.
+- `TensorWriter.write(state, player, out)`: for a learner stepping a game. The writer keeps,
   per observer, a buffer and the state's fields as it last wrote them, and patches only what
   changed since (a decision changes a point or two, the decision frame and a counter). Any state
   may be passed at any time (another game, a clone, a reset): the writer compares values, never
@@ -16,13 +17,16 @@ Two ways to write a tensor, with the same values:
 
 Owners are relative to the observer (owner 0 = the observer, 1 = the next seat, …), so the same
 fact lands at different offsets for different observers; each observer has its own buffer.
-Pure Python at import (the generated modules import no numpy); numpy is needed to write tensors.
+Standard library only, like all of the runtime: the buffers are the caller's (the generated
+module's `observation_tensor` makes a numpy array when none is given) or `array.array`s.
 """
 
 from __future__ import annotations
 
 import array
 import operator
+
+from .errors import HansaError
 
 EMPTY = -1  # an empty point or space (the template's piece code)
 COUNT_LIMIT = float(1 << 24)  # the largest whole number a float32 holds exactly
@@ -204,16 +208,27 @@ class TensorCodec:
             high += [1.0 if name in FLAG_BLOCKS else COUNT_LIMIT] * _size(shape)
         return high
 
-    def encode(self, state, player: int, out=None):
-        """`player`'s tensor of `state` (into `out`, a float32 vector of `size`, when given)."""
-        import numpy
-
-        if out is None:
-            out = numpy.zeros(self.size, numpy.float32)
-        else:
-            out.fill(0.0)
-        _Differ(self, player, out).sync(state)
+    def encode(self, state, player: int, out):
+        """`player`'s tensor of `state`, written into `out` (returned)."""
+        mv = self.buffer_view(out)
+        mv[:] = self.zeros
+        _Differ(self, player, mv).sync(state)
         return out
+
+    def buffer_view(self, out) -> memoryview:
+        """`out` as a writable memoryview of `size` float32 values (else HansaError)."""
+        try:
+            mv = out if out.__class__ is memoryview else memoryview(out)
+        except TypeError:
+            mv = None
+        if mv is None or mv.format != "f" or mv.nbytes != 4 * self.size or mv.readonly:
+            raise HansaError(
+                f"the tensor needs a writable float32 vector of {self.size} values, got "
+                f"{type(out).__name__}"
+            )
+        if not mv.contiguous:
+            raise HansaError("the tensor needs a contiguous float32 vector (a row, not a column)")
+        return mv
 
     def writer(self) -> TensorWriter:
         return TensorWriter(self)
@@ -227,43 +242,36 @@ class TensorWriter:
     """
 
     def __init__(self, codec: TensorCodec) -> None:
-        import numpy
-
         self.codec = codec
         self.size = codec.size
         self._differs = [
-            _Differ(codec, p, numpy.zeros(codec.size, numpy.float32)) for p in range(codec.n)
+            _Differ(codec, p, memoryview(array.array("f", bytes(4 * codec.size))))
+            for p in range(codec.n)
         ]
 
-    def write(self, state, player: int, out=None):
-        """`player`'s tensor of `state`, copied into `out` (a float32 vector, or a memoryview of
-        one) when given, else a new array."""
+    def write(self, state, player: int, out):
+        """`player`'s tensor of `state`, copied into `out` (returned)."""
         differ = self._differs[player]
         differ.sync(state)
-        if out is None:
-            return differ.buffer.copy()
-        if out.__class__ is memoryview:
-            out[:] = differ.mv
-        else:
-            memoryview(out)[:] = differ.mv
+        mv = out if out.__class__ is memoryview else self.codec.buffer_view(out)
+        mv[:] = differ.mv
         return out
 
-    def view(self, state, player: int):
-        """`player`'s tensor of `state` as the writer's own buffer (valid until the next write for
-        `player`; do not modify it)."""
+    def view(self, state, player: int) -> memoryview:
+        """`player`'s tensor of `state` as the writer's own buffer, a float32 memoryview (valid
+        until the next write for `player`; read only what you need, do not modify it)."""
         differ = self._differs[player]
         differ.sync(state)
-        return differ.buffer
+        return differ.mv
 
 
 class _Differ:
     """One observer's tensor and the field values it was written from (all zero = empty)."""
 
-    def __init__(self, codec: TensorCodec, player: int, buffer) -> None:
+    def __init__(self, codec: TensorCodec, player: int, mv: memoryview) -> None:
         self.c = codec
         self.player = player
-        self.buffer = buffer
-        self.mv = memoryview(buffer)  # item assignment is cheaper than numpy's
+        self.mv = mv  # a float32 memoryview: item assignment is cheaper than numpy's
         self.rel = codec.rel[player]
         n = codec.n
         self.pt = [EMPTY] * codec.n_points
@@ -553,16 +561,14 @@ class _Differ:
 
     def _frame_spans(self, top: tuple) -> tuple:
         """(start, stop, content) of each frame span for decision frame `top`, this observer's."""
-        import numpy
-
-        flat = numpy.zeros(self.c.size, numpy.float32)
+        flat = array.array("f", bytes(4 * self.c.size))
         hot, values = self._frame_entries(top, self.rel)
         for i in hot:
             flat[i] += 1.0
         for i, value in values:
             flat[i] = value
         return tuple(
-            (start, stop, memoryview(flat[start:stop].copy())) for start, stop in self.c.frame_spans
+            (start, stop, memoryview(flat[start:stop])) for start, stop in self.c.frame_spans
         )
 
     def _frame_entries(self, top: tuple, rel) -> tuple:

@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-import hansa
 from hansa.compiler.targets.python.codegen import module_from_text
 from hansa.runtime.game import Game
+
+import hansa
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,9 +61,13 @@ def main() -> None:
     now = hansa.load_game(args.game, args.players)
     out = np.zeros(now.observation_tensor_shape(), np.float32)
     writer = now.observation_tensor_writer()
+
+    def before_tensor(state, player):
+        return state.observation_tensor(player)
+
     ways = {
         "raw API": (now, None),
-        f"raw API + tensor, module of {args.before}": (before, lambda s, p: s.observation_tensor(p)),
+        f"raw API + tensor, module of {args.before}": (before, before_tensor),
         "raw API + tensor from nothing, now": (now, lambda s, p: s.observation_tensor(p, out)),
         "raw API + TensorWriter, now": (now, lambda s, p: writer.write(s, p, out)),
     }

@@ -114,6 +114,11 @@ def reference_tensor(module, s, player: int):
     return out
 
 
+def written(writer, state, player: int):
+    """The writer's tensor of `state` for `player`, in a new array."""
+    return writer.write(state, player, np.empty(writer.size, np.float32))
+
+
 def positions(game, seed: int, random_decisions: int, greedy_decisions: int) -> list:
     """Positions of a random game and of a greedy one (posts, markers, cities: the late game)."""
     found = []
@@ -142,7 +147,7 @@ def test_encoder_and_writer_give_the_reference_tensor(name):
         player = state.current_player() if i % 2 else i % game.num_players()
         player = player if player >= 0 else 0
         expected = reference_tensor(game.module, state, player)
-        assert np.array_equal(writer.write(state, player), expected)
+        assert np.array_equal(written(writer, state, player), expected)
         if i % 5 == 0:
             for other in range(game.num_players()):
                 expected = reference_tensor(game.module, state, other)
@@ -168,7 +173,7 @@ def test_writer_is_exact_for_any_sequence_of_states(name, order):
     for index, player in order:
         state = states[index % len(states)]
         player %= game.num_players()
-        assert np.array_equal(writer.write(state, player), state.observation_tensor(player))
+        assert np.array_equal(written(writer, state, player), state.observation_tensor(player))
 
 
 def test_tensors_are_written_into_preallocated_buffers():
@@ -187,7 +192,12 @@ def test_tensors_are_written_into_preallocated_buffers():
     assert np.array_equal(rows[2], state.observation_tensor(0))
     assert (rows[0] == 7.0).all()
     view = writer.view(state, 3)
-    assert np.array_equal(view, state.observation_tensor(3))
+    assert np.array_equal(np.frombuffer(view, np.float32), state.observation_tensor(3))
+    for wrong in (np.zeros(size, np.float64), np.zeros(size - 1, np.float32), [0.0] * size):
+        with pytest.raises(hansa.HansaError, match="float32 vector of"):
+            writer.write(state, 0, wrong)
+        with pytest.raises(hansa.HansaError, match="float32 vector of"):
+            state.observation_tensor(0, wrong)
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -198,7 +208,7 @@ def test_tensor_values_stay_within_the_declared_bounds(name):
     writer = game.observation_tensor_writer()
     for state in positions(game, 2, 100, 300):
         for player in range(game.num_players()):
-            tensor = writer.write(state, player)
+            tensor = written(writer, state, player)
             assert (tensor >= 0).all() and (tensor <= high).all()
 
 
@@ -214,11 +224,11 @@ def test_writer_reveals_no_hidden_information(name):
     for state in positions(game, 8, 40, 120)[::20]:
         for player in range(game.num_players()):
             writer = game.observation_tensor_writer()
-            before = writer.write(state, player)
+            before = written(writer, state, player)
             other = state.clone()
             for _ in range(10):
                 other.resample_hidden(rng, player)
                 if other.to_dict() != state.to_dict():
                     break
-            assert np.array_equal(writer.write(other, player), before)
-            assert np.array_equal(writer.write(state, player), before)
+            assert np.array_equal(written(writer, other, player), before)
+            assert np.array_equal(written(writer, state, player), before)

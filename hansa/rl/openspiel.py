@@ -34,8 +34,8 @@ import pyspiel
 from open_spiel.python.algorithms import mcts
 
 import hansa
-from hansa.runtime.observation_tensor import face_down
 from hansa.play.simulate import make_agent
+from hansa.runtime.observation_tensor import face_down
 
 from .common import SEED_BITS
 

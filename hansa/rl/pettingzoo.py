@@ -48,6 +48,7 @@ class HansaEnv(AECEnv):
         n = self.game.num_players()
         self._actions = self.game.num_distinct_actions()
         self._tensors = self.game.observation_tensor_writer()
+        self._size = self.game.observation_tensor_shape()[0]
         self.possible_agents = [f"player_{p}" for p in range(n)]
         self._index = {name: p for p, name in enumerate(self.possible_agents)}
         space = observation_space(self.game)
@@ -87,7 +88,8 @@ class HansaEnv(AECEnv):
             mask = np.zeros(self._actions, np.int8)
         else:
             mask = action_mask(self.state, self._actions, player)
-        return {"observation": self._tensors.write(self.state, player), "action_mask": mask}
+        tensor = self._tensors.write(self.state, player, np.empty(self._size, np.float32))
+        return {"observation": tensor, "action_mask": mask}
 
     def last(self, observe: bool = True):
         """As AECEnv.last; after the game (every agent has left) the last agent's final
