@@ -248,9 +248,19 @@ class TensorWriter:
             _Differ(codec, p, memoryview(array.array("f", bytes(4 * codec.size))))
             for p in range(codec.n)
         ]
+        self.home: memoryview | None = None
+        self._home_player: int | None = None
+
+    def set_home(self, out) -> None:
+        """The buffer `write_home` writes (once, before the first `write_home`)."""
+        if self._home_player is not None:
+            raise HansaError("the writer's home buffer is set once")
+        self.home = self.codec.buffer_view(out)
 
     def write(self, state, player: int, out):
         """`player`'s tensor of `state`, copied into `out` (returned)."""
+        if self._home_player == player:  # its differ writes the home: give it its own buffer
+            self._park()
         differ = self._differs[player]
         differ.sync(state)
         mv = out if out.__class__ is memoryview else self.codec.buffer_view(out)
@@ -260,9 +270,32 @@ class TensorWriter:
     def view(self, state, player: int) -> memoryview:
         """`player`'s tensor of `state` as the writer's own buffer, a float32 memoryview (valid
         until the next write for `player`; read only what you need, do not modify it)."""
+        if self._home_player == player:
+            self._park()
         differ = self._differs[player]
         differ.sync(state)
         return differ.mv
+
+    def write_home(self, state, player: int) -> None:
+        """`player`'s tensor of `state` into the writer's home buffer (`home`, set once: a row of
+        an environment's observations that nothing else writes). The observer whose tensor the
+        home holds patches it in place; another observer's is copied in (and the previous one's
+        kept), so a decision of the same observer as the last costs no copy."""
+        differ = self._differs[player]
+        if self._home_player != player:
+            self._park()
+            self.home[:] = differ.mv
+            differ.mv = self.home
+            self._home_player = player
+        differ.sync(state)
+
+    def _park(self) -> None:
+        """The home's observer back on its own buffer (a copy of the home)."""
+        if self._home_player is not None:
+            parked = self._differs[self._home_player]
+            parked.own[:] = self.home
+            parked.mv = parked.own
+            self._home_player = None
 
 
 class _Differ:
@@ -272,6 +305,7 @@ class _Differ:
         self.c = codec
         self.player = player
         self.mv = mv  # a float32 memoryview: item assignment is cheaper than numpy's
+        self.own = mv  # its own buffer (mv may be a writer's home for a while)
         self.rel = codec.rel[player]
         n = codec.n
         self.pt = [EMPTY] * codec.n_points

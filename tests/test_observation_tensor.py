@@ -162,18 +162,28 @@ def _short_games(name: str) -> list:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     name=st.sampled_from(GAMES),
-    order=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 4)), min_size=1, max_size=30),
+    order=st.lists(
+        st.tuples(st.integers(0, 10**6), st.integers(0, 4), st.sampled_from(["write", "home"])),
+        min_size=1,
+        max_size=30,
+    ),
 )
 def test_writer_is_exact_for_any_sequence_of_states(name, order):
-    """Jumps between games, back in time, between observers: the writer patches from whatever it
-    wrote last and still gives the encoder's tensor."""
+    """Jumps between games, back in time, between observers, into a buffer or the writer's home:
+    the writer patches from whatever it wrote last and still gives the encoder's tensor."""
     game = hansa.load_game(name)
     states = _short_games(name)
     writer = game.observation_tensor_writer()
-    for index, player in order:
+    home = np.zeros(writer.size, np.float32)
+    writer.set_home(home)
+    for index, player, how in order:
         state = states[index % len(states)]
         player %= game.num_players()
-        assert np.array_equal(written(writer, state, player), state.observation_tensor(player))
+        if how == "home":
+            writer.write_home(state, player)
+            assert np.array_equal(home, state.observation_tensor(player))
+        else:
+            assert np.array_equal(written(writer, state, player), state.observation_tensor(player))
 
 
 def test_tensors_are_written_into_preallocated_buffers():

@@ -100,7 +100,10 @@ class _Game:
     def write(self, tensor, mask) -> None:
         """The observer's tensor into `tensor` and the legal actions into `mask` (memoryviews of
         one row each; the mask's zeros come from `env.no_actions`)."""
-        self.tensors.write(self.state, self.observer, tensor)
+        if tensor is self.tensors.home:
+            self.tensors.write_home(self.state, self.observer)
+        else:
+            self.tensors.write(self.state, self.observer, tensor)
         mask[:] = self.env.no_actions
         if not self.over:
             for action in self.state.legal_actions():
@@ -259,6 +262,8 @@ class HansaVectorEnv(VectorEnv):
         self._rows = [
             (memoryview(self._tensors[i]), memoryview(self._masks[i])) for i in range(num_envs)
         ]
+        for game, (tensor, _mask) in zip(self._games, self._rows, strict=True):
+            game.tensors.set_home(tensor)  # row i is game i's: patched in place
         self._rngs = [seeding.np_random()[0] for _ in range(num_envs)]  # game seeds, per game
         self._players = [0] * num_envs  # whose observation each row is
         self._reset_once = False
