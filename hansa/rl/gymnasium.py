@@ -186,7 +186,8 @@ class HansaGymEnv(gymnasium.Env):
         super().reset(seed=seed)
         self._game.reset(_game_seed(self.np_random))
         observation = self._observe()
-        return observation, {"action_mask": observation["action_mask"].copy()}
+        info = {"action_mask": observation["action_mask"].copy(), "player": self._game.observer}
+        return observation, info
 
     def step(self, action):
         if self._game.state is None:
@@ -195,7 +196,7 @@ class HansaGymEnv(gymnasium.Env):
             raise ResetNeeded("The game is over (terminated or truncated): call env.reset()")
         reward, terminated, truncated, illegal = self._game.step(action)
         observation = self._observe()
-        info = {"action_mask": observation["action_mask"].copy()}
+        info = {"action_mask": observation["action_mask"].copy(), "player": self._game.observer}
         if illegal:
             info["illegal_action"] = True
         if terminated and self.seat is None:
@@ -221,8 +222,8 @@ class HansaGymEnv(gymnasium.Env):
 
 class HansaVectorEnv(VectorEnv):
     """N games stepped together; see the module docstring. Observations are written into
-    preallocated arrays (`copy=False` returns those arrays themselves, valid until the next
-    step)."""
+    preallocated arrays, row i patched in place by game i's TensorWriter (`copy=False` returns
+    those arrays themselves: valid until the next step, and not to be written to)."""
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
 
