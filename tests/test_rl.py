@@ -5,6 +5,7 @@ expects; hidden information kept hidden; truncation the same everywhere; the doc
 
 from __future__ import annotations
 
+import random
 import re
 import warnings
 from pathlib import Path
@@ -344,6 +345,25 @@ def test_openspiel_information_state_is_a_real_one_and_resampling_keeps_it():
     assert changed > 100
     head = state.information_state_string(0).split("\n", 1)[0]
     assert '"face_down_after":[[' in head  # markers were drawn and their counts recorded
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_public_setup_in_information_states_is_every_players_and_hides_nothing(name):
+    """The information state's setup line is the setup observation without the observer's own
+    secrets: the same for every player, and the same for setups that differ only in hidden
+    information (the face-down order, the other players' cards)."""
+    game = hansa.load_game(name, most_players(name))
+    state = game.new_initial_state(9)
+    other = state.clone()
+    other.resample_hidden(random.Random(1), 0)
+
+    def public(s, p):
+        seen = s.observation(p)
+        del seen["own"], seen["observer"]
+        return seen
+
+    views = [public(s, p) for s in (state, other) for p in range(game.num_players())]
+    assert all(view == views[0] for view in views)
 
 
 def test_openspiel_algorithms_run_on_every_built_game():

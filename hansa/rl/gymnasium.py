@@ -205,7 +205,10 @@ class HansaGymEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of the observation just returned (sb3-contrib's MaskablePPO)."""
-        return self._observe()["action_mask"]
+        mask = np.zeros(self._settings.actions, np.int8)
+        if self._game.state is not None and not self._game.over:
+            mask[self._game.state.legal_actions()] = 1
+        return mask
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self._game.state is None:
