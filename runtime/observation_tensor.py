@@ -67,6 +67,13 @@ FRAME_FIELDS = {
     "F_FLIP": (2,),
     "F_TAKE_STOCK": (2, 3),
 }
+# The state's tuples of marker types and the blocks that count them
+MARKER_GROUPS = (
+    ("fresh", "markers_taken_this_action"),
+    ("plate", "markers_to_place"),
+    ("msupply", "marker_supply"),
+    ("out", "markers_out_of_game"),
+)
 # The blocks that describe the current decision (written together, per frame)
 FRAME_BLOCKS = (
     "decision",
@@ -111,6 +118,8 @@ class TensorCodec:
         self.favour = "F_FLIP" in tables
         self.n_favour = tables.get("N_FAVOUR", 0)
         self.take_stock = "F_TAKE_STOCK" in tables
+        # the missions' and favour tiles' fields are checked on every write (few games have them)
+        self.more_fields = self.missions or self.favour
         self.layout = self._layout()
         self.offset = {name: offset for name, offset, _shape, _meaning in self.layout}
         self.point_offset = [self.offset["points"] + 2 * n * x for x in range(self.n_points)]
@@ -250,6 +259,7 @@ class TensorWriter:
         ]
         self.home: memoryview | None = None
         self._home_player: int | None = None
+        self._out = self._out_view = None
 
     def set_home(self, out) -> None:
         """The buffer `write_home` writes (once, before the first `write_home`)."""
@@ -263,8 +273,9 @@ class TensorWriter:
             self._park()
         differ = self._differs[player]
         differ.sync(state)
-        mv = out if out.__class__ is memoryview else self.codec.buffer_view(out)
-        mv[:] = differ.mv
+        if out is not self._out:  # the same buffer as last time: its checked view
+            self._out, self._out_view = out, self.codec.buffer_view(out)
+        self._out_view[:] = differ.mv
         return out
 
     def view(self, state, player: int) -> memoryview:
@@ -328,12 +339,15 @@ class _Differ:
         self.actions_left = 0
         self.ending = False
         self.completed = 0
-        self.groups = {"fresh": (), "plate": (), "msupply": (), "out": ()}
+        self.fresh = self.plate = self.msupply = self.out = ()  # the marker groups (tuples)
+        self.turn_offset = codec.offset["turn_player"]
+        self.actions_offset = codec.offset["actions_left"]
         self.mission = None
         self.fav_shown = ()
         self.fav_held = [()] * n
         self.fav_turn = None
-        self.frame_key = None  # (terminal, top of stack or None, turn player)
+        self.frame_top = self.frame_terminal = self.frame_player = None  # the frame written
+        self.frame_fields = codec.frame_fields
         self.frame_memo: dict = {}  # frame fields shown -> the frame spans' content
 
     def sync(self, s) -> None:
@@ -343,22 +357,40 @@ class _Differ:
         if s.pt != self.pt:
             self._points(s, mv, rel)
         if s.player != self.turn_player:
-            base = self.c.offset["turn_player"]
+            base = self.turn_offset
             if self.turn_player is not None:
                 mv[base + rel[self.turn_player]] = 0.0
             mv[base + rel[s.player]] = 1.0
             self.turn_player = s.player
         if s.actions_left != self.actions_left:
-            mv[self.c.offset["actions_left"]] = self.actions_left = s.actions_left
-        self._rare(s, mv, rel)
+            mv[self.actions_offset] = self.actions_left = s.actions_left
+        if (
+            s.supply != self.supply
+            or s.stock != self.stock
+            or s.track != self.track
+            or s.post != self.post
+            or s.extra != self.extra
+            or s.special != self.special
+            or s.rmark != self.rmark
+            or s.level != self.level
+            or s.unused != self.unused
+            or s.used != self.used
+            or s.ew is not self.ew
+            or s.ending != self.ending
+            or s.completed != self.completed
+            or s.fresh is not self.fresh
+            or s.plate is not self.plate
+            or s.msupply is not self.msupply
+            or s.out is not self.out
+            or self.c.more_fields
+        ):
+            self._rare(s, mv, rel)
         stack = s.stack
         top = stack[-1] if stack else None
-        key = self.frame_key
         if (
-            key is None
-            or key[1] is not top
-            or key[0] != s.terminal
-            or (top is None and key[2] != s.player)
+            top is not self.frame_top
+            or s.terminal != self.frame_terminal
+            or (top is None and s.player != self.frame_player)
         ):
             self._frame(s, top, mv)
 
@@ -402,12 +434,11 @@ class _Differ:
             mv[off["game_ends_after_action"]] = float(s.ending)
         if s.completed != self.completed:
             mv[off["completed_cities"]] = self.completed = s.completed
-        groups = self.groups
         if (
-            s.fresh is not groups["fresh"]
-            or s.plate is not groups["plate"]
-            or s.msupply is not groups["msupply"]
-            or s.out is not groups["out"]
+            s.fresh is not self.fresh
+            or s.plate is not self.plate
+            or s.msupply is not self.msupply
+            or s.out is not self.out
         ):
             self._marker_groups(s, mv)
         if c.missions and s.mission is not self.mission:
@@ -530,21 +561,16 @@ class _Differ:
 
     def _marker_groups(self, s, mv) -> None:
         off = self.c.offset
-        groups = self.groups
-        for name, block in (
-            ("fresh", "markers_taken_this_action"),
-            ("plate", "markers_to_place"),
-            ("msupply", "marker_supply"),
-            ("out", "markers_out_of_game"),
-        ):
+        for name, block in MARKER_GROUPS:
             markers = getattr(s, name)
-            if markers is not groups[name]:
+            was = getattr(self, name)
+            if markers is not was:
                 base = off[block]
-                for m in groups[name]:
+                for m in was:
                     mv[base + m] = 0.0
                 for m in markers:
                     mv[base + m] += 1.0
-                groups[name] = markers
+                setattr(self, name, markers)
 
     def _favour(self, s, mv, rel) -> None:
         off = self.c.offset
@@ -576,7 +602,7 @@ class _Differ:
     def _frame(self, s, top, mv) -> None:
         """Write the decision's spans (`TensorCodec.frame_spans`) whole, remembered per frame by
         the fields the tensor shows of it (`TensorCodec.frame_fields`)."""
-        self.frame_key = (s.terminal, top, s.player)
+        self.frame_top, self.frame_terminal, self.frame_player = top, s.terminal, s.player
         if s.terminal:
             zeros = self.c.zeros
             for start, stop in self.c.frame_spans:
@@ -584,7 +610,7 @@ class _Differ:
             return
         if top is None:
             top = (0, s.player)
-        key = self.c.frame_fields.get(top[0], _KIND_AND_PLAYER)(top)
+        key = self.frame_fields.get(top[0], _KIND_AND_PLAYER)(top)
         spans = self.frame_memo.get(key)
         if spans is None:
             if len(self.frame_memo) >= FRAME_MEMO:
