@@ -30,7 +30,7 @@ from .errors import HansaError
 
 EMPTY = -1  # an empty point or space (the template's piece code)
 COUNT_LIMIT = float(1 << 24)  # the largest whole number a float32 holds exactly
-FRAME_MEMO = 4096  # frames whose spans a differ remembers (then it starts again)
+FRAME_MEMO = 4096  # frames whose spans are remembered per observer (then it starts again)
 _KIND_AND_PLAYER = operator.itemgetter(0, 1)
 # The blocks whose entries are 0 or 1 (the others count)
 FLAG_BLOCKS = frozenset(
@@ -128,6 +128,9 @@ class TensorCodec:
         # rel[p][q]: where owner q sits for observer p
         self.rel = tuple(tuple((q - p) % n for q in range(n)) for p in range(n))
         self.frame_spans = self._spans(FRAME_BLOCKS)
+        # per observer, decision frames (by the fields shown) -> the frame spans' content; shared
+        # by every writer of this game, as the content depends only on frame and observer
+        self.frame_memo: list[dict] = [{} for _ in range(n)]
         self.zeros = memoryview(array.array("f", bytes(4 * self.size)))
         # frame kind -> the fields a differ remembers that frame's spans under
         self.frame_kinds = {name: tables[name] for name in FRAME_FIELDS if name in tables}
@@ -312,6 +315,47 @@ class TensorWriter:
 class _Differ:
     """One observer's tensor and the field values it was written from (all zero = empty)."""
 
+    __slots__ = (
+        "c",
+        "player",
+        "mv",
+        "own",
+        "rel",
+        "code_at",
+        "pt",
+        "at",
+        "post",
+        "extra",
+        "special",
+        "rmark",
+        "level",
+        "supply",
+        "stock",
+        "track",
+        "unused",
+        "used",
+        "ew",
+        "turn_player",
+        "actions_left",
+        "ending",
+        "completed",
+        "fresh",
+        "plate",
+        "msupply",
+        "out",
+        "turn_offset",
+        "actions_offset",
+        "mission",
+        "fav_shown",
+        "fav_held",
+        "fav_turn",
+        "frame_top",
+        "frame_terminal",
+        "frame_player",
+        "frame_fields",
+        "frame_memo",
+    )
+
     def __init__(self, codec: TensorCodec, player: int, mv: memoryview) -> None:
         self.c = codec
         self.player = player
@@ -321,7 +365,6 @@ class _Differ:
         n = codec.n
         self.pt = [EMPTY] * codec.n_points
         self.at = [[] for _ in range(n)]
-        self.at_sets = [set() for _ in range(n)]  # the same points, for differences
         # code (player * 2 + kind) -> its entry within a point's or space's kind × owner block
         self.code_at = [(code & 1) * n + self.rel[code >> 1] for code in range(2 * n)]
         self.post = [EMPTY] * codec.n_spaces
@@ -348,7 +391,7 @@ class _Differ:
         self.fav_turn = None
         self.frame_top = self.frame_terminal = self.frame_player = None  # the frame written
         self.frame_fields = codec.frame_fields
-        self.frame_memo: dict = {}  # frame fields shown -> the frame spans' content
+        self.frame_memo = codec.frame_memo[player]  # shown frame fields -> spans' content
 
     def sync(self, s) -> None:
         """Patch the tensor to `s`: an unchanged field costs one comparison."""
@@ -463,10 +506,7 @@ class _Differ:
             for q, points in enumerate(s.at):
                 if points == snap_at[q]:
                     continue
-                seen = self.at_sets[q]
-                changed = seen.symmetric_difference(points)
-                seen ^= changed
-                for x in changed:
+                for x in set(points).symmetric_difference(snap_at[q]):
                     was = old[x]
                     code = pt[x]
                     if was >= 0:
@@ -611,11 +651,12 @@ class _Differ:
         if top is None:
             top = (0, s.player)
         key = self.frame_fields.get(top[0], _KIND_AND_PLAYER)(top)
-        spans = self.frame_memo.get(key)
+        memo = self.frame_memo
+        spans = memo.get(key)
         if spans is None:
-            if len(self.frame_memo) >= FRAME_MEMO:
-                self.frame_memo.clear()
-            spans = self.frame_memo[key] = self._frame_spans(top)
+            if len(memo) >= FRAME_MEMO:
+                memo.clear()
+            spans = memo[key] = self._frame_spans(top)
         for start, stop, content in spans:
             mv[start:stop] = content
 

@@ -223,6 +223,19 @@ def test_gymnasium_vector_env_steps_games_with_masks_and_same_step_autoreset():
     )
     first, _ = again.reset(seed=7)
     assert np.array_equal(first["observation"], envs.reset(seed=7)[0]["observation"])
+    before = [state.to_json() for state in envs.unwrapped.states]
+    legal = [first_legal(mask) for mask in first["action_mask"]]
+    for wrong in ([0, 0], np.zeros((3, 1), np.int64), legal[:2] + [1.5], np.array(legal, float)):
+        with pytest.raises(InvalidAction):
+            envs.step(wrong)
+    strict = hansa.rl.gymnasium.HansaVectorEnv(
+        "bigbox-hanseatic-45p", 3, 4, seat=None, illegal_action="raise"
+    )
+    observations, _ = strict.reset(seed=7)
+    illegal = int(np.flatnonzero(observations["action_mask"][2] == 0)[0])
+    with pytest.raises(hansa.HansaError, match="illegal action"):
+        strict.step(legal[:2] + [illegal])
+    assert [state.to_json() for state in strict.states] == before  # no game moved
 
 
 def test_gymnasium_vector_env_of_one_seat_matches_the_single_env():

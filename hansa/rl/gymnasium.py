@@ -301,15 +301,23 @@ class HansaVectorEnv(VectorEnv):
     def step(self, actions):
         if not self._reset_once:
             raise ResetNeeded("Cannot call env.step() before calling env.reset()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise InvalidAction(f"step needs {self.num_envs} actions, got shape {actions.shape}")
+        if actions.__class__ is list:
+            actions = actions[:]  # checked and converted in place
+        else:
+            actions = np.asarray(actions)
+            if actions.shape != (self.num_envs,):
+                shape = actions.shape
+                raise InvalidAction(f"step needs {self.num_envs} actions, got shape {shape}")
+            actions = actions.tolist()
+        if len(actions) != self.num_envs:
+            raise InvalidAction(f"step needs {self.num_envs} actions, got {len(actions)}")
+        self._check(actions)
         n = self.num_envs
         rewards, terminated, truncated = [0.0] * n, [False] * n, [False] * n
         players = self._players
         rows, games = self._rows, self._games
         ended = illegal = None
-        for i, action in enumerate(actions.tolist()):
+        for i, action in enumerate(actions):
             game = games[i]
             reward, term, trunc, bad = game.step(action)
             if bad:
@@ -342,6 +350,18 @@ class HansaVectorEnv(VectorEnv):
             np.array(truncated, np.bool_),
             infos,
         )
+
+    def _check(self, actions: list) -> None:
+        """Refuse a bad action before any game moves: outside the action space (InvalidAction),
+        or, with illegal_action="raise", not legal (HansaError)."""
+        limit = self._settings.actions
+        for i, action in enumerate(actions):
+            if action.__class__ is not int or not 0 <= action < limit:
+                actions[i] = _action_id(action, limit)
+        if self._settings.illegal_action == "raise":
+            for game, action in zip(self._games, actions, strict=True):
+                if action not in game.state.legal_actions():
+                    game.state.apply_action(action)  # raises, naming the action and decision
 
     def _observations(self) -> dict:
         if self.copy:
