@@ -255,6 +255,7 @@ SCORE_KINDS = (
     ('track', 'full_abilities', 'bonus_markers', 'special_prestige', 'controlled_cities',
      'network', 'missions')
 )
+SECRET_SCORE_KEYS = ('M',)
 CITY_CONTROL_PP = 2
 TIEBREAK = (('fewest', 'ability', 1), ('most', 'score', 5), ('shared', '', -1))
 CITY_COINS = (0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

@@ -245,6 +245,7 @@ SCORE_KINDS = (
     ('track', 'full_abilities', 'bonus_markers', 'special_prestige', 'controlled_cities',
      'network')
 )
+SECRET_SCORE_KEYS = ()
 CITY_CONTROL_PP = 2
 TIEBREAK = (('shared', '', -1),)
 N_REGIONS = 11

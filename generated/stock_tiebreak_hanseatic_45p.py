@@ -249,6 +249,7 @@ SCORE_KINDS = (
     ('track', 'full_abilities', 'bonus_markers', 'special_prestige', 'controlled_cities',
      'network')
 )
+SECRET_SCORE_KEYS = ()
 CITY_CONTROL_PP = 2
 TIEBREAK = (('fewest', 'ability', 1), ('most', 'score', 5), ('fewest', 'expr', 0),
  ('shared', '', -1))

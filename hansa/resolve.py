@@ -379,16 +379,21 @@ def builtin_names(constant: str) -> dict[str, dict]:
     return dict(getattr(index, constant, {}))
 
 
-def load_game(name: str, players: int | None = None, spec: str | Path | None = None) -> Game:
+def load_game(
+    name: str, players: int | None = None, spec: str | Path | None = None, paths: bool = True
+) -> Game:
     """The game `name`: declared in the spec folder (compiled, cached) or built into the package.
 
-    A path to a `.hansa` file declaring one game compiles that file (with the spec folder's boards
-    and rule sets). Errors of the files the game is built from are raised, with their locations.
+    With `paths` (a name the user typed on the command line), a path to a `.hansa` file declaring
+    one game compiles that file (with the spec folder's boards and rule sets). A name read from a
+    file or a request (a state's or a log's `game`, the web app's requests) passes `paths=False`:
+    it is only ever looked up among the games, never opened. Errors of the files the game is built
+    from are raised, with their locations.
     """
     if not isinstance(name, str):
         raise HansaError(f"a game name must be text, not {type(name).__name__}")
     folder = spec_folder(spec)
-    if name.endswith(SPEC_SUFFIX) and Path(name).is_file():
+    if paths and name.endswith(SPEC_SUFFIX) and Path(name).is_file():
         import hansa
 
         return hansa.compile_game(name, players, spec_dir=str(folder or DEFAULT_SPEC))

@@ -31,6 +31,7 @@ from hansa.web.board import board_layout  # noqa: E402
 from hansa.web.sessions import Catalogue, agent_names  # noqa: E402
 
 GAME = "bigbox-hanseatic-3p"
+BASE = "http://localhost"  # the test client's Host must be one the server answers to
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -41,7 +42,7 @@ def catalogue() -> Catalogue:
 
 @pytest.fixture(scope="module")
 def client(catalogue) -> TestClient:
-    return TestClient(create_app(catalogue))
+    return TestClient(create_app(catalogue), base_url=BASE)
 
 
 def new_game(client, seats=("human", "greedy", "greedy"), seed=3, game=GAME, players=3) -> dict:
@@ -52,10 +53,28 @@ def new_game(client, seats=("human", "greedy", "greedy"), seed=3, game=GAME, pla
     return response.json()
 
 
-def finish_with_agents(client, sid: str) -> dict:
-    response = client.post(f"/api/sessions/{sid}/agent", json={"until_human": True})
-    assert response.status_code == 200, response.text
-    return response.json()
+def seat(view: dict, player: int) -> dict:
+    """The headers of a request made with seat `player`'s link."""
+    return {"x-hansa-token": view["tokens"]["seats"][str(player)]}
+
+
+def host(view: dict) -> dict:
+    return {"x-hansa-token": view["tokens"]["host"]}
+
+
+def finish_with_agents(client, view: dict) -> dict:
+    """Let the agents play until a human's decision or the end (asking again while they think),
+    asked with the first human seat's link (the host's when only agents play)."""
+    seats = view["tokens"]["seats"]
+    headers = seat(view, int(min(seats, key=int))) if seats else host(view)
+    while True:
+        response = client.post(
+            f"/api/sessions/{view['id']}/agent", json={"until_human": True}, headers=headers
+        )
+        assert response.status_code == 200, response.text
+        after = response.json()
+        if not after["agents"]["running"]:
+            return after
 
 
 # ---- catalogue and board
@@ -95,7 +114,7 @@ def test_a_spec_with_errors_keeps_the_built_games_and_reports_the_new_one(tmp_pa
     catalogue = Catalogue(spec)
     assert any("no_such_rules" in problem for problem in catalogue.problems)
     assert catalogue.entries[GAME].source == "built"
-    client = TestClient(create_app(catalogue))
+    client = TestClient(create_app(catalogue), base_url=BASE)
     assert new_game(client)["game"] == GAME
     if "mine-45p" in catalogue.entries:  # listed, but it cannot be compiled: the spec's error
         response = client.post(
@@ -150,15 +169,17 @@ def test_a_human_decision_is_the_engines_decision(client, catalogue):
     game = catalogue.game(GAME, 3)
     state = game.new_initial_state(3)
     assert [a["id"] for a in view["legal"]] == state.legal_actions()
-    assert view["state"] == state.to_dict()
+    assert view["state"] == state.observation(0)  # the seat's view, built on the server
     assert view["waiting_for"] == "human" and view["current_player"] == 0
     place = next(a for a in view["legal"] if a["target"] and a["target"]["type"] == "point")
     assert place["name"] == state.action_to_string(place["id"])
-    response = client.post(f"/api/sessions/{view['id']}/action", json={"action": place["id"]})
+    response = client.post(
+        f"/api/sessions/{view['id']}/action", json={"action": place["id"]}, headers=seat(view, 0)
+    )
     assert response.status_code == 200
     after = response.json()
     state.apply_action(place["id"])
-    assert after["state"] == state.to_dict()
+    assert after["state"] == state.observation(0)
     assert after["history"][-1] == {
         "n": 1,
         "player": 0,
@@ -174,11 +195,13 @@ def test_an_illegal_action_is_refused_and_changes_nothing(client):
     legal = {a["id"] for a in view["legal"]}
     illegal = next(a for a in range(2000) if a not in legal)
     for action in (illegal, -1, 10**30, "3", 2.5, True, None, [1]):
-        response = client.post(f"/api/sessions/{sid}/action", json={"action": action})
+        response = client.post(
+            f"/api/sessions/{sid}/action", json={"action": action}, headers=seat(view, 0)
+        )
         assert response.status_code == 400, (action, response.text)
         assert "illegal action" in response.json()["error"]
     assert client.get(f"/api/sessions/{sid}").json() == client.get(f"/api/sessions/{sid}").json()
-    again = client.get(f"/api/sessions/{sid}").json()
+    again = client.get(f"/api/sessions/{sid}", headers=seat(view, 0)).json()
     assert again["state"] == view["state"] and again["length"] == 0
 
 
@@ -186,7 +209,9 @@ def test_a_bad_field_beside_a_legal_action_changes_nothing(client):
     view = new_game(client)
     sid, action = view["id"], view["legal"][-1]["id"]
     for extra in ({"since": -1}, {"since": "x"}, {"at": 5}):
-        response = client.post(f"/api/sessions/{sid}/action", json={"action": action, **extra})
+        response = client.post(
+            f"/api/sessions/{sid}/action", json={"action": action, **extra}, headers=seat(view, 0)
+        )
         assert response.status_code == 400, extra
     assert client.get(f"/api/sessions/{sid}").json()["length"] == 0
 
@@ -194,25 +219,29 @@ def test_a_bad_field_beside_a_legal_action_changes_nothing(client):
 def test_a_stale_page_cannot_apply_a_decision_twice(client):
     view = new_game(client)
     sid, action = view["id"], view["legal"][-1]["id"]
-    assert client.post(f"/api/sessions/{sid}/action", json={"action": action, "at": 0}).is_success
-    response = client.post(f"/api/sessions/{sid}/action", json={"action": action, "at": 0})
+    mine = seat(view, 0)
+    body = {"action": action, "at": 0}
+    assert client.post(f"/api/sessions/{sid}/action", json=body, headers=mine).is_success
+    response = client.post(f"/api/sessions/{sid}/action", json=body, headers=mine)
     assert response.status_code == 400 and "moved on" in response.json()["error"]
 
 
 def test_a_human_cannot_decide_for_an_agents_seat_and_vice_versa(client):
     view = new_game(client, seats=("greedy", "human", "human"))
     sid = view["id"]
-    assert view["waiting_for"] == "agent"
-    response = client.post(f"/api/sessions/{sid}/action", json={"action": view["legal"][0]["id"]})
+    assert view["waiting_for"] == "agent" and view["legal"] == []  # not this seat's decision
+    response = client.post(f"/api/sessions/{sid}/action", json={"action": 0}, headers=seat(view, 1))
     assert response.status_code == 400 and "greedy plays that seat" in response.json()["error"]
     view = new_game(client)
-    response = client.post(f"/api/sessions/{view['id']}/agent", json={"steps": 1})
+    response = client.post(
+        f"/api/sessions/{view['id']}/agent", json={"steps": 1}, headers=host(view)
+    )
     assert response.status_code == 400 and "a human plays it" in response.json()["error"]
 
 
 def test_agents_play_the_same_game_as_hansa_play(client, catalogue):
     view = new_game(client, seats=("greedy", "random", "greedy"), seed=11)
-    final = finish_with_agents(client, view["id"])
+    final = finish_with_agents(client, view)
     record, state = play_game(
         catalogue.game(GAME, 3), make_agents(["greedy", "random", "greedy"], 11), 11
     )
@@ -220,8 +249,10 @@ def test_agents_play_the_same_game_as_hansa_play(client, catalogue):
     assert final["scores"]["totals"] == record.returns
     assert final["scores"]["winners"] == record.winners
     assert final["end_trigger"] == record.end_trigger and final["turns"] == record.turns
-    assert final["state"] == state.to_dict()
-    response = client.post(f"/api/sessions/{view['id']}/agent", json={"steps": 1})
+    assert final["state"] == state.to_dict() and final["seed"] == 11  # over: all revealed
+    response = client.post(
+        f"/api/sessions/{view['id']}/agent", json={"steps": 1}, headers=host(view)
+    )
     assert response.status_code == 400 and "over" in response.json()["error"]
 
 
@@ -233,13 +264,16 @@ def test_a_house_rule_from_the_spec_is_played_to_the_end_by_a_human_seat(client,
     assert catalogue.entries[house].source == "spec"
     view = new_game(client, seats=("human", "greedy", "greedy", "greedy"), game=house, players=4)
     sid, rng, human = view["id"], random.Random(1), 0
+    created = view
     while not view["terminal"]:
         if view["waiting_for"] == "agent":
-            view = finish_with_agents(client, sid)
+            view = finish_with_agents(client, created)
             continue
         choice = rng.choice(view["legal"])["id"]
         response = client.post(
-            f"/api/sessions/{sid}/action", json={"action": choice, "since": view["length"]}
+            f"/api/sessions/{sid}/action",
+            json={"action": choice, "since": view["length"]},
+            headers=seat(created, 0),
         )
         assert response.status_code == 200, response.text
         view, human = response.json(), human + 1
@@ -250,18 +284,19 @@ def test_a_house_rule_from_the_spec_is_played_to_the_end_by_a_human_seat(client,
 
 
 def test_agents_step_one_at_a_time(client):
-    view = new_game(client, seats=("greedy", "greedy", "greedy"))
-    sid = view["id"]
+    created = new_game(client, seats=("greedy", "greedy", "greedy"))
+    sid = created["id"]
     for n in range(1, 4):
-        view = client.post(f"/api/sessions/{sid}/agent", json={"steps": 1}).json()
-        assert view["length"] == n
-    view = client.post(f"/api/sessions/{sid}/agent", json={"steps": 5, "since": 3}).json()
+        view = client.post(f"/api/sessions/{sid}/agent", json={"steps": 1}, headers=host(created))
+        assert view.json()["length"] == n
+    body = {"steps": 5, "since": 3}
+    view = client.post(f"/api/sessions/{sid}/agent", json=body, headers=host(created)).json()
     assert view["length"] == 8 and [e["n"] for e in view["history"]] == [4, 5, 6, 7, 8]
 
 
 def test_any_earlier_position_can_be_shown(client, catalogue):
     view = new_game(client, seats=("greedy",) * 3, seed=4)
-    final = finish_with_agents(client, view["id"])
+    final = finish_with_agents(client, view)
     moves = [e["action"] for e in client.get(f"/api/sessions/{view['id']}").json()["history"]]
     assert len(moves) == final["length"]
     state = catalogue.game(GAME, 3).new_initial_state(4)
@@ -276,27 +311,30 @@ def test_any_earlier_position_can_be_shown(client, catalogue):
 
 
 def test_the_score_breakdown_is_shown_at_any_point(client, catalogue):
-    view = new_game(client, seats=("greedy",) * 3, seed=2)
-    sid = view["id"]
-    view = client.post(f"/api/sessions/{sid}/agent", json={"steps": 120}).json()
-    game = catalogue.game(GAME, 3)
-    state = game.state_from_json(view["state"])
-    assert view["scores"]["breakdown"] == state.score_breakdown()
+    """In a game without secret score categories the whole scoring is public at any point."""
+    created = new_game(client, seats=("greedy",) * 3, seed=2)
+    sid = created["id"]
+    view = client.post(f"/api/sessions/{sid}/agent", json={"steps": 120}, headers=host(created))
+    view = view.json()
+    state = client.app.state.sessions.get(sid).state
+    assert view["scores"]["breakdown"] == state.score_breakdown() and view["scores"]["hidden"] == []
     assert view["scores"]["winners"] == state.winners() and view["scores"]["final"] is False
 
 
 # ---- logs
 def test_the_log_of_a_page_game_is_accepted_by_hansa_replay(client, tmp_path, capsys):
-    view = new_game(client, seats=("human", "greedy", "greedy"), seed=5)
-    sid = view["id"]
-    for _ in range(6):  # a few human decisions, then the agents
-        view = client.get(f"/api/sessions/{sid}").json()
+    created = new_game(client, seats=("human", "greedy", "greedy"), seed=5)
+    sid, mine = created["id"], seat(created, 0)
+    view = created
+    while not view["terminal"]:
         if view["waiting_for"] == "human":
+            assert client.get(f"/api/sessions/{sid}/log", headers=mine).status_code == 403
             pick = view["legal"][len(view["legal"]) // 2]["id"]
-            client.post(f"/api/sessions/{sid}/action", json={"action": pick})
+            body = {"action": pick, "since": view["length"]}
+            view = client.post(f"/api/sessions/{sid}/action", json=body, headers=mine).json()
         else:
-            finish_with_agents(client, sid)
-    response = client.get(f"/api/sessions/{sid}/log")
+            view = finish_with_agents(client, created)
+    response = client.get(f"/api/sessions/{sid}/log", headers=mine)
     assert response.status_code == 200
     assert "attachment" in response.headers["content-disposition"]
     path = tmp_path / "page.jsonl"
@@ -309,7 +347,7 @@ def test_the_log_of_a_page_game_is_accepted_by_hansa_replay(client, tmp_path, ca
 
 def test_a_finished_page_game_log_replays_with_its_final_scores(client, tmp_path, capsys):
     view = new_game(client, seats=("greedy",) * 3, seed=8)
-    finish_with_agents(client, view["id"])
+    finish_with_agents(client, view)
     path = tmp_path / "done.jsonl"
     path.write_text(client.get(f"/api/sessions/{view['id']}/log").text, encoding="utf-8")
     assert main(["replay", str(path), "--json"]) == 0
@@ -338,10 +376,13 @@ def test_a_cli_log_opens_for_stepping_through(client, tmp_path, capsys, catalogu
     state = catalogue.game(GAME, 3).new_initial_state(6)
     for d in decisions[:10]:
         state.apply_action(d["action"])
+    # a log the user opened shows everything
     assert client.get(f"/api/sessions/{view['id']}?at=10").json()["state"] == state.to_dict()
     last = client.get(f"/api/sessions/{view['id']}").json()
     assert last["terminal"] and last["state"] == json.loads(text.splitlines()[-1])["final_state"]
-    response = client.post(f"/api/sessions/{view['id']}/agent", json={"steps": 1})
+    response = client.post(
+        f"/api/sessions/{view['id']}/agent", json={"steps": 1}, headers=host(view)
+    )
     assert response.status_code == 400 and "cannot be played on" in response.json()["error"]
 
 
@@ -387,9 +428,10 @@ def test_a_state_json_opens_and_plays_on(client, catalogue):
     )
     assert response.status_code == 201, response.text
     view = response.json()
-    assert view["mode"] == "position" and view["state"] == state.to_dict()
+    assert view["mode"] == "position" and view["state"]["routes"] == state.to_dict()["routes"]
+    assert "marker_supply" not in view["state"]  # still hidden: the game goes on
     assert view["can_download_log"] is False
-    final = finish_with_agents(client, view["id"])
+    final = finish_with_agents(client, view)
     assert final["terminal"]
     response = client.get(f"/api/sessions/{view['id']}/log")
     assert response.status_code == 400 and "no log" in response.json()["error"]
@@ -419,7 +461,7 @@ def test_a_malformed_state_is_refused_with_the_cli_message(client, tmp_path, cap
 
 # ---- sessions
 def test_at_most_max_sessions_games_are_kept(catalogue):
-    client = TestClient(create_app(catalogue, max_sessions=3))
+    client = TestClient(create_app(catalogue, max_sessions=3), base_url=BASE)
     ids = [new_game(client)["id"] for _ in range(4)]
     assert client.get(f"/api/sessions/{ids[0]}").status_code == 404
     assert "no such game session" in client.get(f"/api/sessions/{ids[0]}").json()["error"]
@@ -474,6 +516,7 @@ def endpoints(sid: str) -> list[tuple[str, str]]:
         ("POST", "/api/sessions/nope/agent"),
         ("GET", f"/api/sessions/{sid}"),
         ("GET", f"/api/sessions/{sid}/log"),
+        ("GET", f"/api/sessions/{sid}/events"),
         ("GET", "/api/sessions/nope"),
         ("GET", "/api/sessions/nope/log"),
         ("GET", "/api/games/nope/board"),
@@ -490,18 +533,21 @@ def test_garbage_at_every_endpoint_gets_a_clear_error_and_changes_nothing(client
     for method, url in endpoints(sid):
         for body in GARBAGE_BODIES:
             for query in GARBAGE_QUERIES[:2] if method == "POST" else GARBAGE_QUERIES:
+                if url.endswith("/events"):
+                    query += "&for=0" if query else "?for=0"  # the stream ends at once
                 response = client.request(
                     method, url + query, content=body, headers={"content-type": "application/json"}
                 )
                 assert response.status_code < 500, (method, url, body[:60], response.text)
                 if response.status_code >= 400:
                     assert response.json()["error"], (method, url, body[:60])
-    after = client.get(f"/api/sessions/{sid}").json()
+    after = client.get(f"/api/sessions/{sid}", headers=seat(view, 0)).json()
     assert after["state"] == view["state"] and after["length"] == 0
 
 
 def test_an_oversized_body_is_refused(client):
-    response = client.post("/api/logs", content=b" " * 10, headers={"content-length": str(10**12)})
+    headers = {"content-length": str(10**12), "content-type": "application/json"}
+    response = client.post("/api/logs", content=b" " * 10, headers=headers)
     assert response.status_code == 413 and "too large" in response.json()["error"]
 
 
@@ -578,7 +624,7 @@ def test_serve_refuses_a_busy_port_and_a_missing_spec_folder(capsys, tmp_path):
 
 def test_hansa_serve_prints_its_url_and_answers_there():
     process = subprocess.Popen(
-        [sys.executable, "-m", "hansa", "serve", "--port", "0"],
+        [sys.executable, "-m", "hansa", "serve", "--port", "0", "--no-store"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

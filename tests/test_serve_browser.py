@@ -3,7 +3,9 @@
 A human seat plays a full game of bigbox-hanseatic-3p against two greedy agents by clicking the
 legal actions the page offers (on the board and in the list) until the final scoring; the game's
 log is saved from the page and verified by `hansa replay`; a `hansa play --log` log is opened and
-stepped through with the arrow keys. Screenshots go to tests/artifacts/ (not committed).
+stepped through with the arrow keys; two people play a game with mission cards from their own
+seat links (two tabs), each seeing only its own card, and a link with a wrong token is refused.
+Screenshots go to tests/artifacts/ (not committed).
 """
 
 from __future__ import annotations
@@ -52,25 +54,49 @@ FLAGS = (
     "--disable-dev-shm-usage --window-size=1366,768"
 ).split()
 MAX_HUMAN_DECISIONS = 1500
+SERVED: dict = {}  # the application of the running server (its sessions, for the truth)
+
+
+class Running:
+    """uvicorn serving `app` on a local port, in a thread."""
+
+    def __init__(self, app, port: int = 0) -> None:
+        self.app = app
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen(64)
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.05)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+    def stop(self) -> None:
+        self.app.state.stop()  # as `hansa serve` does on a signal: agents stop, streams end
+        self.server.should_exit = True
+        self.thread.join(timeout=20)
+        self.sock.close()
 
 
 @pytest.fixture(scope="module")
-def server():
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    app = create_app(Catalogue(ROOT / "spec"))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+def catalogue() -> Catalogue:
+    return Catalogue(ROOT / "spec")
+
+
+@pytest.fixture(scope="module")
+def server(catalogue):
+    app = create_app(catalogue)
+    SERVED["app"] = app
+    running = Running(app)
+    yield running.url
+    running.stop()
 
 
 @pytest.fixture(scope="module")
@@ -340,3 +366,134 @@ def test_a_position_plays_on_step_by_step(server, browser, tmp_path):
 
 def settled_step(driver) -> bool:
     return body(driver, "busy") == "0"
+
+
+def click_an_offered_action(driver) -> None:
+    offered = driver.execute_script(OFFERED)
+    action = offered["listed"][len(offered["listed"]) // 2]
+    driver.find_element(By.CSS_SELECTOR, f'#legal-list button[data-action="{action}"]').click()
+
+
+def page_view(driver) -> dict:
+    return driver.execute_script("return S.view")
+
+
+def start_a_game_for_two(driver, url: str) -> str:
+    """Player 0 starts a missions game with another person in seat 1; the seat-1 link."""
+    driver.get(url)
+    wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#f-game option"), "games")
+    Select(driver.find_element(By.ID, "f-game")).select_by_value("bigbox-hanseatic-3p-missions")
+    for p, name in enumerate(["human", "human", "greedy"]):
+        Select(driver.find_element(By.ID, f"f-seat-{p}")).select_by_value(name)
+    driver.find_element(By.ID, "f-seed").clear()  # a secret seed
+    hotseat = driver.find_element(By.ID, "f-hotseat")
+    if hotseat.is_selected():
+        hotseat.click()  # the other player gets a link
+    Select(driver.find_element(By.ID, "agent-delay")).select_by_value("0")
+    driver.find_element(By.ID, "f-start").click()
+    wait_for(driver, lambda: body(driver, "waiting") == "human", "the first decision")
+    driver.find_element(By.ID, "btn-links").click()
+    link = driver.find_element(By.ID, "link-seat-1").get_attribute("value")
+    shot(driver, "07-links")
+    driver.find_element(By.ID, "links-close").click()
+    return link
+
+
+def take_turns(driver, pages: dict, decisions: int) -> None:
+    """The two people decide in turn (each in its own tab); the other tab follows each decision
+    by itself (update events)."""
+    made = 0
+    while made < decisions:
+        driver.switch_to.window(pages[0])
+        current = page_view(driver)["current_player"]
+        if current not in pages:  # the agent's turn: the page asks it
+            time.sleep(0.05)
+            continue
+        driver.switch_to.window(pages[current])
+        wait_for(driver, lambda: body(driver, "waiting") == "human" and settled(driver), "a turn")
+        if page_view(driver)["current_player"] != current:
+            continue
+        at = int(body(driver, "length"))
+        click_an_offered_action(driver)
+        assert driver.execute_async_script(WAIT_AFTER, at) == "ok"
+        driver.switch_to.window(pages[1 - current])
+        wait_for(driver, lambda at=at: int(body(driver, "length")) > at, "the other page to follow")
+        made += 1
+
+
+def test_two_people_play_from_their_own_links_and_see_only_their_own_cards(server, browser):
+    driver = browser
+    link = start_a_game_for_two(driver, server)
+    driver.find_element(By.ID, "btn-links").click()
+    spectator = driver.find_element(By.ID, "link-spectator").get_attribute("value")
+    driver.find_element(By.ID, "links-close").click()
+    first = driver.current_window_handle
+    sid = page_view(driver)["id"]
+    truth = SERVED["app"].state.sessions.get(sid)
+    cards = [entry["mission"] for entry in truth.state.to_dict()["player_state"]]
+
+    driver.switch_to.new_window("tab")  # the second player, from the link they were sent
+    driver.get(link)
+    wait_for(driver, lambda: body(driver, "viewer") == "seat 1", "the second seat's page")
+    second = driver.current_window_handle
+    pages = {0: first, 1: second}
+    for seat, handle in pages.items():
+        driver.switch_to.window(handle)
+        text = driver.find_element(By.ID, "own-mission").text
+        assert text.startswith(f"your mission card {cards[seat]}:"), (seat, text)
+        view = page_view(driver)
+        assert view["seed"] is None and "marker_supply" not in view["state"]
+        assert all("mission" not in entry for entry in view["state"]["player_state"])
+        assert len(driver.find_elements(By.ID, "own-mission")) == 1
+
+    take_turns(driver, pages, 12)  # each page follows the other's decisions as they happen
+    driver.switch_to.window(first)
+    driver.find_element(By.ID, "btn-scores").click()
+    cells = driver.find_elements(By.CSS_SELECTOR, "#scores-table tbody tr")
+    assert [row.find_elements(By.TAG_NAME, "td")[-2].text for row in cells][1:] == ["?", "?"]
+    shot(driver, "08-scores-hidden")
+    driver.find_element(By.ID, "scores-close").click()
+
+    driver.switch_to.new_window("tab")  # a spectator sees no one's card
+    driver.get(spectator)
+    wait_for(driver, lambda: body(driver, "viewer") == "spectator", "the spectator's page")
+    assert not driver.find_elements(By.ID, "own-mission")
+    assert page_view(driver)["legal"] == []
+    wrong = link.rsplit(".", 1)[0] + "." + "x" * 32
+    driver.get("about:blank")
+    driver.get(wrong)
+    shown = lambda: driver.find_element(By.ID, "error").is_displayed()  # noqa: E731
+    wait_for(driver, shown, "the refusal", error_expected=True)
+    assert "token does not belong" in driver.find_element(By.ID, "error-text").text
+    driver.close()
+    driver.switch_to.window(second)
+    driver.close()
+    driver.switch_to.window(first)
+
+
+def test_both_players_carry_on_after_the_server_is_restarted(catalogue, browser, tmp_path):
+    from hansa.web.store import Store
+
+    driver = browser
+    store = tmp_path / "games.sqlite"
+    running = Running(create_app(catalogue, store=Store(store)))
+    try:
+        link = start_a_game_for_two(driver, running.url)
+        first = driver.current_window_handle
+        driver.switch_to.new_window("tab")
+        driver.get(link)
+        wait_for(driver, lambda: body(driver, "viewer") == "seat 1", "the second seat's page")
+        pages = {0: first, 1: driver.current_window_handle}
+        take_turns(driver, pages, 4)
+        before = int(body(driver, "length"))
+        running.stop()  # the server goes away mid-game …
+        running = Running(create_app(catalogue, store=Store(store)), running.port)  # … and back
+        take_turns(driver, pages, 4)
+        for handle in pages.values():
+            driver.switch_to.window(handle)
+            wait_for(driver, lambda: int(body(driver, "length")) >= before + 4, "both pages")
+        driver.switch_to.window(pages[1])
+        driver.close()
+        driver.switch_to.window(first)
+    finally:
+        running.stop()

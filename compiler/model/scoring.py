@@ -83,6 +83,8 @@ def fold_scoring(f: Fold) -> None:
             f.origins[f"score:{rule.target}"] = where(rule.span)
     k["SCORE_KEYS"] = tuple(c[0] for c in categories)
     k["SCORE_KINDS"] = tuple(c[1] for c in categories)
+    # categories that read a player's secret (their mission card): hidden from the others in play
+    k["SECRET_SCORE_KEYS"] = tuple(c[0] for c in categories if c[1] == "missions")
     comp["scoring"] = categories
     comp["score_templates"] = [c for c in categories if c[1] in SCORE_KINDS]
     comp["missions"] = "MISSION_CARDS" in k

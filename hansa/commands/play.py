@@ -79,11 +79,12 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_game(name: str, players: int | None, spec: str | None = None):
-    """The game by name (spec folder or built in) for the player count, with clear errors."""
+def load_game(name: str, players: int | None, spec: str | None = None, paths: bool = True):
+    """The game by name (spec folder or built in) for the player count, with clear errors;
+    `paths=False` for a name read from a file (never opened as a `.hansa` path)."""
     from hansa.resolve import load_game as resolve_game
 
-    return resolve_game(name, players, spec)
+    return resolve_game(name, players, spec, paths)
 
 
 def max_decisions(args: argparse.Namespace) -> int:

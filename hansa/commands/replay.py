@@ -38,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from hansa.play.logs import replay
 
-    result = replay(args.log, functools.partial(load_game, spec=args.spec))
+    # the header's `game` is a name, looked up among the games, never opened as a path
+    result = replay(args.log, functools.partial(load_game, spec=args.spec, paths=False))
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     record, state = result.record, result.state

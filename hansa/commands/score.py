@@ -85,8 +85,13 @@ def load_state(data: dict, path: str, game_name=None, players=None, loader=load_
 
 def run(args: argparse.Namespace) -> int:
     data = read_state_file(args.state)
+    # a path is compiled only when the user typed it (--game); the state's own `game` is a name
     game, state = load_state(
-        data, args.state, args.game, args.players, lambda n, p: load_game(n, p, args.spec)
+        data,
+        args.state,
+        args.game,
+        args.players,
+        lambda n, p: load_game(n, p, args.spec, paths=args.game is not None),
     )
     breakdown = state.score_breakdown()
     returns = [sum(b.values()) for b in breakdown]

@@ -5,9 +5,13 @@ in the spec folder (`--spec`, default spec/; compiled in memory, so a house rule
 played as written), the player count, who plays each seat (a human in the page, or an agent such
 as greedy or random) and the seed. The board shows the pieces in player colours with the player's
 number on each (traders square, merchants round); the legal actions of the current decision are
-offered on the board and as a list. A game played in the page can be saved as a log that
-`hansa replay` accepts; a log (`hansa play --log`) or a state JSON can be opened and stepped
-through. Needs the `web` extra: pip install -e '.[web]'. The API is described in docs/serve.md.
+offered on the board and as a list. Each human seat has its own secret link, so people can play
+from their own browsers; a page only ever receives what its seat may see (no face-down marker
+order, no other player's mission card, no seed) until the game is over. A finished game can be
+saved as a log that `hansa replay` accepts; a log (`hansa play --log`) or a state JSON can be
+opened and stepped through. It listens on 127.0.0.1 unless --host names another address; then
+every request to a game needs one of its links' tokens. Needs the `web` extra:
+pip install -e '.[web]'. The API and what the server defends against are in docs/serve.md.
 """
 
 from __future__ import annotations
@@ -38,8 +42,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host",
         default="127.0.0.1",
-        help="address to listen on (default 127.0.0.1: only this machine can connect)",
+        help="address to listen on (default 127.0.0.1: only this machine can connect; another "
+        "address serves a network, and then every game needs its links' tokens)",
     )
+    parser.add_argument(
+        "--store",
+        metavar="FILE",
+        default=None,
+        help="SQLite file keeping the games across restarts (default: $HANSA_STORE, else "
+        "~/.local/state/hansa/serve.sqlite)",
+    )
+    parser.add_argument("--no-store", action="store_true", help="keep the games in memory only")
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -68,6 +81,34 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}/"
 
 
+def is_loopback(sock: socket.socket) -> bool:
+    import ipaddress
+
+    return ipaddress.ip_address(sock.getsockname()[0].split("%")[0]).is_loopback
+
+
+def served_names(host: str, sock: socket.socket) -> set[str]:
+    """Host names requests may use besides localhost and IP addresses: the name given to --host,
+    and, for a server on a network, this machine's own names."""
+    names = {host}
+    if not is_loopback(sock):
+        names |= {socket.gethostname(), socket.getfqdn()}
+    return {n for n in names if n}
+
+
+def open_store(path: str | None):
+    """The games' SQLite file, as one clear error when it cannot be used."""
+    import sqlite3
+
+    from hansa.web.store import Store, default_store
+
+    where = path if path is not None else default_store()
+    try:
+        return Store(where)
+    except (OSError, sqlite3.Error) as exc:
+        raise HansaError(f"--store {where}: cannot keep games there: {exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import starlette  # noqa: F401
@@ -86,11 +127,46 @@ def run(args: argparse.Namespace) -> int:
     for problem in catalogue.problems:
         print(problem, file=sys.stderr)
     sock = bind(args.host, args.port)
-    config = uvicorn.Config(create_app(catalogue), log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    print(f"hansa serve: {url_of(sock)}  (Ctrl-C stops)", flush=True)
+    try:
+        store = None if args.no_store else open_store(args.store)
+    except HansaError:
+        sock.close()
+        raise
+    network = not is_loopback(sock)
+    app = create_app(
+        catalogue,
+        allowed_hosts=served_names(args.host, sock),
+        require_tokens=network,
+        store=store,
+    )
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_SECONDS
+    )
+    server = make_server(config, app.state.stop)
+    note = "  every game needs its links' tokens" if network else ""
+    kept = f"  games kept in {store.path}" if store is not None else ""
+    print(f"hansa serve: {url_of(sock)}  (Ctrl-C stops){note}{kept}", flush=True)
     try:
         server.run(sockets=[sock])
     finally:
         sock.close()
     return 0
+
+
+GRACE_SECONDS = 2  # a stop signal ends open requests after this long
+
+
+def make_server(config, stop):
+    """uvicorn's server, which on SIGINT/SIGTERM first stops the agents and ends the update
+    streams (they would otherwise keep the graceful shutdown waiting); `stop` runs in a thread of
+    its own, never inside the signal handler, which may have interrupted a lock's holder."""
+    import threading
+
+    import uvicorn
+
+    class StoppingServer(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            threading.Thread(target=stop, name="hansa stop", daemon=True).start()
+            super().handle_exit(sig, frame)
+
+    return StoppingServer(config)

@@ -1,30 +1,53 @@
 """The starlette application behind `hansa serve`: a static page and a small JSON API.
 
 Every endpoint is in docs/serve.md. Bad input of any kind (unknown game or session, malformed
-JSON, wrong types, illegal actions, broken logs or states) is answered with status 400 or 404 and
+JSON, wrong types, illegal actions, broken logs or states) is answered with status 4xx and
 `{"error": message}`, the message being what the command line prints for the same problem; the
-game it concerns is left unchanged.
+game it concerns is left unchanged. What the server defends against (foreign Host and Origin,
+bodies that are not JSON, names that are paths, work without bound) is in docs/serve.md, "What the
+server defends against"; `hansa.web.guard` is the door, `hansa.web.access` the tokens.
+
+Work is bounded per request: a view or a decision is a few milliseconds in a small thread pool;
+compiling, loading a log or a position runs in a smaller pool with a queue limit (busy: 503); the
+agents think in `hansa.web.runner`'s workers while the request that asked for them waits on the
+event loop (no thread held), at most `AGENT_WAIT` seconds.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hansa.compiler.errors import HansaError
 
-from .sessions import Catalogue, Sessions
+from .access import HOST, SEAT, Refused, resolve, token_listing
+from .runner import AgentPool
+from .sessions import Catalogue, Session, Sessions
+from .store import MAX_STORED
+from .views import change_notice, revealed, session_view
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 32 * 1024 * 1024  # bytes of one request (a long game log is a few MB)
+AGENT_WAIT = 10.0  # seconds a request for agent decisions waits for them before answering
+MAX_WAIT = 30.0
+MAX_STREAM = 300.0  # seconds an update stream stays open (EventSource then reconnects)
+KEEPALIVE = 15.0
+LIGHT_THREADS = 4  # views and decisions at once
+HEAVY_THREADS = 2  # compiling, verifying a log, loading a position at once
+HEAVY_QUEUE = 16  # requests waiting for a heavy thread beyond which the server says it is busy
+MAX_DELAY = 5.0  # seconds between two agent decisions a page may ask for
 
 
 class BadRequest(Exception):
@@ -43,11 +66,13 @@ async def _body(request: Request) -> dict:
     size = request.headers.get("content-length")
     if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
         raise BadRequest(f"request body too large (at most {MAX_BODY} bytes)", 413)
-    raw = b""
+    chunks, total = [], 0
     async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY:
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > MAX_BODY:
             raise BadRequest(f"request body too large (at most {MAX_BODY} bytes)", 413)
+    raw = b"".join(chunks)
     if not raw.strip():
         return {}
     try:
@@ -63,10 +88,16 @@ def _int_param(request: Request, key: str) -> int | None:
     value = request.query_params.get(key)
     if value is None or value == "":
         return None
-    try:
-        return int(value)
-    except ValueError:
-        raise BadRequest(f"{key}: expected a whole number, got {value!r}") from None
+    if not value.isdigit() or len(value) > 18:
+        raise BadRequest(f"{key}: expected a whole number, got {value[:40]!r}")
+    return int(value)
+
+
+def _number(data: dict, key: str, default: float, low: float, high: float) -> float:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise BadRequest(f"{key}: expected a number of seconds from {low:g} to {high:g}")
+    return float(value)
 
 
 def _text_field(data: dict, key: str, default: str | None = None) -> str:
@@ -76,19 +107,115 @@ def _text_field(data: dict, key: str, default: str | None = None) -> str:
     return value
 
 
-def create_app(catalogue: Catalogue | None = None, max_sessions: int | None = None) -> Starlette:
-    catalogue = catalogue if catalogue is not None else Catalogue("spec")
-    sessions = Sessions(catalogue) if max_sessions is None else Sessions(catalogue, max_sessions)
+class SourceGuard(dict):
+    """The texts an error may quote: the uploaded file's, and the served spec folder's files.
 
-    def session_of(request: Request):
+    `HansaError.format` reads a file it is not given from disk; through this mapping it is given
+    every file, and one outside the spec folder reads as empty (no line quoted), so an error can
+    never quote a file the request names.
+    """
+
+    def __init__(self, given: dict | None, folders: Iterable[Path]) -> None:
+        super().__init__(given or {})
+        self.folders = [f.resolve() for f in folders]
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> str:
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
         try:
-            return sessions.get(request.path_params["sid"])
+            path = Path(key).resolve()
+            if any(path.is_relative_to(f) for f in self.folders) and path.suffix == ".hansa":
+                return path.read_text(encoding="utf-8")
+        except (OSError, ValueError, UnicodeDecodeError):
+            pass
+        return ""
+
+
+def create_app(
+    catalogue: Catalogue | None = None,
+    max_sessions: int | None = None,
+    *,
+    allowed_hosts: Iterable[str] = (),
+    require_tokens: bool = False,
+    token: Callable[[], str] | None = None,
+    agent_workers: int | None = None,
+    store=None,
+):
+    """The application (wrapped in the Host/Origin/JSON guard).
+
+    `allowed_hosts`: names besides localhost and IP addresses that requests may use for this
+    server; `require_tokens`: refuse requests without a session token (a server on a network);
+    `token`: how ids and tokens are made (tests pass a deterministic one); `store`: a
+    `hansa.web.store.Store` keeping the sessions across restarts (none: in memory only).
+    """
+    from .guard import Guard
+
+    catalogue = catalogue if catalogue is not None else Catalogue("spec")
+    extra = {}
+    if max_sessions is not None:
+        extra["limit"] = max_sessions
+    if token is not None:
+        extra["token"] = token
+    pool = AgentPool(agent_workers) if agent_workers is not None else AgentPool()
+    sessions = Sessions(catalogue, pool=pool, store=store, **extra)
+    light = anyio.CapacityLimiter(LIGHT_THREADS)
+    heavy = anyio.CapacityLimiter(HEAVY_THREADS)
+    folders = [f for f in (catalogue.spec_dir,) if f is not None and f.is_dir()]
+    from .sessions import bundled_spec_dir
+
+    if bundled_spec_dir() is not None:
+        folders.append(bundled_spec_dir())
+
+    async def in_light(func, *args):
+        return await anyio.to_thread.run_sync(func, *args, limiter=light)
+
+    async def in_heavy(func, *args):
+        if heavy.statistics().tasks_waiting >= HEAVY_QUEUE:
+            raise BadRequest("the server is busy: try again in a moment", 503)
+        return await anyio.to_thread.run_sync(func, *args, limiter=heavy)
+
+    def token_of(request: Request) -> str | None:
+        return request.headers.get("x-hansa-token") or request.query_params.get("token")
+
+    async def session_of(request: Request) -> tuple[Session, object]:
+        sid = request.path_params["sid"]
+        try:
+            session = sessions.in_memory(sid)
+            if session is None and sessions.store is not None:
+                session = await in_heavy(sessions.get, sid)  # read back: replays its decisions
+            if session is None:
+                raise KeyError(sid)
         except KeyError:
+            kept = "the store keeps" if sessions.store is not None else "memory keeps"
             raise BadRequest(
-                "no such game session (it may have been dropped: at most "
-                f"{sessions.limit} games are kept; start a new one)",
+                f"no such game session (it may have been dropped: {kept} at most "
+                f"{MAX_STORED if sessions.store is not None else sessions.limit} games; "
+                "start a new one)",
                 404,
             ) from None
+        return session, resolve(session.tokens, token_of(request), require_tokens)
+
+    async def created(make: Callable[..., Session], *args, light_work=False) -> JSONResponse:
+        """A new session (made in a heavy thread, or a light one when `light_work`), answered to
+        its creator: every token, and the view of its first human seat (the host's where no
+        human plays)."""
+
+        def build() -> dict:
+            session = make(*args)
+            seats = [v for v in session.tokens.values() if v.role == SEAT]
+            viewer = (
+                seats[0] if seats else next(v for v in session.tokens.values() if v.role == HOST)
+            )
+            with session.lock:
+                view = session_view(session, viewer, 0 if session.mode == "replay" else None)
+            view["tokens"] = token_listing(session.tokens)
+            return view
+
+        run = in_light if light_work else in_heavy
+        return JSONResponse(await run(build), status_code=201)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -98,67 +225,119 @@ def create_app(catalogue: Catalogue | None = None, max_sessions: int | None = No
 
     async def game_board(request: Request) -> Response:
         name = request.path_params["name"]
-        return JSONResponse(await run_in_threadpool(catalogue.layout, name))
+        return JSONResponse(await in_heavy(catalogue.layout, name))
 
     async def new_session(request: Request) -> Response:
         data = await _body(request)
-        session = await run_in_threadpool(
+        game = data.get("game")
+        return await created(
             sessions.new_game,
-            data.get("game"),
+            game,
             data.get("players"),
-            data.get("seed", 0),
+            data.get("seed"),
             data.get("seats"),
+            light_work=catalogue.loaded(game),  # nothing to compile: a new game is quick
         )
-        return JSONResponse(session.view(), status_code=201)
 
     async def show_session(request: Request) -> Response:
-        session = session_of(request)
+        session, viewer = await session_of(request)
         at, since = _int_param(request, "at"), _int_param(request, "since")
 
         def view():
             with session.lock:
-                return session.view(at, since or 0)
+                return session_view(session, viewer, at, since or 0)
 
-        return JSONResponse(await run_in_threadpool(view))
+        return JSONResponse(await in_light(view))
 
     async def act(request: Request) -> Response:
-        session = session_of(request)
+        session, viewer = await session_of(request)
         data = await _body(request)
         since = _since(data)
 
         def apply():
             with session.lock:
-                session.human_action(data.get("action"), data.get("at"))
-                return session.view(None, min(since, len(session.moves)))
+                session.human_action(viewer, data.get("action"), data.get("at"))
+                return session_view(session, viewer, None, min(since, len(session.moves)))
 
-        return JSONResponse(await run_in_threadpool(apply))
+        return JSONResponse(await in_light(apply))
 
     async def agent(request: Request) -> Response:
-        session = session_of(request)
+        session, viewer = await session_of(request)
         data = await _body(request)
+        since = _since(data)
+        if data.get("stop") is True:
+
+            def stop():
+                with session.lock:
+                    session.stop_agents(viewer)
+                    return session_view(session, viewer, None, min(since, len(session.moves)))
+
+            return JSONResponse(await in_light(stop))
         steps = data.get("steps", 1)
         until_human = data.get("until_human", False)
-        since = _since(data)
         if not _is_int(steps) or not 1 <= steps <= 20_000:
             raise BadRequest(f"steps: expected a whole number from 1 to 20000, got {steps!r}")
         if not isinstance(until_human, bool):
             raise BadRequest("until_human: expected true or false")
+        delay = _number(data, "delay", 0.0, 0.0, MAX_DELAY)
+        wait = _number(data, "wait", AGENT_WAIT, 0.0, MAX_WAIT)
 
-        def run():
+        def start():
             with session.lock:
-                session.agent_steps(steps, until_human)
-                return session.view(None, min(since, len(session.moves)))
+                return session.start_agents(viewer, steps, until_human, delay)
 
-        return JSONResponse(await run_in_threadpool(run))
+        job = await in_light(start)
+        await until(session, lambda: job.finished, wait)
+
+        def view():
+            with session.lock:
+                return session_view(session, viewer, None, min(since, len(session.moves)))
+
+        return JSONResponse(await in_light(view))
+
+    async def events(request: Request) -> Response:
+        """Server-sent events: a notice each time the session changes (docs/serve.md)."""
+        session, _viewer = await session_of(request)
+        duration = MAX_STREAM
+        if request.query_params.get("for"):
+            duration = min(float(_int_param(request, "for") or 0), MAX_STREAM)
+        loop = asyncio.get_running_loop()
+
+        async def stream():
+            end = loop.time() + duration
+            yield "retry: 1000\n\n"
+            last = None
+            while not app.state.stopping:
+                version = session.version
+                if version != last:
+                    last = version
+                    yield f"event: change\ndata: {json.dumps(change_notice(session))}\n\n"
+                left = end - loop.time()
+                if left <= 0:
+                    break
+                wait = min(left, KEEPALIVE)
+                if not await until(session, lambda v=version: session.version != v, wait):
+                    yield ": still here\n\n"
+
+        return StreamingResponse(
+            stream(),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+        )
 
     async def download_log(request: Request) -> Response:
-        session = session_of(request)
+        session, _viewer = await session_of(request)
 
         def text():
             with session.lock:
+                if not revealed(session):
+                    raise Refused(
+                        "the log is shown once the game is over (it holds the seed, which "
+                        "decides every hidden draw)"
+                    )
                 return session.log_text()
 
-        body = await run_in_threadpool(text)
+        body = await in_light(text)
         filename = f"{session.game.name}-seed{session.seed}.jsonl"
         return Response(
             body,
@@ -170,14 +349,13 @@ def create_app(catalogue: Catalogue | None = None, max_sessions: int | None = No
         data = await _body(request)
         text = _text_field(data, "text")
         name = _text_field(data, "name", "uploaded.jsonl") or "uploaded.jsonl"
-        session = await run_in_threadpool(sessions.open_log, text, name[:200])
-        return JSONResponse(session.view(0), status_code=201)
+        return await created(sessions.open_log, text, name[:200])
 
     async def open_position(request: Request) -> Response:
         data = await _body(request)
         text = _text_field(data, "text")
         name = _text_field(data, "name", "uploaded.json") or "uploaded.json"
-        session = await run_in_threadpool(
+        return await created(
             sessions.open_position,
             text,
             name[:200],
@@ -185,16 +363,32 @@ def create_app(catalogue: Catalogue | None = None, max_sessions: int | None = No
             data.get("players"),
             data.get("seats"),
         )
-        return JSONResponse(session.view(), status_code=201)
 
     async def on_hansa_error(request: Request, exc: HansaError) -> Response:
-        return _error(exc.format(getattr(exc, "sources", None)), 400)
+        return _error(exc.format(SourceGuard(getattr(exc, "sources", None), folders)), 400)
+
+    async def on_refused(request: Request, exc: Refused) -> Response:
+        return _error(exc.message, 403)
 
     async def on_bad_request(request: Request, exc: BadRequest) -> Response:
         return _error(exc.message, exc.status)
 
     async def on_http_error(request: Request, exc: HTTPException) -> Response:
         return _error(str(exc.detail), exc.status_code)
+
+    async def on_memory_error(request: Request, exc: MemoryError) -> Response:
+        return _error("the server ran out of memory for this request", 503)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        app.state.stopping = False
+        yield
+        stop()
+
+    def stop() -> None:
+        """Stop the agents and end every update stream (the server is shutting down)."""
+        app.state.stopping = True
+        sessions.close()
 
     routes = [
         Route("/", index),
@@ -204,6 +398,7 @@ def create_app(catalogue: Catalogue | None = None, max_sessions: int | None = No
         Route("/api/sessions/{sid}", show_session),
         Route("/api/sessions/{sid}/action", act, methods=["POST"]),
         Route("/api/sessions/{sid}/agent", agent, methods=["POST"]),
+        Route("/api/sessions/{sid}/events", events),
         Route("/api/sessions/{sid}/log", download_log),
         Route("/api/logs", open_log, methods=["POST"]),
         Route("/api/positions", open_position, methods=["POST"]),
@@ -213,13 +408,51 @@ def create_app(catalogue: Catalogue | None = None, max_sessions: int | None = No
         routes=routes,
         exception_handlers={
             HansaError: on_hansa_error,
+            Refused: on_refused,
             BadRequest: on_bad_request,
             HTTPException: on_http_error,
+            MemoryError: on_memory_error,
         },
+        lifespan=lifespan,
     )
+    app.state.stopping = False
     app.state.catalogue = catalogue
     app.state.sessions = sessions
-    return app
+    app.state.stop = stop
+    guarded = Guard(app, allowed_hosts)
+    guarded.state = app.state  # tests and `hansa serve` reach the sessions through the wrapper
+    guarded.inner = app
+    return guarded
+
+
+async def until(session: Session, condition: Callable[[], bool], timeout: float) -> bool:
+    """Wait on the event loop (holding no thread) until `condition()` holds after a change of
+    `session`, at most `timeout` seconds; whether it holds."""
+    loop = asyncio.get_running_loop()
+    woken = asyncio.Event()
+
+    def wake() -> None:
+        try:
+            loop.call_soon_threadsafe(woken.set)
+        except RuntimeError:  # the loop has closed
+            pass
+
+    session.listen(wake)  # before looking, so no change is missed
+    try:
+        deadline = loop.time() + timeout
+        while True:
+            woken.clear()
+            if condition():
+                return True
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            try:
+                await asyncio.wait_for(woken.wait(), left)
+            except TimeoutError:
+                return condition()
+    finally:
+        session.unlisten(wake)
 
 
 def _since(data: dict) -> int:

@@ -3,15 +3,22 @@
 A session is one game in the browser: a game played from a seed (seats human or agent), a game
 log opened for stepping through (read only), or a position loaded from a state JSON. It keeps the
 decisions made so far, so any earlier position can be shown (rebuilt from a snapshot every
-`SNAPSHOT_EVERY` decisions) and the game can be saved as a `hansa play --log` log. Nothing here
-imports a web framework: `hansa.web.app` puts these objects behind HTTP.
+`SNAPSHOT_EVERY` decisions) and the game can be saved as a `hansa play --log` log. Who may see and
+do what is `hansa.web.access` (a token per seat); what each of them is shown is `hansa.web.views`;
+agents think in `hansa.web.runner`'s worker pool. Nothing here imports a web framework:
+`hansa.web.app` puts these objects behind HTTP.
+
+A game is only ever found by name among the catalogue's games: a name is never opened as a file.
 """
 
 from __future__ import annotations
 
+import bisect
 import secrets
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,11 +36,18 @@ from hansa.play.simulate import (
 )
 from hansa.runtime.game import Game
 
+from .access import SEAT, Refused, Viewer, make_tokens, new_token
+from .runner import AgentPool, Job
+
 HUMAN = "human"
 MAX_SESSIONS = 100  # live games kept; the least recently used one is dropped beyond this
 SNAPSHOT_EVERY = 64
 MAX_AGENT_STEPS = 20_000  # decisions one request may let agents make
+MAX_DECISIONS = 100_000  # decisions one session keeps (a game of random agents ends long before)
 MAX_SEED = 2**63 - 1
+# Action ids a game served here may have: every built game has under 2,000; a spec that asks for
+# millions (`pieces … merchants 1000000`) would spend gigabytes naming them, so it is refused.
+MAX_ACTIONS = 100_000
 
 # Action kinds (the generated modules' ACTION_RANGES) by what they act on, and how the id within
 # the kind maps to that thing: "pair" ids come in (thing, trader/merchant) pairs.
@@ -56,6 +70,8 @@ class GameEntry:
     players: tuple[int, ...]
     rules: str
     board: str
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    refused: HansaError | None = field(default=None, repr=False)  # a game too large to serve
 
 
 def bundled_spec_dir() -> Path | None:
@@ -86,7 +102,7 @@ def compile_spec_game(name: str, spec_dir: str | Path) -> ModuleType:
     spec folder's hash, so `hansa play --spec` and the page share one compiled module)."""
     from hansa.resolve import load_game
 
-    return load_game(name, None, spec_dir).module
+    return load_game(name, None, spec_dir, paths=False).module
 
 
 class Catalogue:
@@ -97,7 +113,7 @@ class Catalogue:
         self.entries: dict[str, GameEntry] = {}
         self.modules: dict[str, ModuleType] = {}
         self.layouts: dict[str, dict] = {}
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # the caches; a compile holds only its game's entry lock
         built = hansa.available_games()
         bundled = bundled_spec_dir()
         spec_games, self.boards, self.problems = load_spec(self.spec_dir)
@@ -124,24 +140,49 @@ class Catalogue:
         return module
 
     def module(self, name: object) -> ModuleType:
+        """The module of the game called `name`, which is only ever looked up by name."""
         entry = self.entries.get(name) if isinstance(name, str) else None
         if entry is None:
-            from hansa.compiler.errors import did_you_mean
-
-            if isinstance(name, str) and self.spec_dir is not None and self.spec_dir.is_dir():
-                from hansa.resolve import load_game
-
-                load_game(name, None, self.spec_dir)  # raises the CLI's message for an unknown name
-            raise HansaError(f"unknown game {name!r}{did_you_mean(str(name), self.entries)}")
-        with self.lock:
-            module = self.modules.get(entry.name)
+            raise self._unknown(name)
+        with entry.lock:
+            if entry.refused is not None:
+                raise entry.refused
+            with self.lock:
+                module = self.modules.get(entry.name)
             if module is None:
                 if entry.source == "spec":
                     module = compile_spec_game(entry.name, self.spec_dir)
                 else:
-                    module = self._built(entry.name)
-                self.modules[entry.name] = module
+                    module = hansa.load_game(entry.name).module
+                count = vars(module)["NUM_ACTIONS"]
+                if count > MAX_ACTIONS:
+                    entry.refused = HansaError(
+                        f"game {entry.name!r} has {count:,} action ids; hansa serve plays games "
+                        f"with at most {MAX_ACTIONS:,} (a spec asking for that many pieces or "
+                        "spaces would take gigabytes to name its actions)"
+                    )
+                    raise entry.refused
+                with self.lock:
+                    self.modules[entry.name] = module
             return module
+
+    def loaded(self, name: object) -> bool:
+        """Whether `name` is a game whose module is ready (or refused): asking is quick."""
+        entry = self.entries.get(name) if isinstance(name, str) else None
+        with self.lock:
+            return entry is not None and (entry.name in self.modules or entry.refused is not None)
+
+    def _unknown(self, name: object) -> HansaError:
+        """The CLI's message for an unknown game name (never looking at the file system)."""
+        from hansa.resolve import did_you_mean, load_game, shown
+
+        if isinstance(name, str) and self.spec_dir is not None and self.spec_dir.is_dir():
+            try:
+                load_game(name, None, self.spec_dir, paths=False)
+            except HansaError as exc:
+                return exc
+        text = shown(str(name)) if isinstance(name, str) else repr(name)
+        return HansaError(f"unknown game {text}{did_you_mean(str(name), self.entries)}")
 
     def game(self, name: object, players: object = None) -> Game:
         return Game(self.module(name), players)  # Game checks the player count
@@ -152,10 +193,12 @@ class Catalogue:
         module = self.module(name)
         with self.lock:
             cached = self.layouts.get(module.GAME_NAME)
-            if cached is None:
-                cached = self.layouts[module.GAME_NAME] = describe_rules(module)
-                cached["layout"] = board_layout(module, self.boards)
-            return cached
+        if cached is None:
+            cached = describe_rules(module)
+            cached["layout"] = board_layout(module, self.boards)
+            with self.lock:
+                self.layouts[module.GAME_NAME] = cached
+        return cached
 
     def listing(self) -> dict:
         return {
@@ -189,63 +232,84 @@ def describe_rules(module: ModuleType) -> dict:
         ],
         "score_keys": list(ns["SCORE_KEYS"]),
         "score_kinds": list(ns["SCORE_KINDS"]),
+        "secret_score_keys": list(ns.get("SECRET_SCORE_KEYS", ())),
         "end_track_pp": ns.get("END_TRACK_PP", 0),
         "completed_cities": ns.get("END_COMPLETED_CITIES", 0),
     }
 
 
-_TARGETS: dict[int, list] = {}
+_TARGETS: dict[str, tuple[list[int], list[tuple[str, int]], dict]] = {}
 
 
-def action_targets(module: ModuleType) -> list[dict | None]:
-    """For each action id, what it acts on (a point, route, city, space, special space or ability
-    track), so the page can offer it there; None for actions only offered in the list."""
-    cached = _TARGETS.get(id(module))
-    if cached is not None:
-        return cached
-    ns = vars(module)
-    out: list[dict | None] = [None] * ns["NUM_ACTIONS"]
-    for kind, base, size in ns["ACTION_RANGES"]:
-        for i in range(size):
-            target = None
-            if kind in POINT_KINDS:
-                point, piece = divmod(i, 2) if POINT_KINDS[kind] == "pair" else (i, None)
-                target = {"type": "point", "index": point}
-                if piece is not None:
-                    target["piece"] = "tm"[piece]
-            elif kind in ROUTE_KINDS:
-                target = {"type": "route", "index": i}
-            elif kind in CITY_KINDS:
-                city, piece = divmod(i, 2)
-                target = {"type": "city", "index": city, "piece": "tm"[piece]}
-            elif kind == "EXCHANGE":
-                target = {"type": "space", "index": i}
-            elif kind == "SPECIAL":
-                target = {"type": "special", "index": i}
-            elif kind == "DEVELOP":
-                target = {"type": "ability", "index": i}
-            if target is not None:
-                target["kind"] = kind.lower()
-            out[base + i] = target
-    _TARGETS[id(module)] = out
-    return out
+def action_target(module: ModuleType, action: int) -> dict | None:
+    """What action `action` acts on (a point, route, city, space, special space or ability
+    track), so the page can offer it there; None for actions only offered in the list. Found per
+    id from ACTION_RANGES (remembered per id asked for), so a game's size never matters."""
+    key = module.__name__
+    found = _TARGETS.get(key)
+    if found is None:
+        ranges = sorted((base, kind) for kind, base, _size in vars(module)["ACTION_RANGES"])
+        found = _TARGETS[key] = ([base for base, _ in ranges], ranges, {})
+    starts, ranges, memo = found
+    if action in memo:
+        return memo[action]
+    i = bisect.bisect_right(starts, action) - 1
+    target = None
+    if i >= 0 and 0 <= action < vars(module)["NUM_ACTIONS"]:
+        base, kind = ranges[i]
+        target = _target(kind, action - base)
+    memo[action] = target
+    return target
+
+
+def _target(kind: str, i: int) -> dict | None:
+    target = None
+    if kind in POINT_KINDS:
+        point, piece = divmod(i, 2) if POINT_KINDS[kind] == "pair" else (i, None)
+        target = {"type": "point", "index": point}
+        if piece is not None:
+            target["piece"] = "tm"[piece]
+    elif kind in ROUTE_KINDS:
+        target = {"type": "route", "index": i}
+    elif kind in CITY_KINDS:
+        city, piece = divmod(i, 2)
+        target = {"type": "city", "index": city, "piece": "tm"[piece]}
+    elif kind == "EXCHANGE":
+        target = {"type": "space", "index": i}
+    elif kind == "SPECIAL":
+        target = {"type": "special", "index": i}
+    elif kind == "DEVELOP":
+        target = {"type": "ability", "index": i}
+    if target is not None:
+        target["kind"] = kind.lower()
+    return target
 
 
 # ---- one game in the browser
-@dataclass
+@dataclass(eq=False)
 class Session:
     id: str
     game: Game
     mode: str  # "play" (from a seed), "replay" (a log, read only), "position" (a loaded state)
-    seed: int | None
+    seed: int | None  # secret while the game hides anything (views.revealed)
     seats: list[str]
     initial: object  # the state before the first decision
+    tokens: dict[str, Viewer] = field(default_factory=dict)
+    source_name: str | None = None  # the log or state file's name
     state: object = None
     agents: list = field(default_factory=list)
     moves: list[tuple[int, int]] = field(default_factory=list)
     snapshots: dict[int, object] = field(default_factory=dict)
-    source_name: str | None = None  # the log or state file's name
     lock: threading.Lock = field(default_factory=threading.Lock)
+    version: int = 0  # counts every change (a decision, agents starting or stopping)
+    job: Job | None = None  # the agents' current work
+    thinking: bool = False  # a pool worker is calling one of this session's agents
+    thought: float = 0.0  # seconds its agents have thought, over all requests (the pool's order)
+    listeners: set = field(default_factory=set)  # called (from any thread) on every change
+    pool: AgentPool | None = None
+    open_at: tuple = (None, False)  # (known, whether the game hides nothing): views.revealed
+    store: object = None  # the Store its decisions are written to as they are made
+    scores_at: dict = field(default_factory=dict)  # views.scoring, by (version, length, at)
 
     def __post_init__(self) -> None:
         self.state = self.initial.clone()
@@ -256,9 +320,23 @@ class Session:
             for seat, name in enumerate(self.seats)
         ]
 
+    # ---- changes and who hears of them
+    def changed(self) -> None:
+        self.version += 1
+        for listener in list(self.listeners):
+            listener()
+
+    def listen(self, listener: Callable[[], None]) -> None:
+        self.listeners.add(listener)
+
+    def unlisten(self, listener: Callable[[], None]) -> None:
+        self.listeners.discard(listener)
+
     # ---- making decisions
     def _apply(self, player: int, action: int) -> None:
         state = self.state
+        if len(self.moves) >= MAX_DECISIONS:
+            raise HansaError(f"this game has reached {MAX_DECISIONS} decisions, the most kept")
         legal = state.legal_actions()
         if action not in legal:
             state.apply_action(action)  # raises the engine's message, changing nothing
@@ -266,12 +344,14 @@ class Session:
         self.tracker.before(state, legal, player, action)
         state.apply_action(action)
         self.moves.append((player, action))
+        if self.store is not None:
+            self.store.add_move(self.id, len(self.moves) - 1, player, action)
         if len(self.moves) % SNAPSHOT_EVERY == 0:
             self.snapshots[len(self.moves)] = state.clone()
 
-    def human_action(self, action: object, expected_at: object = None) -> None:
-        """A decision clicked in the page; `expected_at` (the decision count the page saw) guards
-        against a double click applying one action to the next decision."""
+    def human_action(self, viewer: Viewer, action: object, expected_at: object = None) -> None:
+        """A decision clicked in the page by the seat `viewer`; `expected_at` (the decision count
+        the page saw) guards against a double click applying one action to the next decision."""
         self._require_live()
         if expected_at is not None and expected_at != len(self.moves):
             raise HansaError(
@@ -284,36 +364,140 @@ class Session:
                 f"it is player {player}'s decision, and {self.seats[player]} plays that seat "
                 "(ask the agent: POST …/agent)"
             )
+        if viewer.role != SEAT:
+            raise Refused(f"it is player {player}'s decision: only player {player}'s link decides")
+        if viewer.seat != player:
+            raise Refused(
+                f"it is player {player}'s decision, and this is player {viewer.seat}'s link"
+            )
         if isinstance(action, bool) or not isinstance(action, int):
             raise HansaError(f"illegal action {action!r}: an action is a whole number")
         self._apply(player, action)
+        self.changed()
 
-    def agent_steps(self, steps: int, until_human: bool) -> int:
-        """Let the agents make up to `steps` decisions (all until a human's turn when asked)."""
+    def start_agents(
+        self, viewer: Viewer, steps: int, until_human: bool, delay: float = 0.0
+    ) -> Job:
+        """Ask the agents for up to `steps` decisions (all until a human's turn with
+        `until_human`), made by the pool; replaces any work they were doing."""
+        if not viewer.may_drive_agents:
+            raise Refused("a spectator's link cannot ask the agents to move")
         self._require_live()
-        done = 0
-        limit = MAX_AGENT_STEPS if until_human else steps
-        while done < limit and not self.state.is_terminal():
+        player = self.state.current_player()
+        if self.agents[player] is None and not until_human:
+            raise HansaError(f"it is player {player}'s decision, and a human plays it")
+        running = self.job
+        if (
+            until_human
+            and running is not None
+            and not running.finished
+            and running.until_human
+            and running.delay == delay
+        ):
+            return running  # several pages asking the same: the agents keep thinking
+        self._cancel_job()
+        steps = MAX_AGENT_STEPS if until_human else steps
+        job = Job(steps=steps, until_human=until_human, delay=delay)
+        self.job = job
+        self.changed()
+        if self.pool is None:
+            raise HansaError("this session has no agent workers")  # a bug: Sessions sets it
+        self.pool.submit(self, job)
+        return job
+
+    def stop_agents(self, viewer: Viewer) -> None:
+        if not viewer.may_drive_agents:
+            raise Refused("a spectator's link cannot stop the agents")
+        if self._cancel_job():
+            self.changed()
+
+    def _cancel_job(self) -> bool:
+        job = self.job
+        if job is None or job.finished:
+            return False
+        job.cancelled = True
+        job.finish("cancelled")
+        return True
+
+    def agent_turn(self, job: Job) -> float | None:
+        """One decision of `job` (called by a pool worker): the delay before the next one, or
+        None when the job is over. The agent thinks on a copy, outside the session's lock."""
+        with self.lock:
+            if job is not self.job or job.finished:
+                return None
+            if self.thinking:  # a cancelled job's decision is still being thought about
+                return 0.01
+            stop = self._stop_reason(job)
+            if stop is not None:
+                job.finish(stop)
+                self.changed()
+                return None
             player = self.state.current_player()
             agent = self.agents[player]
-            if agent is None:
-                if done == 0 and not until_human:
-                    raise HansaError(f"it is player {player}'s decision, and a human plays it")
-                break
-            legal = self.state.legal_actions()
-            # a plug-in agent's bug or illegal choice: one message saying whose; the game is kept
+            position = self.state.clone()
+            legal = list(self.state.legal_actions())
+            length = len(self.moves)
+            self.thinking = True
+        started = time.monotonic()
+        try:
             action = checked_step(
-                agent, self.state, legal, f"agent {self.seats[player]} (player {player})"
+                agent, position, legal, f"agent {self.seats[player]} (player {player})"
             )
-            self._apply(player, action)
-            done += 1
-        return done
+            error = None
+        except HansaError as exc:  # a plug-in agent's bug or illegal choice: the game is kept
+            action, error = None, exc.format()
+        finally:
+            spent = time.monotonic() - started
+            with self.lock:
+                self.thinking = False
+                self.thought += spent
+        with self.lock:
+            if job is not self.job or job.finished or len(self.moves) != length:
+                return None  # cancelled meanwhile: the choice is thrown away
+            job.spent += spent
+            if error is not None:
+                job.finish("error", error)
+                self.changed()
+                return None
+            try:
+                self._apply(player, action)
+            except HansaError as exc:
+                job.finish("error", exc.format())
+                self.changed()
+                return None
+            job.done += 1
+            stop = self._stop_reason(job)
+            if stop is not None:
+                job.finish(stop)
+            self.changed()
+            return None if stop is not None else job.delay
+
+    def _stop_reason(self, job: Job) -> str | None:
+        if job.cancelled:
+            return "cancelled"
+        if self.state.is_terminal():
+            return "over"
+        if job.done >= job.steps:
+            return "steps"
+        if self.agents[self.state.current_player()] is None:
+            return "human"
+        if job.spent >= job.budget:
+            return "budget"
+        if len(self.moves) >= MAX_DECISIONS:
+            return "decisions"
+        return None
 
     def _require_live(self) -> None:
         if self.mode == "replay":
             raise HansaError("this game is a log opened for viewing: it cannot be played on")
         if self.state.is_terminal():
             raise HansaError("the game is over")
+
+    def close(self) -> None:
+        """The session is dropped: its agents stop, its listeners hear of it."""
+        with self.lock:
+            if self._cancel_job():
+                self.changed()
 
     # ---- looking at it
     def state_at(self, at: int):
@@ -324,66 +508,6 @@ class Session:
         for _player, action in self.moves[start:at]:
             state.apply_action(action)
         return state
-
-    def view(self, at: object = None, since: object = 0) -> dict:
-        """The page's picture of the game at decision `at` (default: now)."""
-        length = len(self.moves)
-        at = length if at is None else at
-        if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= length:
-            raise HansaError(f"at: expected a decision number from 0 to {length}, got {at!r}")
-        if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since <= length:
-            raise HansaError(f"since: expected a decision number from 0 to {length}, got {since!r}")
-        state = self.state_at(at)
-        terminal = state.is_terminal()
-        player = state.current_player()
-        live = at == length and self.mode != "replay" and not terminal
-        legal = []
-        targets = action_targets(self.game.module)
-        if live:
-            legal = [
-                {"id": a, "name": state.action_to_string(a), "target": targets[a]}
-                for a in state.legal_actions()
-            ]
-        breakdown = state.score_breakdown()
-        game = self.game
-        return {
-            "id": self.id,
-            "game": game.name,
-            "players": game.num_players(),
-            "mode": self.mode,
-            "seed": self.seed,
-            "seats": self.seats,
-            "source": self.source_name,
-            "at": at,
-            "length": length,
-            "state": state.to_dict(),
-            "current_player": None if terminal else player,
-            "terminal": terminal,
-            "decision": state._decision_name(),
-            "waiting_for": None
-            if not live
-            else (HUMAN if self.seats[player] == HUMAN else "agent"),
-            "legal": legal,
-            "scores": {
-                "breakdown": breakdown,
-                "totals": [sum(b.values()) for b in breakdown],
-                "winners": state.winners(),
-                "final": terminal,
-            },
-            "history": [
-                {
-                    "n": n,
-                    "player": p,
-                    "action": a,
-                    "name": game.action_to_string(a),
-                    "target": targets[a],
-                }
-                for n, (p, a) in enumerate(self.moves[since:], start=since + 1)
-            ],
-            "end_trigger": self.tracker.end_trigger(self.state) if at == length else None,
-            "turns": self.tracker.turns if at == length else None,
-            "can_download_log": self.seed is not None,
-        }
 
     def log_text(self) -> str:
         """The game as a `hansa play --log` log (JSON lines), for `hansa replay`."""
@@ -421,35 +545,124 @@ def check_seats(seats: object, players: int) -> list[str]:
 
 
 def check_seed(seed: object) -> int:
+    """The seed asked for; none given: a secret random one (the seed decides every draw)."""
+    if seed is None:
+        return secrets.randbelow(MAX_SEED + 1)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise HansaError(f"seed: expected a whole number from 0 to {MAX_SEED}, got {seed!r}")
     return seed
 
 
 class Sessions:
-    """The live sessions, least recently used first; at most `limit` are kept."""
+    """The live sessions, least recently used first; at most `limit` are kept.
 
-    def __init__(self, catalogue: Catalogue, limit: int = MAX_SESSIONS) -> None:
+    `token` makes session ids and tokens (tests pass a deterministic one); `pool` is where the
+    agents of every session think; `store` (a `hansa.web.store.Store`) keeps every session and
+    decision, so a session dropped from memory, or one of a server that was restarted, is found
+    there (its decisions replayed) when it is asked for again.
+    """
+
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        limit: int = MAX_SESSIONS,
+        pool: AgentPool | None = None,
+        token: Callable[[], str] = new_token,
+        store=None,
+    ) -> None:
         self.catalogue = catalogue
         self.limit = limit
+        self.pool = pool if pool is not None else AgentPool()
+        self.token = token
+        self.store = store
         self.items: OrderedDict[str, Session] = OrderedDict()
         self.lock = threading.Lock()
+        self.restoring = threading.Lock()  # one session read back from the store at a time
 
     def _add(self, **fields) -> Session:
-        session = Session(id=secrets.token_hex(8), **fields)
+        seats = fields["seats"]
+        human = [p for p, seat in enumerate(seats) if seat == HUMAN]
+        if fields["mode"] == "replay":
+            human = []  # a log is only looked at
+        session = Session(
+            id=self.token()[:16], tokens=make_tokens(human, self.token), pool=self.pool, **fields
+        )
+        return self.add(session)
+
+    def add(self, session: Session, stored: bool = False) -> Session:
+        session.pool = self.pool
+        if self.store is not None:
+            if not stored:
+                self.store.add_session(session)
+            session.store = self.store
+        dropped = []
         with self.lock:
             self.items[session.id] = session
             while len(self.items) > self.limit:
-                self.items.popitem(last=False)
+                dropped.append(self.items.popitem(last=False)[1])
+        for old in dropped:
+            old.close()
         return session
 
     def get(self, sid: str) -> Session:
+        session = self.in_memory(sid)
+        if session is not None:
+            return session
+        if self.store is None or not isinstance(sid, str) or len(sid) > 64:
+            raise KeyError(sid)
+        with self.restoring:
+            with self.lock:
+                if sid in self.items:
+                    return self.items[sid]
+            stored = self.store.load(sid)
+            if stored is None:
+                raise KeyError(sid)
+            try:
+                session = self.restore(stored)
+            except (HansaError, KeyError, TypeError, ValueError) as exc:
+                reason = exc.message if isinstance(exc, HansaError) else repr(exc)
+                raise HansaError(
+                    f"the stored game {sid} cannot be played back (its rules module changed?): "
+                    f"{reason}"
+                ) from None
+            return self.add(session, stored=True)
+
+    def in_memory(self, sid: str) -> Session | None:
+        """The session if it is in memory (asking is quick; `get` may read the store)."""
         with self.lock:
             session = self.items.get(sid)
-            if session is None:
-                raise KeyError(sid)
-            self.items.move_to_end(sid)
+            if session is not None:
+                self.items.move_to_end(sid)
             return session
+
+    def restore(self, stored) -> Session:
+        """A stored session as it was: its first position and every decision made, replayed."""
+        from .access import Viewer
+
+        game = self.catalogue.game(stored.game, stored.players)
+        session = Session(
+            id=stored.id,
+            game=game,
+            mode=stored.mode,
+            seed=stored.seed,
+            seats=[HUMAN] * game.num_players() if stored.mode == "replay" else stored.seats,
+            initial=game.state_from_json(stored.initial),
+            tokens={t: Viewer(v["role"], v["seat"]) for t, v in stored.tokens.items()},
+            source_name=stored.source,
+        )
+        for player, action in stored.moves:
+            session._apply(player, action)
+        session.seats = list(stored.seats)
+        return session
+
+    def close(self) -> None:
+        """The server stops: every session's agents stop and every listener hears of it."""
+        self.pool.stop()
+        with self.lock:
+            sessions = list(self.items.values())
+        for session in sessions:
+            session.close()
+            session.changed()
 
     def new_game(self, game_name: object, players: object, seed: object, seats: object) -> Session:
         game = self.catalogue.game(game_name, players)
@@ -465,8 +678,9 @@ class Sessions:
 
         with _quoting(name, text):
             result = replay(name, self.catalogue.game, text=text)
-        head_agents = _header_agents(text, result.game.num_players())
-        session = self._add(
+        seats = _header_agents(text, result.game.num_players())
+        session = Session(
+            id="",
             game=result.game,
             mode="replay",
             seed=result.record.seed,
@@ -474,10 +688,13 @@ class Sessions:
             initial=result.game.new_initial_state(result.record.seed),
             source_name=name,
         )
-        session.seats = head_agents
         for player, action in result.record.moves:
             session._apply(player, action)
-        return session
+        session.seats = seats
+        session.agents = [None] * len(seats)
+        session.id = self.token()[:16]
+        session.tokens = make_tokens([], self.token)
+        return self.add(session)
 
     def open_position(
         self, text: str, name: str, game_name: object, players: object, seats: object

@@ -1,5 +1,7 @@
-// hansa serve: the page. It only draws what the server sends (board layout, state JSON, legal
-// actions) and sends back the decision clicked. No framework, no build step.
+// hansa serve: the page. It only draws what the server sends (board layout, the position as this
+// page's seat may see it, legal actions) and sends back the decision clicked. Every request to a
+// game carries the token of the seat (or host/spectator link) it is made for; updates arrive as
+// server-sent events. No framework, no build step.
 "use strict";
 
 const COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#CC79A7"]; // Okabe-Ito: colour-blind safe
@@ -10,12 +12,16 @@ const SVGNS = "http://www.w3.org/2000/svg";
 const S = {
   catalogue: null, view: null, layout: null, rules: null, layoutGame: null,
   history: [], timer: null, viewBox: null, finalShown: false, sessionId: null,
+  tokens: null, token: null, events: null, busy: 0, agentAsked: false, fetching: false, refetch: false,
+  plays: [], sent: 0, shownSeq: 0,
 };
 
 const $ = (id) => document.getElementById(id);
 
 // ---------------------------------------------------------------- requests
-async function api(method, url, body) {
+async function api(method, url, body, token = S.token) {
+  S.busy += 1;
+  const seq = ++S.sent;
   document.body.dataset.busy = "1";
   try {
     const options = { method, headers: {} };
@@ -23,13 +29,16 @@ async function api(method, url, body) {
       options.headers["content-type"] = "application/json";
       options.body = JSON.stringify(body);
     }
+    if (token && url.startsWith("/api/sessions/")) options.headers["x-hansa-token"] = token;
     const response = await fetch(url, options);
     const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
     if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
     hideError();
+    if (data && typeof data === "object" && !Array.isArray(data)) Object.defineProperty(data, "seq", { value: seq });
     return data;
   } finally {
-    document.body.dataset.busy = "0";
+    S.busy -= 1;
+    document.body.dataset.busy = S.busy > 0 ? "1" : "0";
   }
 }
 
@@ -62,8 +71,12 @@ function h(tag, attrs = {}, text = null) {
 function colour(p) { return COLOURS[p % COLOURS.length]; }
 function seatLabel(view, p) {
   const seat = view.seats[p];
-  return seat === "human" ? (view.mode === "replay" ? "player" : "you") : seat;
+  if (seat !== "human") return seat;
+  if (view.mode === "replay") return "player";
+  return mySeat(p) ? "you" : "human";
 }
+// whether this page plays seat p (a hot-seat page plays every human seat it created)
+function mySeat(p) { return S.plays.includes(String(p)); }
 function swatch(p, size = 18, kind = "t") {
   const svg = document.createElementNS(SVGNS, "svg");
   svg.setAttribute("width", size); svg.setAttribute("height", size);
@@ -137,10 +150,9 @@ function formSeats() {
 async function startGame(event) {
   event.preventDefault();
   try {
-    const seed = Number($("f-seed").value || 0);
-    const view = await api("POST", "/api/sessions", {
-      game: $("f-game").value, players: Number($("f-players").value), seed, seats: formSeats(),
-    });
+    const body = { game: $("f-game").value, players: Number($("f-players").value), seats: formSeats() };
+    if ($("f-seed").value !== "") body.seed = Number($("f-seed").value);
+    const view = await api("POST", "/api/sessions", body);
     await openSession(view);
   } catch (err) { showError(err.message); }
 }
@@ -174,11 +186,41 @@ async function openPosition() {
 }
 
 // ---------------------------------------------------------------- a session
-async function openSession(view) {
+// The tokens a page holds: every one of a game it created, or the one of the link it was opened
+// with (`#join=SESSION.TOKEN`). `tokenFor` picks the one a view is asked with: the seat that
+// decides now if the page holds it (hot seat), else the seat shown last, else the host's.
+function tokensFrom(view, token) {
+  if (view.tokens) return view.tokens;
+  const tokens = { host: null, spectator: null, seats: {} };
+  if (view.viewer.role === "seat") tokens.seats[String(view.viewer.seat)] = token;
+  else tokens[view.viewer.role] = token;
+  return tokens;
+}
+
+function tokenFor(view) {
+  const T = S.tokens;
+  if (!T) return null;
+  if (view && view.current_player !== null && mySeat(view.current_player) && view.waiting_for === "human") {
+    return T.seats[String(view.current_player)];
+  }
+  if (view && view.viewer.role === "seat" && mySeat(view.viewer.seat)) return T.seats[String(view.viewer.seat)];
+  if (S.plays.length) return T.seats[S.plays[0]];
+  return T.host || T.spectator;
+}
+
+async function openSession(view, token = null) {
   stopAgents();
+  closeEvents();
   S.history = [];
   S.finalShown = false;
   S.sessionId = view.id;
+  S.tokens = tokensFrom(view, token);
+  // the seats this page plays: every human seat (hot seat), or, when their links are to be sent
+  // to the other players, the first one only
+  const seats = Object.keys(S.tokens.seats).sort((a, b) => a - b);
+  S.plays = view.tokens && !$("f-hotseat").checked ? seats.slice(0, 1) : seats;
+  S.token = tokenFor(view);
+  S.view = null;
   if (S.layoutGame !== view.game) {
     const data = await api("GET", `/api/games/${encodeURIComponent(view.game)}/board`);
     S.layout = data.layout; S.rules = data; S.layoutGame = view.game;
@@ -186,21 +228,57 @@ async function openSession(view) {
   }
   $("start").classList.add("hidden");
   $("history").innerHTML = "";
-  const mode = view.mode === "replay" ? `log ${view.source}` : view.mode === "position" ? `position ${view.source}` : `seed ${view.seed}`;
-  $("game-title").textContent = `${view.game} · ${view.players} players · ${mode}`;
-  $("btn-log").classList.toggle("disabled", !view.can_download_log);
-  $("btn-log").href = view.can_download_log ? `/api/sessions/${view.id}/log` : "#";
   $("btn-scores").disabled = false;
+  $("btn-links").disabled = false;
+  renderLinks();
   show(view);
+  openEvents(view.id);
 }
 
-async function fetchView(at) {
+async function joinFromLink() {
+  const m = /^#join=([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (!m) return false;
+  const [, sid, token] = m;
+  const view = await api("GET", `/api/sessions/${sid}`, undefined, token);
+  await openSession(view, token);
+  return true;
+}
+
+function openEvents(id) {
+  const q = S.token ? `?token=${encodeURIComponent(S.token)}` : "";
+  const source = new EventSource(`/api/sessions/${id}/events${q}`);
+  source.addEventListener("change", (event) => {
+    if (!S.view || S.view.id !== id) return;
+    const notice = JSON.parse(event.data);
+    if (notice.version === S.view.version && notice.length === S.view.length) return;
+    if (S.view.at === S.view.length) latest();
+    else { S.view.length = notice.length; renderSlider(S.view); }
+  });
+  S.events = source;
+}
+function closeEvents() { if (S.events) { S.events.close(); S.events = null; } }
+
+// Fetch the latest position; one request at a time, and one more if a change came meanwhile.
+async function latest() {
+  if (S.fetching) { S.refetch = true; return; }
+  S.fetching = true;
+  try {
+    do {
+      S.refetch = false;
+      await fetchView(null, false);
+    } while (S.refetch);
+  } finally { S.fetching = false; }
+}
+
+async function fetchView(at, stop = true) {
   if (!S.view) return;
-  stopAgents();
+  if (stop) stopAgents();
+  const id = S.view.id;
   try {
     const q = new URLSearchParams({ since: S.history.length });
     if (at !== null && at !== undefined) q.set("at", at);
-    show(await api("GET", `/api/sessions/${S.view.id}?${q}`));
+    const view = await api("GET", `/api/sessions/${id}?${q}`);
+    if (S.view && S.view.id === id) show(view);
   } catch (err) { showError(err.message); }
 }
 
@@ -212,17 +290,25 @@ async function act(actionId) {
   } catch (err) { showError(err.message); }
 }
 
+// Ask the server's agents to play: all their decisions until a human's (with the chosen delay
+// between two of them), or one. The answer comes when they are done (or after a while: then the
+// update events bring the rest).
 async function agentMove(untilHuman) {
   S.timer = null;
-  if (!S.view || S.view.waiting_for !== "agent") return;
+  if (!S.view || S.view.waiting_for !== "agent" || !mayDrive()) return;
   const id = S.view.id;
+  const delay = Number($("agent-delay").value);
+  S.agentAsked = true;
   try {
-    const body = untilHuman ? { until_human: true } : { steps: 1 };
+    const body = untilHuman ? { until_human: true, delay: Math.max(delay, 0) / 1000 } : { steps: 1 };
     body.since = S.history.length;
     const view = await api("POST", `/api/sessions/${id}/agent`, body);
+    S.agentAsked = false;
     if (S.view && S.view.id === id) show(view);
-  } catch (err) { showError(err.message); }
+  } catch (err) { S.agentAsked = false; showError(err.message); }
 }
+
+function mayDrive() { return !!S.tokens && (!!S.tokens.host || S.plays.length > 0); }
 
 function stopAgents() {
   if (S.timer) { clearTimeout(S.timer); S.timer = null; }
@@ -231,15 +317,25 @@ function stopAgents() {
 function scheduleAgents() {
   stopAgents();
   const view = S.view;
-  if (!view || view.waiting_for !== "agent") return;
+  if (!view || view.waiting_for !== "agent" || !mayDrive() || S.agentAsked) return;
+  if (view.agents && (view.agents.running || view.agents.error)) return;
   const delay = Number($("agent-delay").value);
   if (delay < 0) return; // step by step: the "agent step" button
-  S.timer = setTimeout(() => agentMove(delay === 0), delay);
+  S.timer = setTimeout(() => agentMove(true), 0);
 }
 
 // ---------------------------------------------------------------- showing a view
 function show(view) {
+  if (view.seq !== undefined) { // an answer to a request sent before the one shown: stale
+    if (S.view && S.view.id === view.id && view.seq < S.shownSeq) return;
+    S.shownSeq = view.seq;
+  }
   S.view = view;
+  const wanted = tokenFor(view);
+  if (wanted && wanted !== S.token) { // hot seat: show the deciding seat's view
+    S.token = wanted;
+    latest();
+  }
   for (const entry of view.history) {
     if (entry.n === S.history.length + 1) { S.history.push(entry); appendHistory(entry); }
   }
@@ -247,6 +343,11 @@ function show(view) {
   document.body.dataset.length = view.length;
   document.body.dataset.waiting = view.waiting_for || "none";
   document.body.dataset.terminal = view.terminal ? "1" : "0";
+  document.body.dataset.viewer = view.viewer.role === "seat" ? `seat ${view.viewer.seat}` : view.viewer.role;
+  const mode = view.mode === "replay" ? `log ${view.source}` : view.mode === "position" ? `position ${view.source}` : (view.seed !== null ? `seed ${view.seed}` : "seed hidden until the end");
+  $("game-title").textContent = `${view.game} · ${view.players} players · ${mode}`;
+  $("btn-log").classList.toggle("disabled", !view.can_download_log);
+  $("btn-log").href = view.can_download_log ? `/api/sessions/${view.id}/log?token=${encodeURIComponent(S.token || "")}` : "#";
   drawPieces(view);
   drawTargets(view);
   renderStatus(view);
@@ -254,12 +355,29 @@ function show(view) {
   renderLegal(view);
   renderSlider(view);
   markHistory(view.at);
-  $("agent-step").disabled = view.waiting_for !== "agent";
+  $("agent-step").disabled = view.waiting_for !== "agent" || !mayDrive();
   if (view.terminal && view.at === view.length && !S.finalShown) {
     S.finalShown = true;
     showScores(true);
   }
   scheduleAgents();
+}
+
+function renderLinks() {
+  const list = $("links-list");
+  list.innerHTML = "";
+  if (!S.tokens || !S.view) return;
+  const base = `${location.origin}${location.pathname}#join=${S.view.id}.`;
+  const rows = [];
+  for (const [p, token] of Object.entries(S.tokens.seats)) rows.push([`Player ${p}`, token, `link-seat-${p}`]);
+  if (S.tokens.spectator) rows.push(["Spectator (public view)", S.tokens.spectator, "link-spectator"]);
+  if (S.tokens.host) rows.push(["Host (public view, starts the agents)", S.tokens.host, "link-host"]);
+  for (const [label, token, id] of rows) {
+    const li = h("li");
+    li.appendChild(h("span", { class: "link-label" }, label));
+    li.appendChild(h("input", { id, class: "link", readonly: "", value: base + token }));
+    list.appendChild(li);
+  }
 }
 
 function renderStatus(view) {
@@ -284,7 +402,8 @@ function renderStatus(view) {
   box.appendChild(who);
   let what = view.decision.replace(/ of player \d+/, "");
   if (!live) what = `position after decision ${view.at} of ${view.length} · ${what}`;
-  else if (view.waiting_for === "human") { what = `your decision: ${what}`; box.classList.add("your-turn"); }
+  else if (view.your_decision) { what = `your decision: ${what}`; box.classList.add("your-turn"); }
+  else if (view.waiting_for === "human") what = `player ${p} decides: ${what}`;
   else if (view.waiting_for === "agent") what = `${view.seats[p]} decides: ${what}`;
   box.appendChild(h("span", { class: "what" }, what));
 }
@@ -296,7 +415,7 @@ function renderDesks(view) {
   const abilities = S.rules.abilities;
   const board = [`cities completed ${st.completed_cities || 0}` + (S.rules.completed_cities ? ` / ${S.rules.completed_cities}` : "")];
   if (S.rules.end_track_pp) board.push(`game ends at ${S.rules.end_track_pp} track PP`);
-  board.push(`markers in supply ${(st.marker_supply || []).length}`);
+  board.push(`markers in supply ${st.marker_supply_size !== undefined ? st.marker_supply_size : (st.marker_supply || []).length}`);
   if ((st.east_west || []).length) board.push(`East-West: ${st.east_west.map((p) => "P" + p).join(", ")}`);
   box.appendChild(h("div", { id: "board-info", class: "muted" }, board.join(" · ")));
   st.player_state.forEach((ps, p) => {
@@ -317,17 +436,28 @@ function renderDesks(view) {
       return `${short} ${value}`;
     });
     lines.appendChild(h("div", { class: "abl" }, parts.join(" · ")));
+    const own = st.own && view.viewer.seat === p ? st.own : null;
+    if (own && own.mission_cities) {
+      lines.appendChild(h("div", { class: "mission", id: "own-mission" }, `your mission card ${own.mission}: ${own.mission_cities.join(", ")}`));
+    }
     const markers = ps.markers || { unused: [], used: [] };
     if (markers.unused.length || markers.used.length) {
       lines.appendChild(h("div", { class: "mk" }, `markers: ${markers.unused.map(markerShort).join(", ") || "none unused"}` + (markers.used.length ? ` (+${markers.used.length} used)` : "")));
     }
     desk.appendChild(lines);
     const pp = h("div", { class: "pp", title: "PP if the game ended now (final scoring A–F)" });
-    pp.appendChild(h("b", {}, String(view.scores.totals[p])));
+    pp.appendChild(h("b", {}, ppText(view.scores, p)));
     pp.appendChild(h("small", {}, "PP now"));
     desk.appendChild(pp);
     box.appendChild(desk);
   });
+}
+
+// a player's PP if the game ended now; "12 + ?" while another player's secret categories (mission
+// points) are hidden
+function ppText(scores, p) {
+  if (scores.totals[p] !== null) return String(scores.totals[p]);
+  return `${scores.known[p]} + ?`;
 }
 
 function renderLegal(view) {
@@ -337,8 +467,12 @@ function renderLegal(view) {
   if (view.terminal) { $("decision-title").textContent = "Game over"; list.appendChild(h("li", { class: "note" }, "The final scoring is under Scores.")); return; }
   if (!live) { $("decision-title").textContent = "Viewing an earlier position"; list.appendChild(h("li", { class: "note" }, "Press End (») to return to the latest position.")); return; }
   if (view.mode === "replay") { $("decision-title").textContent = "End of the log"; return; }
-  const human = view.waiting_for === "human";
-  $("decision-title").textContent = human ? `Your decision — ${view.legal.length} choices` : `Agent ${view.seats[view.current_player]} to decide`;
+  const human = view.your_decision;
+  $("decision-title").textContent = human ? `Your decision — ${view.legal.length} choices` : view.waiting_for === "human" ? `Player ${view.current_player} to decide` : `Agent ${view.seats[view.current_player]} to decide`;
+  if (view.waiting_for === "human" && !human) {
+    list.appendChild(h("li", { class: "note" }, "Waiting for that player's decision."));
+    return;
+  }
   if (!human) {
     list.appendChild(h("li", { class: "note" }, Number($("agent-delay").value) < 0 ? "Press “agent step” to let it decide." : "…"));
     return;
@@ -393,19 +527,21 @@ function showScores(final) {
   tr.appendChild(h("th", {}, "total"));
   head.appendChild(tr); table.appendChild(head);
   const body = h("tbody");
+  const winners = view.scores.winners || [];
   view.scores.breakdown.forEach((b, p) => {
-    const row = h("tr", { class: view.scores.winners.includes(p) ? "winner" : "" });
+    const row = h("tr", { class: winners.includes(p) ? "winner" : "" });
     const cell = h("td");
     cell.appendChild(swatch(p, 14));
-    cell.appendChild(document.createTextNode(` Player ${p} (${seatLabel(view, p)})` + (view.scores.winners.includes(p) ? (view.terminal ? " — winner" : " — leading") : "")));
+    cell.appendChild(document.createTextNode(` Player ${p} (${seatLabel(view, p)})` + (winners.includes(p) ? (view.terminal ? " — winner" : " — leading") : "")));
     row.appendChild(cell);
-    for (const k of keys) row.appendChild(h("td", {}, String(b[k])));
-    row.appendChild(h("td", {}, String(view.scores.totals[p])));
+    for (const k of keys) row.appendChild(h("td", {}, b[k] === null ? "?" : String(b[k])));
+    row.appendChild(h("td", {}, ppText(view.scores, p)));
     body.appendChild(row);
   });
   table.appendChild(body);
   $("scores-title").textContent = view.terminal ? "Final scoring" : `Scoring as if the game ended now (decision ${view.at})`;
-  $("scores-note").textContent = view.terminal && view.end_trigger ? `End: ${view.end_trigger}; ${view.turns} turns, ${view.length} decisions.` : "Winners after the rule set's tie-break chain.";
+  const hidden = view.scores.hidden.length ? ` Other players' ${view.scores.hidden.join(", ")} points are secret until the end (so is the leader).` : "";
+  $("scores-note").textContent = view.terminal && view.end_trigger ? `End: ${view.end_trigger}; ${view.turns} turns, ${view.length} decisions.` : "Winners after the rule set's tie-break chain." + hidden;
   $("scores").classList.remove("hidden");
 }
 
@@ -585,7 +721,7 @@ function targetShape(target) {
 function drawTargets(view) {
   const layer = $("targets");
   layer.innerHTML = "";
-  if (view.waiting_for !== "human") return;
+  if (!view.your_decision) return;
   const groups = new Map();
   for (const a of view.legal) {
     if (!a.target || a.target.type === "ability") continue;
@@ -668,7 +804,7 @@ function setupBoardControls() {
 function step(delta) {
   if (!S.view) return;
   const at = Math.min(Math.max(S.view.at + delta, 0), S.view.length);
-  if (at !== S.view.at) fetchView(at);
+  if (at !== S.view.at) fetchView(at === S.view.length ? null : at);
 }
 
 function setup() {
@@ -680,28 +816,38 @@ function setup() {
   $("btn-new").addEventListener("click", () => $("start").classList.remove("hidden"));
   $("start-close").addEventListener("click", () => { if (S.view) $("start").classList.add("hidden"); });
   $("btn-scores").addEventListener("click", () => showScores(false));
+  $("btn-links").addEventListener("click", () => { renderLinks(); $("links").classList.remove("hidden"); });
+  $("links-close").addEventListener("click", () => $("links").classList.add("hidden"));
   $("scores-close").addEventListener("click", () => $("scores").classList.add("hidden"));
   $("error-close").addEventListener("click", hideError);
   $("step-first").addEventListener("click", () => S.view && fetchView(0));
   $("step-prev").addEventListener("click", () => step(-1));
   $("step-next").addEventListener("click", () => step(1));
-  $("step-last").addEventListener("click", () => S.view && fetchView(S.view.length));
+  $("step-last").addEventListener("click", () => S.view && fetchView(null));
   $("slider").addEventListener("change", (event) => fetchView(Number(event.target.value)));
   $("agent-step").addEventListener("click", () => agentMove(false));
   $("agent-delay").addEventListener("change", (event) => {
     event.target.blur(); // the arrow keys step through the game again
-    if (S.view) { renderLegal(S.view); scheduleAgents(); }
+    if (S.view) {
+      renderLegal(S.view);
+      const running = S.view.agents && S.view.agents.running;
+      if (running && mayDrive()) { // a new pace: ask again (it replaces the running request)
+        if (Number(event.target.value) < 0) api("POST", `/api/sessions/${S.view.id}/agent`, { stop: true }).then(show).catch((err) => showError(err.message));
+        else agentMove(true);
+      } else scheduleAgents();
+    }
   });
   document.addEventListener("keydown", (event) => {
     if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName) && event.target.type !== "range") return;
     if (event.key === "ArrowLeft") { step(-1); event.preventDefault(); }
     else if (event.key === "ArrowRight") { step(1); event.preventDefault(); }
     else if (event.key === "Home") { if (S.view) fetchView(0); event.preventDefault(); }
-    else if (event.key === "End") { if (S.view) fetchView(S.view.length); event.preventDefault(); }
-    else if (event.key === "Escape") { hideMenu(); $("scores").classList.add("hidden"); }
+    else if (event.key === "End") { if (S.view) fetchView(null); event.preventDefault(); }
+    else if (event.key === "Escape") { hideMenu(); $("scores").classList.add("hidden"); $("links").classList.add("hidden"); }
   });
   setupBoardControls();
-  loadCatalogue().catch((err) => showError(err.message));
+  loadCatalogue().then(joinFromLink).catch((err) => showError(err.message));
+  window.addEventListener("hashchange", () => joinFromLink().catch((err) => showError(err.message)));
 }
 
 setup();

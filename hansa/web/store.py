@@ -1,0 +1,185 @@
+"""Sessions kept in SQLite (`hansa serve --store FILE`), so games survive a restart of the server.
+
+A session is stored as what makes it: its game's name and player count, the first position (as
+state JSON), the seed, the seats, the opened file's name and the tokens of its links; then one
+row per decision, written (and committed) as the decision is made. Loading a session replays its
+decisions from the first position, so a server killed at any moment (even `kill -9`) comes back
+with every decision but the one being made. The database is the server's own: it holds hidden
+information (the seed, the first position) and the tokens, and is never sent anywhere.
+
+SQLite's write-ahead log makes each commit survive the process; `synchronous=NORMAL` trades the
+last commits of a power cut for speed, which a table game can afford.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_STORED = 1000  # sessions kept in the file; the least recently changed beyond this are dropped
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    game TEXT NOT NULL,
+    players INTEGER NOT NULL,
+    mode TEXT NOT NULL,
+    seed INTEGER,
+    seats TEXT NOT NULL,
+    initial TEXT NOT NULL,
+    source TEXT,
+    tokens TEXT NOT NULL,
+    changed REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moves (
+    session TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    player INTEGER NOT NULL,
+    action INTEGER NOT NULL,
+    PRIMARY KEY (session, n)
+);
+"""
+
+
+@dataclass
+class Stored:
+    """One stored session, as read back."""
+
+    id: str
+    game: str
+    players: int
+    mode: str
+    seed: int | None
+    seats: list[str]
+    initial: str
+    source: str | None
+    tokens: dict[str, dict]
+    moves: list[tuple[int, int]]
+
+
+class Store:
+    """The sessions' file. One connection, used under a lock by every thread."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.Lock()
+        self.problem: str | None = None  # the first write that failed
+        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    def _write(self, work: Callable[[], None]) -> None:
+        """Run `work` in one transaction. A failing disk (full, removed) is reported once on
+        stderr and the game goes on in memory: a request never fails for it."""
+        with self.lock:
+            try:
+                self.db.execute("BEGIN")
+                work()
+                self.db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+                if self.problem is None:
+                    self.problem = str(exc)
+                    print(f"hansa serve: cannot write to {self.path}: {exc}", file=sys.stderr)
+
+    def add_session(self, session) -> None:
+        tokens = {t: {"role": v.role, "seat": v.seat} for t, v in session.tokens.items()}
+        row = (
+            session.id,
+            session.game.name,
+            session.game.num_players(),
+            session.mode,
+            session.seed,
+            json.dumps(session.seats),
+            session.initial.to_json(),
+            session.source_name,
+            json.dumps(tokens),
+            time.time(),
+        )
+        moves = [(session.id, n, p, a) for n, (p, a) in enumerate(session.moves)]
+
+        def work() -> None:
+            self.db.execute("DELETE FROM moves WHERE session = ?", (session.id,))
+            self.db.execute("INSERT OR REPLACE INTO sessions VALUES (?,?,?,?,?,?,?,?,?,?)", row)
+            self.db.executemany("INSERT INTO moves VALUES (?,?,?,?)", moves)
+            self._prune()
+
+        self._write(work)
+
+    def add_move(self, sid: str, n: int, player: int, action: int) -> None:
+        def work() -> None:
+            move = (sid, n, player, action)
+            self.db.execute("INSERT OR REPLACE INTO moves VALUES (?,?,?,?)", move)
+            self.db.execute("UPDATE sessions SET changed = ? WHERE id = ?", (time.time(), sid))
+
+        self._write(work)
+
+    def load(self, sid: str) -> Stored | None:
+        """The stored session `sid`, or None (also for a row that cannot be read)."""
+        with self.lock:
+            try:
+                row = self.db.execute(
+                    "SELECT id, game, players, mode, seed, seats, initial, source, tokens "
+                    "FROM sessions WHERE id = ?",
+                    (sid,),
+                ).fetchone()
+                if row is None:
+                    return None
+                moves = self.db.execute(
+                    "SELECT n, player, action FROM moves WHERE session = ? ORDER BY n", (sid,)
+                ).fetchall()
+                kept = []
+                for n, player, action in moves:  # a gap (never written) ends the record
+                    if n != len(kept):
+                        break
+                    kept.append((player, action))
+                sid, game, players, mode, seed, seats, initial, source, tokens = row
+                return Stored(
+                    sid,
+                    game,
+                    players,
+                    mode,
+                    seed,
+                    json.loads(seats),
+                    initial,
+                    source,
+                    json.loads(tokens),
+                    kept,
+                )
+            except (sqlite3.Error, ValueError, TypeError):
+                return None
+
+    def _prune(self) -> None:
+        old = self.db.execute(
+            "SELECT id FROM sessions ORDER BY changed DESC LIMIT -1 OFFSET ?", (MAX_STORED,)
+        ).fetchall()
+        for (sid,) in old:
+            self.db.execute("DELETE FROM moves WHERE session = ?", (sid,))
+            self.db.execute("DELETE FROM sessions WHERE id = ?", (sid,))
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+
+def default_store() -> Path:
+    """Where `hansa serve` keeps its games unless told: $HANSA_STORE, else the user's state
+    folder ($XDG_STATE_HOME or ~/.local/state)/hansa/serve.sqlite."""
+    import os
+
+    if os.environ.get("HANSA_STORE"):
+        return Path(os.environ["HANSA_STORE"])
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return Path(base) / "hansa" / "serve.sqlite"

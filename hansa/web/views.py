@@ -1,0 +1,177 @@
+"""What a viewer is shown of a session: built on the server from what that viewer may see.
+
+While a game hides anything (the order of the face-down markers, other players' mission cards),
+a seat is shown `state.observation(seat)` and a host or spectator the public observation (the
+same without anyone's own secrets); the Scores leave out the categories that read another
+player's secret (the module's SECRET_SCORE_KEYS), and so the totals and the leader that would
+follow from them; the seed, which decides every draw, is not sent, nor the log. Once the game is
+over, for a game that hides nothing, or for a log the user opened, everything is shown: the full
+state JSON, the seed, the log.
+
+Everything in a view is a function of what the viewer may see (tests/test_serve_hidden.py checks
+that two sessions differing only in hidden information give byte-identical responses).
+"""
+
+from __future__ import annotations
+
+from .access import SEAT, Viewer
+from .sessions import HUMAN, Session, action_target
+
+
+def has_hidden(state) -> bool:
+    """Whether `state` hides anything from anyone: markers of more than one kind face down (their
+    order), or a player's own secret (the observation's `own` part)."""
+    seen = state.observation(0)
+    if len(seen["marker_supply_counts"]) > 1:
+        return True
+    return any(state.observation(p)["own"] for p in range(state.num_players))
+
+
+def revealed(session: Session) -> bool:
+    """Whether everything about the session may be shown to anyone who can see it: a log the user
+    opened, a game that is over, or a game that never hid anything (its first position hides
+    nothing). A game whose last hidden marker was drawn keeps its seed until the end."""
+    if session.mode == "replay" or session.state.is_terminal():
+        return True
+    if session.open_at[0] is None:
+        session.open_at = (True, not has_hidden(session.initial))
+    return session.open_at[1]
+
+
+def seen_state(state, viewer: Viewer) -> dict:
+    """The position as `viewer` may see it during play: its seat's observation, or the public
+    one (no one's own secrets) for a host or spectator."""
+    if viewer.role == SEAT:
+        return state.observation(viewer.seat)
+    seen = state.observation(0)
+    seen["observer"] = None
+    seen["own"] = {}
+    return seen
+
+
+def secret_keys(session: Session) -> tuple[str, ...]:
+    ns = vars(session.game.module)
+    return tuple(ns.get("SECRET_SCORE_KEYS", ns["SCORE_KEYS"]))
+
+
+def scoring(session: Session, state, at: int) -> tuple[list[dict], list[int]]:
+    """The position's score breakdown and winners, worked out once per position however many
+    pages ask (scoring a position is the costliest part of a view)."""
+    key = (session.version, len(session.moves), at)
+    found = session.scores_at.get(key)
+    if found is None:
+        if len(session.scores_at) >= 16:
+            session.scores_at.clear()
+        found = session.scores_at[key] = (state.score_breakdown(), state.winners())
+    return found
+
+
+def seen_scores(session: Session, state, viewer: Viewer, everything: bool, at: int) -> dict:
+    """The scoring as if the game ended now, without what the viewer may not know: another
+    player's secret categories are null, and so are their total and the leader."""
+    breakdown, winners = scoring(session, state, at)
+    terminal = state.is_terminal()
+    hidden = [] if everything else list(secret_keys(session))
+    if not hidden:
+        return {
+            "breakdown": breakdown,
+            "totals": [sum(b.values()) for b in breakdown],
+            "known": [sum(b.values()) for b in breakdown],
+            "winners": winners,
+            "hidden": [],
+            "final": terminal,
+        }
+    mine = viewer.seat if viewer.role == SEAT else None
+    shown, totals, known = [], [], []
+    for p, row in enumerate(breakdown):
+        if p == mine:
+            shown.append(row)
+            totals.append(sum(row.values()))
+            known.append(totals[-1])
+            continue
+        shown.append({k: (None if k in hidden else v) for k, v in row.items()})
+        totals.append(None)
+        known.append(sum(v for k, v in row.items() if k not in hidden))
+    return {
+        "breakdown": shown,
+        "totals": totals,
+        "known": known,
+        "winners": None,
+        "hidden": hidden,
+        "final": terminal,
+    }
+
+
+def session_view(session: Session, viewer: Viewer, at: object = None, since: object = 0) -> dict:
+    """The page's picture of the game at decision `at` (default: now), as `viewer` may see it.
+    Called with the session's lock held."""
+    from hansa.compiler.errors import HansaError
+
+    length = len(session.moves)
+    at = length if at is None else at
+    if isinstance(at, bool) or not isinstance(at, int) or not 0 <= at <= length:
+        raise HansaError(f"at: expected a decision number from 0 to {length}, got {at!r}")
+    if isinstance(since, bool) or not isinstance(since, int) or not 0 <= since <= length:
+        raise HansaError(f"since: expected a decision number from 0 to {length}, got {since!r}")
+    everything = revealed(session)
+    state = session.state_at(at)
+    terminal = state.is_terminal()
+    player = state.current_player()
+    live = at == length and session.mode != "replay" and not terminal
+    yours = live and viewer.role == SEAT and viewer.seat == player
+    module = session.game.module
+    legal = []
+    if yours:
+        legal = [
+            {"id": a, "name": state.action_to_string(a), "target": action_target(module, a)}
+            for a in state.legal_actions()
+        ]
+    game = session.game
+    job = session.job
+    return {
+        "id": session.id,
+        "game": game.name,
+        "players": game.num_players(),
+        "mode": session.mode,
+        "viewer": viewer.public(),
+        "version": session.version,
+        "revealed": everything,
+        "seed": session.seed if everything else None,
+        "seats": session.seats,
+        "source": session.source_name,
+        "at": at,
+        "length": length,
+        "state": state.to_dict() if everything else seen_state(state, viewer),
+        "current_player": None if terminal else player,
+        "terminal": terminal,
+        "decision": state._decision_name(),
+        "waiting_for": None if not live else (HUMAN if session.seats[player] == HUMAN else "agent"),
+        "your_decision": yours,
+        "legal": legal,
+        "scores": seen_scores(session, state, viewer, everything, at),
+        "history": [
+            {
+                "n": n,
+                "player": p,
+                "action": a,
+                "name": game.action_to_string(a),
+                "target": action_target(module, a),
+            }
+            for n, (p, a) in enumerate(session.moves[since:], start=since + 1)
+        ],
+        "end_trigger": session.tracker.end_trigger(session.state) if at == length else None,
+        "turns": session.tracker.turns if at == length else None,
+        "agents": job.public() if job is not None else None,
+        "can_download_log": session.seed is not None and everything,
+    }
+
+
+def change_notice(session: Session) -> dict:
+    """What an update event says (the same for every viewer): enough to decide to fetch."""
+    job = session.job
+    return {
+        "version": session.version,
+        "length": len(session.moves),
+        "terminal": session.state.is_terminal(),
+        "agents_running": job is not None and not job.finished,
+    }
