@@ -13,6 +13,7 @@ The game, rule set and board it was built from are named in the comments below.
 # source: 'spec/boards/britannia_45p.hansa'
 
 from hansa.runtime.errors import HansaError
+from hansa.runtime.observation_tensor import TensorCodec
 from hansa.runtime.serialize import StateReader, encode
 from hansa.runtime.state import TERMINAL, BaseState, GameInfo
 from hansa.runtime.support import Random, bisect_left, insort
@@ -599,8 +600,8 @@ class State(BaseState):
     def information_state_string(self, player: int) -> str:
         return information_state_string(self, player)
 
-    def observation_tensor(self, player: int):
-        return observation_tensor(self, player)
+    def observation_tensor(self, player: int, out=None):
+        return observation_tensor(self, player, out)
 
     def resample_hidden(self, rng, observer: int | None = None) -> None:
         resample_hidden(self, rng, observer)
@@ -2829,170 +2830,39 @@ def _check_observer(s: State, player: int) -> None:
         raise HansaError(f"observer must be a player from 0 to {s.num_players - 1}, got {player!r}")
 
 
-_tensor_layouts: dict[int, tuple] = {}
-
-
+# ---- the observation tensor: generic code (runtime/observation_tensor.py) reads these tables
 def observation_tensor_layout(num_players: int) -> tuple:
     """The named blocks of `observation_tensor` for `num_players`: (name, offset, shape, meaning).
 
     Owners are relative to the observer: 0 = the observer, 1 = the next seat, and so on.
     """
-    found = _tensor_layouts.get(num_players)
-    if found is not None:
-        return found
-    n = num_players
-    k = N_MARKER_TYPES
-    blocks = (
-        ("points", (N_POINTS, 2, n), "point × kind (trader, merchant) × owner: 1 if it holds it"),
-        ("city_spaces", (N_SPACES, 2, n), "space × kind × owner: 1 if it holds that post"),
-        ("additional_posts", (N_CITIES, n), "city × owner: additional trading posts held"),
-        ("special_prestige", (len(SPECIAL_POINTS), n), "special space × owner: 1 if taken"),
-        ("route_markers", (N_ROUTES, k), "route × marker type: 1 if that marker lies on it"),
-        ("abilities", (n, NA), "owner × ability: times developed"),
-        ("supply", (n, 2), "owner × kind: pieces in the personal supply"),
-        ("stock", (n, 2), "owner × kind: pieces in the general stock"),
-        ("track", (n,), "owner: PP on the score track"),
-        ("markers_unused", (n, k), "owner × marker type: taken, not yet used"),
-        ("markers_used", (n, k), "owner × marker type: used"),
-        ("east_west", (n,), "owner: 1 if they have completed the East-West connection"),
-        ("turn_player", (n,), "owner: 1 for the player whose turn it is"),
-        ("actions_left", (1,), "actions left in the turn"),
-        ("game_ends_after_action", (1,), "1 once an end condition is met"),
-        ("markers_taken_this_action", (k,), "marker type: taken in the running action"),
-        ("markers_to_place", (k,), "marker type: drawn, to be placed at the end of the turn"),
-        ("marker_supply", (k,), "marker type: face down in the supply (counts, not order)"),
-        ("markers_out_of_game", (k,), "marker type: set aside"),
-        ("completed_cities", (1,), "cities whose every space holds a post"),
-        ("decision", (len(FRAME_NAMES),), "kind of the current decision (FRAME_NAMES; one-hot)"),
-        ("deciding_player", (n,), "owner: 1 for the player who decides now"),
-        ("frame_route", (N_ROUTES,), "route of a displaced/create_route decision"),
-        ("frame_holding", (n, 2), "owner × kind: pieces held by the current decision"),
-        ("frame_numbers", (6,), "cost, extras, picks left, dropping, own one, unchanged"),
-        ("frame_whose", (3,), "move/remove may touch: own, opponents', any"),
-        ("frame_ability", (NA + 1,), "ability a develop decision allows (last: any)"),
-    )
-    layout = []
-    offset = 0
-    for name, shape, meaning in blocks:
-        layout.append((name, offset, shape, meaning))
-        size = 1
-        for dim in shape:
-            size *= dim
-        offset += size
-    found = _tensor_layouts[num_players] = tuple(layout)
-    return found
+    return tensor_codec(num_players).layout
 
 
 def observation_tensor_size(num_players: int) -> int:
-    name, offset, shape, meaning = observation_tensor_layout(num_players)[-1]
-    size = 1
-    for dim in shape:
-        size *= dim
-    return offset + size
+    return tensor_codec(num_players).size
 
 
-def observation_tensor(s: State, player: int):
-    """The observation as a flat float32 numpy vector laid out by `observation_tensor_layout`."""
-    import numpy
-
+def observation_tensor(s: State, player: int, out=None):
+    """The observation as a flat float32 numpy vector laid out by `observation_tensor_layout`
+    (written into `out` when given)."""
     _check_observer(s, player)
-    n = s.num_players
-    k = N_MARKER_TYPES
-    at = _tensor_offsets(n)
-    # Counted entries are collected as indices (bincount adds them up); others are set afterwards.
-    hot = []
-    base = at["points"]
-    for x, code in enumerate(s.pt):
-        if code >= 0:
-            hot.append(base + 2 * n * x + (code & 1) * n + ((code >> 1) - player) % n)
-    base = at["city_spaces"]
-    for i, code in enumerate(s.post):
-        if code >= 0:
-            hot.append(base + 2 * n * i + (code & 1) * n + ((code >> 1) - player) % n)
-    base = at["additional_posts"]
-    for c, codes in enumerate(s.extra):
-        for code in codes:
-            hot.append(base + n * c + ((code >> 1) - player) % n)
-    base = at["special_prestige"]
-    for i, code in enumerate(s.special):
-        if code >= 0:
-            hot.append(base + n * i + ((code >> 1) - player) % n)
-    base = at["route_markers"]
-    for r, m in enumerate(s.rmark):
-        if m >= 0:
-            hot.append(base + k * r + m)
-    values = []
-    for p in range(n):
-        q = (p - player) % n
-        for a in range(NA):
-            values.append((at["abilities"] + NA * q + a, s.level[p * NA + a]))
-        for kind in (0, 1):
-            values.append((at["supply"] + 2 * q + kind, s.supply[2 * p + kind]))
-            values.append((at["stock"] + 2 * q + kind, s.stock[2 * p + kind]))
-        values.append((at["track"] + q, s.track[p]))
-        hot.extend(at["markers_unused"] + k * q + m for m in s.unused[p])
-        hot.extend(at["markers_used"] + k * q + m for m in s.used[p])
-    hot.extend(at["east_west"] + (p - player) % n for p in s.ew)
-    hot.append(at["turn_player"] + (s.player - player) % n)
-    values.append((at["actions_left"], s.actions_left))
-    values.append((at["game_ends_after_action"], int(s.ending)))
-    hot.extend(at["markers_taken_this_action"] + m for m in s.fresh)
-    hot.extend(at["markers_to_place"] + m for m in s.plate)
-    hot.extend(at["marker_supply"] + m for m in s.msupply)
-    hot.extend(at["markers_out_of_game"] + m for m in s.out)
-    values.append((at["completed_cities"], s.completed))
-    if not s.terminal:
-        _frame_features(s, player, at, hot, values)
-    out = numpy.bincount(hot, minlength=at[None]).astype(numpy.float32)
-    for i, value in values:
-        out[i] = value
-    return out
+    if out is None:
+        import numpy
+
+        out = numpy.empty(observation_tensor_size(s.num_players), numpy.float32)
+    return tensor_codec(s.num_players).encode(s, player, out)
 
 
-_offsets: dict[int, dict] = {}
+_tensor_codecs: dict = {}
 
 
-def _tensor_offsets(num_players: int) -> dict:
-    found = _offsets.get(num_players)
-    if found is None:
-        layout = observation_tensor_layout(num_players)
-        found = {name: offset for name, offset, _shape, _meaning in layout}
-        found[None] = observation_tensor_size(num_players)
-        _offsets[num_players] = found
-    return found
-
-
-def _frame_features(s: State, player: int, at: dict, hot: list, values: list) -> None:
-    """The current decision (the top of the stack, or the turn) as tensor entries."""
-    n = s.num_players
-    top = s.stack[-1] if s.stack else (0, s.player)
-    kind = top[0]
-    hot.append(at["decision"] + kind)
-    hot.append(at["deciding_player"] + (top[1] - player) % n)
-    numbers = at["frame_numbers"]
-    holding = at["frame_holding"]
-    if kind == F_PAY:
-        values.append((numbers, top[2]))
-    elif kind == F_DISPLACED:
-        hot.append(at["frame_route"] + top[2])
-        if top[3] >= 0:
-            hot.append(holding + 2 * ((top[1] - player) % n) + top[3])
-        values.append((numbers + 1, top[4]))
-    elif kind == F_MOVE:
-        hot.append(at["frame_whose"] + top[2])
-        values.append((numbers + 2, top[3]))
-        hot.extend(holding + 2 * (((code >> 1) - player) % n) + (code & 1) for code in top[4])
-        values.append((numbers + 3, top[5]))
-        values.append((numbers + 5, int(top[7])))
-    elif kind == F_REMOVE:
-        hot.append(at["frame_whose"] + top[2])
-        values.append((numbers + 2, top[4]))
-    elif kind == F_ROUTE:
-        hot.append(at["frame_route"] + top[2])
-    elif kind == F_EXCHANGE:
-        values.append((numbers + 4, int(top[2])))
-    elif kind == F_DEVELOP:
-        hot.append(at["frame_ability"] + (NA if top[2] < 0 else top[2]))
+def tensor_codec(num_players: int):
+    """The layout and encoders of this game's tensor for `num_players` (made once)."""
+    codec = _tensor_codecs.get(num_players)
+    if codec is None:
+        codec = _tensor_codecs[num_players] = TensorCodec(globals(), num_players)
+    return codec
 
 
 def resample_hidden(s: State, rng, observer: int | None = None) -> None:

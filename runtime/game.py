@@ -71,6 +71,17 @@ class Game:
             for name, offset, shape, meaning in self.module.observation_tensor_layout(self.players)
         ]
 
+    def observation_tensor_high(self) -> list[float]:
+        """Per entry of the tensor, the most it can hold (1 for 0/1 entries; counts are raw)."""
+        return self.module.tensor_codec(self.players).high()
+
+    def observation_tensor_writer(self):
+        """A `TensorWriter` (runtime/observation_tensor.py): `write(state, player, out)` writes the
+        same tensor as `state.observation_tensor(player)` into `out` (a float32 vector), patching
+        the last one it wrote for `player` instead of starting from nothing (what a learner
+        stepping games wants)."""
+        return self.module.tensor_codec(self.players).writer()
+
     def __repr__(self) -> str:
         return f"<hansa game {self.info.name!r}, {self.players} players>"
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from hansa.cli import main
 
 
@@ -23,3 +25,14 @@ def test_bench_table_and_errors(capsys):
     assert "unknown game 'no-such-game'" in capsys.readouterr().err
     assert main(["bench", "bigbox-hanseatic-3p", "--players", "4", "--seconds", "0.1"]) == 1
     assert "is for 3 players, not 4" in capsys.readouterr().err
+
+
+def test_bench_rl_reports_every_adapter_as_a_ratio_to_the_raw_api(capsys):
+    pytest.importorskip("pyspiel", reason="the rl extra is not installed")
+    assert main(["bench", "bigbox-hanseatic-3p", "--rl", "--seconds", "0.3", "--json"]) == 0
+    (figures,) = json.loads(capsys.readouterr().out)
+    rates, ratios = figures["decisions_per_second_cpu"], figures["ratio_to_raw"]
+    assert ratios["raw API"] == 1.0 and len(rates) == 7
+    assert all(rate > 0 for rate in rates.values())
+    assert main(["bench", "bigbox-hanseatic-3p", "--rl", "--envs", "0"]) == 1
+    assert "--envs must be at least 1" in capsys.readouterr().err

@@ -30,6 +30,14 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="first game seed (default 0)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--rl",
+        action="store_true",
+        help="instead: decisions/s through the observation tensor and the RL adapters (extra rl)",
+    )
+    parser.add_argument(
+        "--envs", type=int, default=16, help="games of the vector environment with --rl (16)"
+    )
     add_spec_option(parser)
 
 
@@ -125,6 +133,24 @@ def bench_game(
     return figures
 
 
+def bench_rl(name: str, players: int | None, args) -> dict:
+    """The figures of hansa.rl.bench for one built game (printed as a table unless --json)."""
+    if args.spec is not None:
+        raise HansaError("--rl measures built games only (no --spec)")
+    if args.envs < 1:
+        raise HansaError(f"--envs must be at least 1, not {args.envs}")
+    try:
+        from hansa.rl.bench import measure
+    except ImportError as error:
+        raise HansaError(f"--rl needs the rl extra (pip install -e '.[rl]'): {error}") from None
+    figures = measure(name, players, args.seconds, args.envs)
+    if not args.json:
+        print(f"{figures['game']}, {figures['players']} players (decisions per CPU second):")
+        for label, rate in figures["decisions_per_second_cpu"].items():
+            print(f"  {label:<48} {rate:>9,}  {figures['ratio_to_raw'][label]:.3f}×", flush=True)
+    return figures
+
+
 def run(args) -> int:
     if not (math.isfinite(args.seconds) and 0 < args.seconds <= 3600):
         raise HansaError(f"--seconds must be more than 0 and at most 3600, not {args.seconds}")
@@ -143,6 +169,9 @@ def run(args) -> int:
                     shown = ", ".join(str(c) for c in counts)
                     raise HansaError(f"game {name!r} is for {shown} players, not {players}")
                 continue
+        if args.rl:
+            results.append(bench_rl(name, players, args))
+            continue
         results.append(bench_game(name, players, args.seconds, args.seed, args.spec))
         if not args.json:
             r = results[-1]

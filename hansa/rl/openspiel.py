@@ -1,34 +1,49 @@
 """OpenSpiel games: `register()` registers one pyspiel Python game per built game (docs/rl.md).
 
 Short names are `hansa_<module>` (`hansa_bigbox_hanseatic_45p`); parameters `players` (default the
-game's smallest count) and `max_decisions` (0 = none: stop a game after that many decisions and
-score it as if it ended there).
+game's smallest count), `max_decisions` (0 = none; else the game is truncated after that many
+decisions: terminal, returns all 0, `state.truncated` set — hansa/rl/common.py) and `rng_seed`
+(-1, the default: every game's seed comes from the operating system; else a reproducible
+sequence of seeds).
 
-GameType: sequential, general-sum, terminal rewards (final PP), EXPLICIT_STOCHASTIC with IMPERFECT
-information. The rules' only randomness is the setup shuffle (start markers on the taverns and the
-order of the face-down marker supply). It is one explicit chance node at the start whose outcome,
-one of SETUP_OUTCOMES equally likely seeds, fixes the whole shuffle. No player observes that
-outcome: players see the tavern markers at once and each drawn marker when it is laid face up,
-but never the order still face down — so the game is declared imperfect-information, and the
-information state (`information_state_string`) is the players' action history plus the public
-position.
-(SAMPLED_STOCHASTIC cannot be used: OpenSpiel's simulation test with serialization needs the game's
-generator state, which pyspiel's Python games cannot provide.)
+GameType: sequential, general-sum, terminal rewards (final PP), SAMPLED_STOCHASTIC with
+IMPERFECT information. The rules' randomness (the start markers on the taverns, the order of the
+face-down marker supply, the mission deal, the face-up favour tiles) is the generated module's
+setup, drawn from a 128-bit seed when the state is made; no chance node exposes it, so there is
+no outcome to enumerate against what a player has seen. Why not explicit chance nodes: the draws
+happen inside the rules' own code (a marker is drawn inside the decision that creates a route),
+and restating the setup as chance nodes in the adapter would be a second copy of the rules that a
+house rule could contradict. `resample_from_infostate` redraws exactly what the player cannot see
+(the module's `resample_hidden`), which is what ISMCTS needs.
+
+Information: `observation_string`/`observation_tensor` are the player's observation (the public
+position and the player's own secrets). `information_state_string` is a real, perfect-recall
+information state: the public setup, every decision so far, the face-down marker counts after
+every decision that changed them (each drawn marker is seen when drawn), then the observation.
+No information-state tensor is provided (`information_state_tensor` raises `SpielError`).
+Every error (bad parameters, an illegal action) is a `pyspiel.SpielError`.
 """
 
 from __future__ import annotations
 
 import json
+import random
 
 import numpy as np
 import pyspiel
+from open_spiel.python.algorithms import mcts
 
 import hansa
+from hansa.play.simulate import make_agent
+from hansa.runtime.observation_tensor import face_down
+
+from .common import SEED_BITS
 
 MAX_UTILITY = 1000.0  # a loose bound on final PP (real games end near 30-80)
-SETUP_OUTCOMES = 1 << 16  # equally likely setup seeds of the chance node
+MAX_GAME_LENGTH = 1_000_000  # decisions; a bound OpenSpiel asks for, not a rule
 _REGISTERED: dict[str, str] = {}
 _GAMES: dict[tuple[str, int], hansa.Game] = {}
+_WRITERS: dict[tuple[str, int], object] = {}
 
 
 def _hansa_game(name: str, players: int):
@@ -37,6 +52,14 @@ def _hansa_game(name: str, players: int):
     if key not in _GAMES:
         _GAMES[key] = hansa.load_game(name, players)
     return _GAMES[key]
+
+
+def _writer(key: tuple[str, int]):
+    """One TensorWriter per game and player count for `State.observation_tensor` (it is exact for
+    any sequence of states, so every state may share it)."""
+    if key not in _WRITERS:
+        _WRITERS[key] = _hansa_game(*key).observation_tensor_writer()
+    return _WRITERS[key]
 
 
 def short_name(game_name: str) -> str:
@@ -55,13 +78,20 @@ def register() -> dict[str, str]:
     return dict(_REGISTERED)
 
 
+def _int_parameter(params: dict, key: str, default: int, low: int) -> int:
+    value = params.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise pyspiel.SpielError(f"parameter {key} must be a whole number ≥ {low}, got {value!r}")
+    return value
+
+
 def _register_one(name: str, short: str) -> None:
     counts = hansa.load_game(name).info.player_counts
     game_type = pyspiel.GameType(
         short_name=short,
         long_name=f"Hansa Teutonica: {name}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
@@ -71,24 +101,29 @@ def _register_one(name: str, short: str) -> None:
         provides_information_state_tensor=False,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={"players": min(counts), "max_decisions": 0},
+        parameter_specification={"players": min(counts), "max_decisions": 0, "rng_seed": -1},
     )
 
     class Game(pyspiel.Game):
         def __init__(self, params=None):
             params = dict(params or {})
-            players = int(params.get("players", min(counts)))
+            players = _int_parameter(params, "players", min(counts), 0)
+            if players not in counts:
+                shown = ", ".join(str(c) for c in counts)
+                raise pyspiel.SpielError(f"{short} is for {shown} players, not {players}")
             self.hansa_game = _hansa_game(name, players)
             self.hansa_key = (name, players)
-            self.max_decisions = int(params.get("max_decisions", 0))
+            self.max_decisions = _int_parameter(params, "max_decisions", 0, 0)
+            rng_seed = _int_parameter(params, "rng_seed", -1, -1)
+            self.seeds = random.SystemRandom() if rng_seed < 0 else random.Random(rng_seed)
             info = pyspiel.GameInfo(
                 num_distinct_actions=self.hansa_game.num_distinct_actions(),
-                max_chance_outcomes=SETUP_OUTCOMES,
+                max_chance_outcomes=0,
                 num_players=players,
                 min_utility=0.0,
                 max_utility=MAX_UTILITY,
                 utility_sum=None,
-                max_game_length=self.max_decisions or 1_000_000,  # decisions of players
+                max_game_length=self.max_decisions or MAX_GAME_LENGTH,
             )
             super().__init__(game_type, info, params)
 
@@ -108,84 +143,196 @@ class State(pyspiel.State):
     def __init__(self, game) -> None:
         super().__init__(game)
         self.hansa_key = game.hansa_key
-        self.hansa_state = None  # until the setup chance node is resolved
+        self.hansa_state = _hansa_game(*self.hansa_key).new_initial_state(
+            game.seeds.getrandbits(SEED_BITS)
+        )
         self.decisions = 0
         self.max_decisions = game.max_decisions
         self.truncated = False
+        # What every player has seen that the position no longer shows: the public setup (the
+        # tavern markers, the face-up tiles, …) and the face-down counts after each draw.
+        self.setup = _Setup(self.hansa_state.clone())
+        self.face_down = face_down(self.hansa_state)
+        self.face_down_seen: list[tuple[int, tuple[int, ...]]] = []
 
     def current_player(self):
-        if self.hansa_state is None:
-            return pyspiel.PlayerId.CHANCE
         if self.is_terminal():
             return pyspiel.PlayerId.TERMINAL
         return self.hansa_state.current_player()
 
-    def chance_outcomes(self):
-        probability = 1.0 / SETUP_OUTCOMES
-        return [(seed, probability) for seed in range(SETUP_OUTCOMES)]
-
     def _legal_actions(self, player):
-        if self.hansa_state is None:
-            return list(range(SETUP_OUTCOMES)) if player == pyspiel.PlayerId.CHANCE else []
         if self.is_terminal() or player != self.hansa_state.current_player():
             return []
         return list(self.hansa_state.legal_actions())
 
     def _apply_action(self, action):
-        if self.hansa_state is None:
-            self.hansa_state = _hansa_game(*self.hansa_key).new_initial_state(int(action))
-            return
-        self.hansa_state.apply_action(int(action))
+        if self.is_terminal():
+            raise pyspiel.SpielError(f"action {action}: the game is over")
+        try:
+            self.hansa_state.apply_action(action)
+        except hansa.HansaError as error:
+            raise pyspiel.SpielError(str(error)) from None
         self.decisions += 1
+        now = face_down(self.hansa_state)
+        if now != self.face_down:
+            self.face_down = now
+            self.face_down_seen.append((self.decisions, now))
         if self.max_decisions and self.decisions >= self.max_decisions:
             self.truncated = not self.hansa_state.is_terminal()
 
     def _action_to_string(self, player, action):
-        if player == pyspiel.PlayerId.CHANCE:
-            return f"setup shuffle {action}"
-        return _hansa_game(*self.hansa_key).action_to_string(int(action))
+        game = _hansa_game(*self.hansa_key)
+        if not 0 <= action < game.num_distinct_actions():
+            raise pyspiel.SpielError(f"action {action} is not an action of {game.name}")
+        return game.action_to_string(action)
 
     def is_terminal(self):
-        return self.hansa_state is not None and (self.truncated or self.hansa_state.is_terminal())
+        return self.truncated or self.hansa_state.is_terminal()
 
     def returns(self):
-        if self.hansa_state is None:
+        if self.truncated:  # cut, not ended: nobody has final PP (hansa/rl/common.py)
             return [0.0] * self.num_players()
-        if self.truncated:  # scored as if the game ended now
-            return [float(sum(b.values())) for b in self.hansa_state.score_breakdown()]
         return [float(r) for r in self.hansa_state.returns()]
 
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A state `player_id` cannot tell from this one: the hidden information (the face-down
+        order, the other players' secret cards) drawn again with the sampler's numbers."""
+        if not 0 <= player_id < self.num_players():
+            raise pyspiel.SpielError(f"resample_from_infostate: no player {player_id}")
+        other = self.clone()
+        other.hansa_state.resample_hidden(_SamplerRandom(probability_sampler), player_id)
+        return other
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """As pyspiel's (a list of floats; the same values as through the game's observer), for
+        Python callers without pyspiel's detour: for a Python game it builds a new initial state
+        on every call to learn the tensor's shape."""
+        if player is None:
+            player = self.current_player()
+        if not 0 <= player < self.num_players():
+            raise pyspiel.SpielError(f"observation_tensor: no player {player}")
+        return _writer(self.hansa_key).view(self.hansa_state, player).tolist()
+
+    def information_state_text(self, player: int) -> str:
+        if not 0 <= player < self.num_players():
+            raise pyspiel.SpielError(f"information_state_string: no player {player}")
+        decisions = json.dumps(self.history(), separators=(",", ":"))
+        seen = json.dumps(self.face_down_seen, separators=(",", ":"))
+        setup = self.setup.public()
+        head = f'{{"setup":{setup},"decisions":{decisions},"face_down_after":{seen}}}'
+        return head + "\n" + self.observation_text(player)
+
+    def observation_text(self, player: int) -> str:
+        try:
+            return self.hansa_state.information_state_string(player)
+        except hansa.HansaError as error:
+            raise pyspiel.SpielError(str(error)) from None
+
     def __str__(self):
-        if self.hansa_state is None:
-            return "setup: the markers are not shuffled yet"
-        return self.hansa_state.to_json()
+        return self.hansa_state.to_json()  # the whole state, hidden order included (debugging)
+
+
+class _Setup:
+    """A game's starting position, shared by its states and their clones and never changed. Its
+    public view (the observation without the observer's own secrets, the same for every player)
+    is made once, when an information state first asks (OpenSpiel makes states often)."""
+
+    def __init__(self, state) -> None:
+        self._state = state
+        self._public: str | None = None
+
+    def public(self) -> str:
+        if self._public is None:
+            seen = self._state.observation(0)
+            del seen["own"], seen["observer"]
+            self._public = json.dumps(
+                seen, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            )
+        return self._public
+
+    def __deepcopy__(self, memo: dict) -> _Setup:
+        return self
+
+
+class _SamplerRandom(random.Random):
+    """A random.Random drawing its numbers from an OpenSpiel probability sampler."""
+
+    def __init__(self, sampler) -> None:
+        self._sampler = sampler
+        super().__init__(0)
+
+    def random(self) -> float:
+        return float(self._sampler())
 
 
 class Observer:
-    """The PyObserver of a hansa game: the observation tensor and string (`perfect_recall`
-    prefixes the string with the public action history, which is the information state)."""
+    """The PyObserver of a hansa game. The observation: the tensor (written by the game's
+    TensorWriter) and string. The information state (`perfect_recall`): the string only."""
 
     def __init__(self, hansa_game, iig_obs_type, params) -> None:
         if params:
-            raise ValueError(f"observation parameters not supported; passed {params}")
+            raise pyspiel.SpielError(f"observation parameters not supported; passed {params}")
         self.perfect_recall = bool(iig_obs_type and iig_obs_type.perfect_recall)
-        self.tensor = np.zeros(hansa_game.observation_tensor_shape(), np.float32)
         self.dict = {}
+        if self.perfect_recall:
+            self.tensor = None
+            return
+        self.tensor = np.zeros(hansa_game.observation_tensor_shape(), np.float32)
+        # pyspiel asks a Python game for its tensor's shape by writing a new initial state's,
+        # on every observation_tensor call: those starts get a writer of their own, so the
+        # writer of the game being played keeps patching from that game's last position.
+        self._writer = hansa_game.observation_tensor_writer()
+        self._starts = hansa_game.observation_tensor_writer()
+        self._players = hansa_game.num_players()
         for block in hansa_game.observation_tensor_layout():
             size = int(np.prod(block["shape"]))
             start = block["offset"]
             self.dict[block["name"]] = self.tensor[start : start + size].reshape(block["shape"])
 
     def set_from(self, state, player) -> None:
-        if state.hansa_state is None:
-            self.tensor.fill(0.0)
-        else:
-            self.tensor[:] = state.hansa_state.observation_tensor(player)
+        if self.perfect_recall:
+            raise pyspiel.SpielError(
+                "no information-state tensor (the game type provides none): use "
+                "information_state_string, or observation_tensor for what the player sees now"
+            )
+        if not 0 <= player < self._players:
+            raise pyspiel.SpielError(f"observation_tensor: no player {player}")
+        writer = self._writer if state.decisions else self._starts
+        writer.write(state.hansa_state, player, self.tensor)
 
     def string_from(self, state, player) -> str:
-        if state.hansa_state is None:
-            return "setup"
-        text = state.hansa_state.information_state_string(player)
-        if self.perfect_recall:  # the players' actions, never the hidden chance outcome
-            return json.dumps(state.history()[1:]) + "\n" + text
-        return text
+        if self.perfect_recall:
+            return state.information_state_text(player)
+        return state.observation_text(player)
+
+
+class ScoreEvaluator(mcts.Evaluator):
+    """An evaluator for OpenSpiel's MCTS and ISMCTS bots without playing out: a position is worth
+    the PP it would score if the game ended there (the scale of the game's returns)."""
+
+    def evaluate(self, state):
+        if state.is_terminal():
+            return np.asarray(state.returns(), np.float64)
+        scores = state.hansa_state.score_breakdown()
+        return np.asarray([float(sum(b.values())) for b in scores], np.float64)
+
+    def prior(self, state):
+        legal = state.legal_actions()
+        return [(action, 1.0 / len(legal)) for action in legal]
+
+
+class AgentBot(pyspiel.Bot):
+    """A hansa agent (`greedy`, `random`, `mcts:iterations=30`, …) as an OpenSpiel bot."""
+
+    def __init__(self, agent: str, seed: int = 0) -> None:
+        super().__init__()
+        self.agent = make_agent(agent, seed)
+
+    def step(self, state):
+        return self.agent.step(state.hansa_state, state.hansa_state.legal_actions())
+
+    def restart_at(self, state) -> None:
+        pass
+
+    def inform_action(self, state, player_id, action) -> None:
+        pass

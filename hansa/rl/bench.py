@@ -1,0 +1,152 @@
+"""`hansa bench --rl`: decisions per CPU second through the observation tensor and each adapter,
+measured in one run as ratios to the raw API (docs/rl.md, "Speed").
+
+Every loop plays uniformly random legal actions, picked from the state's legal-action list with
+the same cheap generator, so a figure is the cost of the engine and the adapter, not of a policy.
+The measurements take turns in short rounds, so a busy machine slows them alike.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import hansa
+
+ROUNDS = 3
+
+
+def _pick(rng: random.Random, legal: list[int]) -> int:
+    return legal[int(rng.random() * len(legal))]
+
+
+def _raw(game, rng, seconds: float, tensor: str | None) -> int:
+    """The game API alone, or with the deciding player's tensor each decision: 'encode' (from
+    nothing, `state.observation_tensor`) or 'writer' (a TensorWriter into one buffer)."""
+    import numpy as np
+
+    out = np.zeros(game.observation_tensor_shape(), np.float32)
+    writer = game.observation_tensor_writer()
+    state = game.new_initial_state(rng.getrandbits(64))
+    decisions = 0
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        for _ in range(500):
+            if state.is_terminal():
+                state = game.new_initial_state(rng.getrandbits(64))
+            state.apply_action(_pick(rng, state.legal_actions()))
+            if state.is_terminal():
+                continue
+            if tensor == "encode":
+                state.observation_tensor(state.current_player(), out)
+            elif tensor == "writer":
+                writer.write(state, state.current_player(), out)
+        decisions += 500
+    return decisions
+
+
+def _pettingzoo(game, rng, seconds: float) -> int:
+    from .pettingzoo import env
+
+    environment = env(game.name, game.num_players())
+    environment.reset(seed=rng.getrandbits(32))
+    decisions = 0
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        for _ in range(500):
+            _observation, _reward, termination, truncation, _info = environment.last()
+            if termination or truncation:
+                environment.step(None)
+                if not environment.agents:
+                    environment.reset()
+                continue
+            environment.step(_pick(rng, environment.state.legal_actions()))
+            decisions += 1
+    return decisions
+
+
+def _gymnasium(game, rng, seconds: float) -> int:
+    from .gymnasium import HansaGymEnv
+
+    environment = HansaGymEnv(game.name, game.num_players(), seat=None)
+    environment.reset(seed=rng.getrandbits(32))
+    decisions = 0
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        for _ in range(500):
+            _obs, _reward, terminated, truncated, _info = environment.step(
+                _pick(rng, environment.state.legal_actions())
+            )
+            if terminated or truncated:
+                environment.reset()
+        decisions += 500
+    return decisions
+
+
+def _vector(game, rng, seconds: float, envs: int) -> int:
+    from .gymnasium import HansaVectorEnv
+
+    vector = HansaVectorEnv(game.name, envs, game.num_players(), seat=None)
+    vector.reset(seed=rng.getrandbits(32))
+    games = vector._games
+    decisions = 0
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        for _ in range(max(1, 500 // envs)):
+            vector.step([_pick(rng, g.state.legal_actions()) for g in games])
+            decisions += envs
+    return decisions
+
+
+def _openspiel(game, rng, seconds: float) -> int:
+    import pyspiel
+
+    from .openspiel import register, short_name
+
+    register()
+    spiel_game = pyspiel.load_game(short_name(game.name), {"players": game.num_players()})
+    state = spiel_game.new_initial_state()
+    decisions = 0
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        for _ in range(500):
+            if state.is_terminal():
+                state = spiel_game.new_initial_state()
+            state.apply_action(_pick(rng, state.hansa_state.legal_actions()))
+            if not state.is_terminal():
+                state.observation_tensor(state.current_player())
+        decisions += 500
+    return decisions
+
+
+def measure(name: str, players: int | None, seconds: float, envs: int = 16) -> dict:
+    """Decisions per CPU second of each way of stepping `name`, and each as a ratio to the raw
+    API; `seconds` is the CPU time of each measurement, split over ROUNDS rounds."""
+    game = hansa.load_game(name, players)
+    ways = {
+        "raw API": lambda rng, s: _raw(game, rng, s, None),
+        "raw API + tensor from nothing": lambda rng, s: _raw(game, rng, s, "encode"),
+        "raw API + TensorWriter": lambda rng, s: _raw(game, rng, s, "writer"),
+        "PettingZoo AEC": lambda rng, s: _pettingzoo(game, rng, s),
+        "Gymnasium (self-play)": lambda rng, s: _gymnasium(game, rng, s),
+        f"Gymnasium vector env, {envs} games (self-play)": lambda rng, s: _vector(
+            game, rng, s, envs
+        ),
+        "OpenSpiel + observation_tensor": lambda rng, s: _openspiel(game, rng, s),
+    }
+    decisions = dict.fromkeys(ways, 0)
+    cpu = dict.fromkeys(ways, 0.0)
+    for round_index in range(ROUNDS):
+        for label, way in ways.items():
+            rng = random.Random(round_index)
+            start = time.process_time()
+            decisions[label] += way(rng, seconds / ROUNDS)
+            cpu[label] += time.process_time() - start
+    rates = {label: decisions[label] / cpu[label] for label in ways}
+    raw = rates["raw API"]
+    return {
+        "game": game.name,
+        "players": game.num_players(),
+        "decisions_per_second_cpu": {label: round(rate) for label, rate in rates.items()},
+        "ratio_to_raw": {label: round(rate / raw, 3) for label, rate in rates.items()},
+    }
