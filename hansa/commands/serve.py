@@ -144,6 +144,12 @@ def run(args: argparse.Namespace) -> int:
         app, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_SECONDS
     )
     server = make_server(config, app.state.stop)
+    # Agents think in threads that share the interpreter with the requests; a thread waiting for
+    # the interpreter lock waits up to the switch interval at each hand-over, and a request hands
+    # over dozens of times (socket, event loop, worker thread), so the default 5 ms made a 3 ms
+    # request take 0.5-2.8 s beside two searching agents (tests/test_serve_doors.py's load test).
+    # 1 ms: the slowest good request 0.13-0.2 s there, for about 7% of the agents' speed.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     note = "  every game needs its links' tokens" if network else ""
     kept = f"  games kept in {store.path}" if store is not None else ""
     print(f"hansa serve: {url_of(sock)}  (Ctrl-C stops){note}{kept}", flush=True)
@@ -155,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 GRACE_SECONDS = 2  # a stop signal ends open requests after this long
+SWITCH_INTERVAL = 0.001  # seconds a thread holds the interpreter before another may take it
 
 
 def make_server(config, stop):

@@ -225,7 +225,8 @@ def create_app(
 
     async def game_board(request: Request) -> Response:
         name = request.path_params["name"]
-        return JSONResponse(await in_heavy(catalogue.layout, name))
+        run = in_light if catalogue.laid_out(name) else in_heavy  # drawn once, then quick
+        return JSONResponse(await run(catalogue.layout, name))
 
     async def new_session(request: Request) -> Response:
         data = await _body(request)

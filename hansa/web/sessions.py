@@ -167,20 +167,26 @@ class Catalogue:
             return module
 
     def loaded(self, name: object) -> bool:
-        """Whether `name` is a game whose module is ready (or refused): asking is quick."""
+        """Whether asking for `name` is quick: a game whose module is ready (or refused), or a
+        name that is no game at all."""
         entry = self.entries.get(name) if isinstance(name, str) else None
         with self.lock:
-            return entry is not None and (entry.name in self.modules or entry.refused is not None)
+            return entry is None or entry.name in self.modules or entry.refused is not None
+
+    def laid_out(self, name: object) -> bool:
+        """Whether the board of `name` is quick to answer (drawn already, refused or no game)."""
+        entry = self.entries.get(name) if isinstance(name, str) else None
+        with self.lock:
+            return entry is None or entry.refused is not None or entry.name in self.layouts
 
     def _unknown(self, name: object) -> HansaError:
-        """The CLI's message for an unknown game name (never looking at the file system)."""
-        from hansa.resolve import did_you_mean, load_game, shown
+        """The CLI's message for an unknown game name, never looking at the file system: the spec
+        folder's first error where it has one (it was read once, at start), else the name with
+        its nearest known names. Quick, so a flood of made-up names costs the server nothing."""
+        from hansa.resolve import did_you_mean, shown
 
-        if isinstance(name, str) and self.spec_dir is not None and self.spec_dir.is_dir():
-            try:
-                load_game(name, None, self.spec_dir, paths=False)
-            except HansaError as exc:
-                return exc
+        if self.problems and isinstance(name, str):
+            return HansaError(self.problems[0])
         text = shown(str(name)) if isinstance(name, str) else repr(name)
         return HansaError(f"unknown game {text}{did_you_mean(str(name), self.entries)}")
 
