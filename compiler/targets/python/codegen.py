@@ -17,6 +17,7 @@ from pathlib import Path
 
 import jinja2
 
+from ....runtime.state_json import SWITCH_NAMES
 from ...errors import HansaError
 from ...model.build import END_KINDS, MARKER_KINDS, GameModel, build_model
 from ...nodes.board import Board
@@ -186,6 +187,9 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         scoring=comp["scoring"],
         uses_income=True,
         coin_pp=bool(model.constants["COIN_PP"]),
+    )
+    context["switches"] = render_constant(
+        "SWITCHES", {name: bool(context[name]) for name in SWITCH_NAMES}
     )
     try:
         text = environment().get_template("module.py.j2").render(**context)
