@@ -12,10 +12,8 @@ The game, rule set and board it was built from are named in the comments below.
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 
-from hansa.runtime.errors import HansaError
-from hansa.runtime.observation_tensor import TensorCodec
-from hansa.runtime.serialize import encode
-from hansa.runtime.state import TERMINAL, BaseState, GameInfo
+from hansa.runtime.observation import Observations, check_observer
+from hansa.runtime.state import TERMINAL, GameInfo, TableState
 from hansa.runtime.state_json import StateJson
 from hansa.runtime.support import Random, bisect_left, insort
 
@@ -415,7 +413,7 @@ FRAME_NAMES = (
 WHOSE_NAMES = ("own", "opponents", "any")
 
 
-class State(BaseState):
+class State(TableState):
     """A position: flat lists indexed by small ints (pieces coded player * 2 + kind, -1 = empty).
 
     Lists of immutable values clone with a slice. Kept incrementally, so legal actions never scan
@@ -523,12 +521,6 @@ class State(BaseState):
             return f"{FRAME_NAMES[top[0]]} decision of player {top[1]}"
         return f"turn decision of player {self.player} ({self.actions_left} actions left)"
 
-    def _action_string(self, action: int) -> str:
-        return action_name(action)
-
-    def _to_dict(self) -> dict:
-        return state_to_dict(self)
-
     def _scores(self) -> list[dict[str, int]]:
         return score_breakdown(self)
 
@@ -538,66 +530,15 @@ class State(BaseState):
     def _game_info(self) -> GameInfo:
         return INFO
 
-    # ---- observations and rule facts (core/observation.py.j2; docs/game-api.md)
-    def observation(self, player: int) -> dict:
-        return observation(self, player)
-
-    def information_state_string(self, player: int) -> str:
-        return information_state_string(self, player)
-
-    def observation_tensor(self, player: int, out=None):
-        return observation_tensor(self, player, out)
-
-    def resample_hidden(self, rng, observer: int | None = None) -> None:
-        resample_hidden(self, rng, observer)
-
-    def deal(self) -> dict:
-        """The secret cards dealt at setup (recorded in logs; empty when the game deals none)."""
-        return {}
-
-    def mission_cities(self, player: int) -> tuple[int, ...]:
-        """The cities on `player`'s secret mission card (an agent asks for its own); () without."""
-        return ()
-
-    def mission_score(self, player: int) -> int:
-        """What `player`'s mission card scores now (0 in games without mission cards)."""
-        return 0
-
+    # ---- rule facts (the generic reads: runtime/state.py, TableState)
     def city_controller(self, c: int) -> int:
         return _controller(self, c)
-
-    def controller_if_post(self, c: int, player: int, additional: bool = False) -> int:
-        return controller_if_post(self, c, player, additional)
-
-    def controller_if_exchange(self, space: int) -> int:
-        return controller_if_exchange(self, space)
-
-    def networks(self, player: int) -> list[tuple[int, ...]]:
-        return networks(self, player)
 
     def end_conditions_met(self) -> list[str]:
         """The end triggers whose condition holds now, by name (a catalogue kind such as
         'track_pp', or a rule's words): the game ends after the action in which one becomes true.
         Running out of bonus markers is an event of Create Route, not a condition: never listed."""
         return _x_ends_met(self, self.player)
-
-    # Fast reads for agents (no copies: the lists are the state's own, do not mutate them).
-    # A piece or post is a code player * 2 + kind (0 trader, 1 merchant); -1 is empty.
-    def point_pieces(self) -> list[int]:
-        """The piece on each connection point (POINT_ROUTE/ROUTE_POINTS number them)."""
-        return self.pt
-
-    def space_posts(self) -> list[int]:
-        """The post on each trading-post space (CITY_SPACES numbers them)."""
-        return self.post
-
-    def posts_filled(self) -> list[int]:
-        """Per city, how many of its spaces hold a post (they fill from the left)."""
-        return self.filled
-
-    def additional_posts(self) -> list[tuple[int, ...]]:
-        """Per city, its additional trading posts, leftmost first."""
-        return self.extra
 
     def city_posts(self, c: int) -> list[int]:
         """The posts of city `c` from lowest to highest value (additional posts first)."""
@@ -610,41 +551,11 @@ class State(BaseState):
     def ability_value(self, player: int, ability: int) -> int:
         return _ability_value(self, player, ability)
 
-    def personal_supply(self, player: int) -> tuple[int, int]:
-        """(traders, merchants) in `player`'s personal supply."""
-        return self.supply[2 * player], self.supply[2 * player + 1]
-
-    def general_stock(self, player: int) -> tuple[int, int]:
-        """(traders, merchants) of `player` in the general stock."""
-        return self.stock[2 * player], self.stock[2 * player + 1]
-
-    def track_pp(self) -> list[int]:
-        """PP on the score track, per player."""
-        return self.track
-
-    def route_markers(self) -> list[int]:
-        """The bonus-marker type lying on each route (MARKER_KEYS numbers them), -1 for none."""
-        return self.rmark
-
-    def unused_markers(self, player: int) -> tuple[int, ...]:
-        return self.unused[player]
-
-    def completed_cities(self) -> int:
-        return self.completed
-
     def held_pieces(self) -> tuple[int, ...]:
         """The pieces the current move decision holds, put down first to last (else empty)."""
         if self.stack and self.stack[-1][0] == F_MOVE:
             return self.stack[-1][4]
         return ()
-
-    def actions_remaining(self) -> int:
-        """Actions left in the running turn."""
-        return self.actions_left
-
-    def route_full_owners(self) -> list[int]:
-        """Per route, the player whose pieces fill every point of it (may create it), else -1."""
-        return self.full_owner
 
     def decision_route(self) -> int:
         """The route the current decision is about (a route being created, a displaced piece's
@@ -1743,161 +1654,33 @@ state_to_dict = _state_json.to_dict
 state_from_dict = _state_json.from_dict
 
 
-# ---- what one player may see (docs/game-api.md, "Observations")
-# The only hidden information of these rules is the order of the face-down marker supply: its size
-# and its contents (every marker not visible elsewhere) are public, its order is not. Per-player
-# secrets of future modules (mission cards) belong in the observation's "own" part, filled for the
-# observing player only.
-def observation(s: State, player: int) -> dict:
-    """The position as `player` sees it: the state JSON without the face-down marker order."""
-    _check_observer(s, player)
-    seen = state_to_dict(s)
-    del seen["marker_supply"]
-    seen["format"] = "hansa-observation"
-    seen["observer"] = player
-    seen["current_player"] = s._current_player()
-    seen["marker_supply_size"] = len(s.msupply)
-    seen["marker_supply_counts"] = {
-        MARKER_KEYS[m]: s.msupply.count(m) for m in range(N_MARKER_TYPES) if m in s.msupply
-    }
-    seen["own"] = {}
-    return seen
-
-
-def information_state_string(s: State, player: int) -> str:
-    """The observation as canonical JSON: equal strings for positions `player` cannot tell apart."""
-    return encode(observation(s, player))
-
-
-def _check_observer(s: State, player: int) -> None:
-    if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < s.num_players:
-        raise HansaError(f"observer must be a player from 0 to {s.num_players - 1}, got {player!r}")
-
-
-# ---- the observation tensor: generic code (runtime/observation_tensor.py) reads these tables
-def observation_tensor_layout(num_players: int) -> tuple:
-    """The named blocks of `observation_tensor` for `num_players`: (name, offset, shape, meaning).
-
-    Owners are relative to the observer: 0 = the observer, 1 = the next seat, and so on.
-    """
-    return tensor_codec(num_players).layout
-
-
-def observation_tensor_size(num_players: int) -> int:
-    return tensor_codec(num_players).size
+# ---- what one player may see (docs/game-api.md, "Observations"), the observation tensor and the
+# rule facts: generic code (runtime/observation.py, observation_tensor.py) reads the tables above
+# and the module's own control rule
+_views = Observations(globals(), _state_json)
+State._json = _state_json
+State._views = _views
+observation = _views.observation
+information_state_string = _views.information_state_string
+resample_hidden = _views.resample_hidden
+tensor_codec = _views.tensor_codec
+observation_tensor_layout = _views.observation_tensor_layout
+observation_tensor_size = _views.observation_tensor_size
+city_controller = _controller
+controller_if_post = _views.controller_if_post
+controller_if_exchange = _views.controller_if_exchange
+networks = _views.networks
 
 
 def observation_tensor(s: State, player: int, out=None):
     """The observation as a flat float32 numpy vector laid out by `observation_tensor_layout`
-    (written into `out` when given)."""
-    _check_observer(s, player)
+    (written into `out` when given; numpy is asked for only here, the runtime never imports it)."""
+    check_observer(s, player)
     if out is None:
         import numpy
 
         out = numpy.empty(observation_tensor_size(s.num_players), numpy.float32)
     return tensor_codec(s.num_players).encode(s, player, out)
-
-
-_tensor_codecs: dict = {}
-
-
-def tensor_codec(num_players: int):
-    """The layout and encoders of this game's tensor for `num_players` (made once)."""
-    codec = _tensor_codecs.get(num_players)
-    if codec is None:
-        codec = _tensor_codecs[num_players] = TensorCodec(globals(), num_players)
-    return codec
-
-
-def resample_hidden(s: State, rng, observer: int | None = None) -> None:
-    """Reshuffle what `observer` cannot see (the face-down marker order) with `rng`.
-
-    A search agent draws one such completion of the position per iteration (determinization).
-    `observer` None: the player to decide now.
-    """
-    rest = list(s.msupply)
-    rng.shuffle(rest)
-    s.msupply = tuple(rest)
-    s._cached = None
-
-
-# ---- rule facts for agents: the module's own rules, read through public functions
-def city_controller(s: State, c: int) -> int:
-    """Who controls city `c` now (-1: nobody), by this game's control rule."""
-    return _controller(s, c)
-
-
-def controller_if_post(s: State, c: int, player: int, additional: bool = False) -> int:
-    """Who would control city `c` if `player` added a post there (its next space, or an additional
-    post when `additional`; in a city without spaces, a post right of any there), by this game's
-    control rule; the state is left as it was."""
-    code = 2 * player
-    if not CITY_SPACES[c]:
-        extra = s.extra[c]
-        s.extra[c] = extra + (code,)
-        try:
-            return _controller(s, c)
-        finally:
-            s.extra[c] = extra
-    if additional:
-        extra = s.extra[c]
-        s.extra[c] = (code,) + extra
-        try:
-            return _controller(s, c)
-        finally:
-            s.extra[c] = extra
-    spaces = CITY_SPACES[c]
-    filled = s.filled[c]
-    if filled >= len(spaces):
-        return _controller(s, c)
-    space = spaces[filled]
-    s.post[space] = code
-    s.filled[c] = filled + 1
-    try:
-        return _controller(s, c)
-    finally:
-        s.post[space] = -1
-        s.filled[c] = filled
-
-
-def controller_if_exchange(s: State, space: int) -> int:
-    """Who would control the city of `space` if its post and the one to its right swapped places
-    (the Exchange marker), by this game's control rule; the state is left as it was."""
-    c = SPACE_CITY[space]
-    right = space + 1
-    i = CITY_SPACES[c].index(space)
-    if i + 1 >= s.filled[c]:
-        raise HansaError(f"space {space} has no post to its right to exchange with")
-    post = s.post
-    post[space], post[right] = post[right], post[space]
-    try:
-        return _controller(s, c)
-    finally:
-        post[space], post[right] = post[right], post[space]
-
-
-def networks(s: State, p: int) -> list[tuple[int, ...]]:
-    """Player `p`'s networks: groups of cities holding p's posts linked through such cities, each
-    sorted, largest post count first."""
-    counts = _post_counts(s, p)
-    seen = set()
-    groups = []
-    for start in range(N_CITIES):
-        if not counts[start] or start in seen:
-            continue
-        seen.add(start)
-        todo = [start]
-        group = []
-        while todo:
-            c = todo.pop()
-            group.append(c)
-            for d in CITY_NEIGHBORS[c]:
-                if counts[d] and d not in seen:
-                    seen.add(d)
-                    todo.append(d)
-        groups.append(tuple(sorted(group)))
-    groups.sort(key=lambda g: (-sum(counts[c] for c in g), g))
-    return groups
 
 
 # ---- dispatch by frame kind

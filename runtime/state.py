@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 from .errors import HansaError
 from .serialize import encode
@@ -172,6 +173,107 @@ class BaseState:
 
     def _game_info(self) -> GameInfo:
         raise NotImplementedError
+
+
+class TableState(BaseState):
+    """The half of a generated game's state that only reads its fields and tables: names, JSON,
+    observations, rule facts through the module's own control rule, and the fast reads agents
+    use. The module sets `_json` (its `StateJson`, runtime/state_json.py) and `_views` (its
+    `Observations`, runtime/observation.py) on its `State` at import; the fields are the
+    template's (`pt`, `post`, `filled`, `extra`, `stack`, …; a piece or post is a code
+    player * 2 + kind, 0 trader and 1 merchant, -1 empty)."""
+
+    __slots__ = ()
+    _json: Any
+    _views: Any
+
+    def _action_string(self, action: int) -> str:
+        return self._json.action_name(action)
+
+    def _to_dict(self) -> dict:
+        return self._json.to_dict(self)
+
+    # ---- observations and rule facts (docs/game-api.md)
+    def observation(self, player: int) -> dict:
+        return self._views.observation(self, player)
+
+    def information_state_string(self, player: int) -> str:
+        return self._views.information_state_string(self, player)
+
+    def observation_tensor(self, player: int, out=None):
+        return self._views.g.observation_tensor(self, player, out)
+
+    def resample_hidden(self, rng, observer: int | None = None) -> None:
+        self._views.resample_hidden(self, rng, observer)
+
+    def controller_if_post(self, c: int, player: int, additional: bool = False) -> int:
+        return self._views.controller_if_post(self, c, player, additional)
+
+    def controller_if_exchange(self, space: int) -> int:
+        return self._views.controller_if_exchange(self, space)
+
+    def networks(self, player: int) -> list[tuple[int, ...]]:
+        return self._views.networks(self, player)
+
+    def end_conditions_met(self) -> list[str]:
+        """The end triggers whose condition holds now, by name (a game whose rules have none
+        written as a condition: never any; running out of bonus markers is an event)."""
+        return []
+
+    def mission_cities(self, player: int) -> tuple[int, ...]:
+        """The cities on `player`'s secret mission card; () in games without mission cards."""
+        return ()
+
+    def mission_score(self, player: int) -> int:
+        """What `player`'s mission card scores now (0 in games without mission cards)."""
+        return 0
+
+    # Fast reads for agents (no copies: the lists are the state's own, do not mutate them).
+    def point_pieces(self) -> list[int]:
+        """The piece on each connection point (POINT_ROUTE/ROUTE_POINTS number them)."""
+        return self.pt
+
+    def space_posts(self) -> list[int]:
+        """The post on each trading-post space (CITY_SPACES numbers them)."""
+        return self.post
+
+    def posts_filled(self) -> list[int]:
+        """Per city, how many of its spaces hold a post (they fill from the left)."""
+        return self.filled
+
+    def additional_posts(self) -> list[tuple[int, ...]]:
+        """Per city, its additional trading posts, leftmost first."""
+        return self.extra
+
+    def personal_supply(self, player: int) -> tuple[int, int]:
+        """(traders, merchants) in `player`'s personal supply."""
+        return self.supply[2 * player], self.supply[2 * player + 1]
+
+    def general_stock(self, player: int) -> tuple[int, int]:
+        """(traders, merchants) of `player` in the general stock."""
+        return self.stock[2 * player], self.stock[2 * player + 1]
+
+    def track_pp(self) -> list[int]:
+        """PP on the score track, per player."""
+        return self.track
+
+    def route_markers(self) -> list[int]:
+        """The bonus-marker type lying on each route (MARKER_KEYS numbers them), -1 for none."""
+        return self.rmark
+
+    def unused_markers(self, player: int) -> tuple[int, ...]:
+        return self.unused[player]
+
+    def completed_cities(self) -> int:
+        return self.completed
+
+    def actions_remaining(self) -> int:
+        """Actions left in the running turn."""
+        return self.actions_left
+
+    def route_full_owners(self) -> list[int]:
+        """Per route, the player whose pieces fill every point of it (may create it), else -1."""
+        return self.full_owner
 
 
 def _as_action_id(action: object) -> object:
