@@ -23,7 +23,7 @@ class Observations:
         self.namespace = namespace
         self.g = ModuleTables(namespace)
         self.state_json = state_json
-        self.missions = namespace["SWITCHES"]["missions"]
+        self.missions = "missions" in namespace["SWITCHES"]
         self.codecs: dict[int, TensorCodec] = {}
 
     # ---- the observation

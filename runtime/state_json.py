@@ -19,7 +19,7 @@ FAVOUR_TURN_NAMES = ("may_take", "acted", "taken")
 PAWN_FREE_MOVE_NAMES = ("before_first_action", "after_last_action", "used")
 # No game puts anything near this many PP on the track; a bound keeps 10**30 out of the arithmetic.
 TRACK_LIMIT = 1_000_000
-# The switches of a generated module this code reads (codegen writes each into `SWITCHES`)
+# The switches of a generated module this code reads (codegen lists those on in `SWITCHES`)
 SWITCH_NAMES = (
     "end_marker_supply_empty",
     "favour",
@@ -89,7 +89,7 @@ class StateJson:
         self.g = g = ModuleTables(namespace)
         switches = namespace["SWITCHES"]
         for name in SWITCH_NAMES:
-            setattr(self, name, switches[name])
+            setattr(self, name, name in switches)
         self.route_labels = tuple(f"{g.CITY_NAMES[a]}–{g.CITY_NAMES[b]}" for a, b in g.ROUTE_CITIES)
         self.point_labels = tuple(
             f"{self.route_labels[r]} #{g.ROUTE_POINTS[r].index(x) + 1}"
