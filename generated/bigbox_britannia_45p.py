@@ -535,37 +535,8 @@ class State(TableState):
 def new_initial_state(num_players: int, seed: int) -> State:
     """Setup: seat-dependent supplies, start markers on the taverns, the shuffled marker supply."""
     rng = Random(seed)
-    s = State()
+    s = _state_json.empty_state(num_players)
     n = num_players
-    s.num_players = n
-    s.player = 0
-    s.ending = False
-    s.terminal = False
-    s.pt = [-1] * N_POINTS
-    s.mask = list(FULL_MASK)
-    s.full_owner = [-1] * N_ROUTES
-    s.post = [-1] * N_SPACES
-    s.filled = [0] * N_CITIES
-    s.extra = [()] * N_CITIES
-    s.special = [-1] * len(SPECIAL_POINTS)
-    s.rmark = [-1] * N_ROUTES
-    s.supply = [0] * (2 * n)
-    s.stock = [0] * (2 * n)
-    s.onboard = [0] * (2 * n)
-    s.at = [[] for _ in range(n)]
-    s.free = list(range(N_POINTS))
-    s.free_house = list(HOUSE_POINTS)
-    s.level = [0] * (NA * n)
-    s.track = [0] * n
-    s.unused = [()] * n
-    s.used = [()] * n
-    s.fresh = ()
-    s.plate = ()
-    s.out = ()
-    s.completed = 0
-    s.ew = ()
-    s.stack = []
-    s.perm_used = ()  # permission cities used this turn
     # setup: spec/bigbox_2021.hansa:8
     personal_traders, per_seat_traders, personal_merchants = SETUP_PERSONAL
     for p in range(n):

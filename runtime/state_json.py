@@ -110,6 +110,49 @@ class StateJson:
             + (("kinds",) if self.x_may_take else ())
         )
 
+    # ---- the empty position setup and reading start from
+    def empty_state(self, num_players: int):
+        """A State of `num_players` with nothing placed, supplied, developed or drawn: player 0's
+        turn, no actions, no decision pending."""
+        g = self.g
+        n = num_players
+        s = g.State()
+        s.num_players = n
+        s.player = 0
+        s.ending = False
+        s.terminal = False
+        s.pt = [-1] * g.N_POINTS
+        s.mask = list(g.FULL_MASK)
+        s.full_owner = [-1] * g.N_ROUTES
+        s.post = [-1] * g.N_SPACES
+        s.filled = [0] * g.N_CITIES
+        s.extra = [()] * g.N_CITIES
+        s.special = [-1] * len(g.SPECIAL_POINTS)
+        s.rmark = [-1] * g.N_ROUTES
+        s.supply = [0] * (2 * n)
+        s.stock = [0] * (2 * n)
+        s.onboard = [0] * (2 * n)
+        s.at = [[] for _ in range(n)]
+        s.free = list(range(g.N_POINTS))
+        s.free_house = list(g.HOUSE_POINTS)
+        s.level = [0] * (g.NA * n)
+        s.track = [0] * n
+        s.unused = [()] * n
+        s.used = [()] * n
+        s.fresh = ()
+        s.plate = ()
+        s.out = ()
+        s.completed = 0
+        s.ew = ()
+        s.stack = []
+        if self.permissions:
+            s.perm_used = ()  # permission cities used this turn
+        if self.x_params:
+            s.xparam = list(g.X_PARAM_DEFAULTS) * n
+        if self.x_turns:
+            s.turns = 1
+        return s
+
     # ---- action names
     def describe_action(
         self, kind: str, i: int, routes: tuple[str, ...], points: tuple[str, ...]
@@ -539,8 +582,7 @@ class StateJson:
             )
         if n not in g.PLAYER_COUNTS:
             raise rd.fail("players", f"{g.GAME_NAME} is not played by {n}")
-        s = g.State()
-        s.num_players = n
+        s = self.empty_state(n)
         self._read_turn(rd, s, top)
         self._read_players(rd, s, top["player_state"])
         self._read_routes(rd, s, top.get("routes", []))
@@ -626,14 +668,6 @@ class StateJson:
         g = self.g
         n = s.num_players
         na = g.NA
-        s.supply = [0] * (2 * n)
-        s.stock = [0] * (2 * n)
-        s.level = [0] * (na * n)
-        s.track = [0] * n
-        s.unused = [()] * n
-        s.used = [()] * n
-        if self.x_params:
-            s.xparam = list(g.X_PARAM_DEFAULTS) * n
         players = rd.array(value, "player_state", n)
         missions: list[int] = []
         optional = (
@@ -695,14 +729,6 @@ class StateJson:
         """`routes`: the pieces on each route's points (in either direction) and its marker."""
         g = self.g
         n = s.num_players
-        s.pt = [-1] * g.N_POINTS
-        s.mask = list(g.FULL_MASK)
-        s.full_owner = [-1] * g.N_ROUTES
-        s.onboard = [0] * (2 * n)
-        s.at = [[] for _ in range(n)]
-        s.free = list(range(g.N_POINTS))
-        s.free_house = list(g.HOUSE_POINTS)
-        s.rmark = [-1] * g.N_ROUTES
         seen_routes = set()
         for i, entry in enumerate(rd.array(value, "routes")):
             path = f"routes[{i}]"
@@ -732,9 +758,6 @@ class StateJson:
         """`cities`: posts from the left without gaps, additional posts (green cities: posts)."""
         g = self.g
         n = s.num_players
-        s.post = [-1] * g.N_SPACES
-        s.filled = [0] * g.N_CITIES
-        s.extra = [()] * g.N_CITIES
         seen_cities = set()
         keys = ("posts", "additional_posts") + (("green",) if self.green_cities else ())
         for i, entry in enumerate(rd.array(value, "cities")):
