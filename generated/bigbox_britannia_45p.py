@@ -379,77 +379,17 @@ WHOSE_NAMES = ("own", "opponents", "any")
 class State(TableState):
     """A position: flat lists indexed by small ints (pieces coded player * 2 + kind, -1 = empty).
 
-    Lists of immutable values clone with a slice. Kept incrementally, so legal actions never scan
+    Kept incrementally, so legal actions never scan
     the board: `mask` (free points per route), `full_owner`, `filled` (posts per city, a prefix),
     `onboard` (pieces per code on routes), `at` (each player's points), `free`, `free_house`
     (free points, and those of them a trader may take; all sorted).
     """
 
-    __slots__ = (
-        "num_players",
-        "player",
-        "actions_left",
-        "ending",
-        "terminal",
-        "pt",
-        "mask",
-        "full_owner",
-        "post",
-        "filled",
-        "extra",
-        "special",
-        "rmark",
-        "supply",
-        "stock",
-        "onboard",
-        "at",
-        "free",
-        "free_house",
-        "level",
-        "track",
-        "unused",
-        "used",
-        "fresh",
-        "plate",
-        "msupply",
-        "out",
-        "completed",
-        "ew",
-        "stack",
-        "perm_used",
-    )
+    # the fields of this game's optional parts (TableState, runtime/state.py, has the others)
+    __slots__ = ("perm_used",)
 
     def _copy_into(self, other: "State") -> None:
-        other.num_players = self.num_players
-        other.player = self.player
-        other.actions_left = self.actions_left
-        other.ending = self.ending
-        other.terminal = self.terminal
-        other.pt = self.pt[:]
-        other.mask = self.mask[:]
-        other.full_owner = self.full_owner[:]
-        other.post = self.post[:]
-        other.filled = self.filled[:]
-        other.extra = self.extra[:]
-        other.special = self.special[:]
-        other.rmark = self.rmark[:]
-        other.supply = self.supply[:]
-        other.stock = self.stock[:]
-        other.onboard = self.onboard[:]
-        other.at = [points[:] for points in self.at]
-        other.free = self.free[:]
-        other.free_house = self.free_house[:]
-        other.level = self.level[:]
-        other.track = self.track[:]
-        other.unused = self.unused[:]
-        other.used = self.used[:]
-        other.fresh = self.fresh
-        other.plate = self.plate
-        other.msupply = self.msupply
-        other.out = self.out
-        other.completed = self.completed
-        other.ew = self.ew
-        other.stack = self.stack[:]
+        TableState._copy_into(self, other)
         other.perm_used = self.perm_used
 
     def is_terminal(self) -> bool:

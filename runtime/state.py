@@ -183,9 +183,74 @@ class TableState(BaseState):
     template's (`pt`, `post`, `filled`, `extra`, `stack`, …; a piece or post is a code
     player * 2 + kind, 0 trader and 1 merchant, -1 empty)."""
 
-    __slots__ = ()
+    # The fields every game has (a game's own State adds the fields of its optional parts)
+    __slots__ = (
+        "num_players",
+        "player",
+        "actions_left",
+        "ending",
+        "terminal",
+        "pt",
+        "mask",
+        "full_owner",
+        "post",
+        "filled",
+        "extra",
+        "special",
+        "rmark",
+        "supply",
+        "stock",
+        "onboard",
+        "at",
+        "free",
+        "free_house",
+        "level",
+        "track",
+        "unused",
+        "used",
+        "fresh",
+        "plate",
+        "msupply",
+        "out",
+        "completed",
+        "ew",
+        "stack",
+    )
     _json: Any
     _views: Any
+
+    def _copy_into(self, other: TableState) -> None:
+        """Lists of immutable values clone with a slice; tuples are shared."""
+        other.num_players = self.num_players
+        other.player = self.player
+        other.actions_left = self.actions_left
+        other.ending = self.ending
+        other.terminal = self.terminal
+        other.pt = self.pt[:]
+        other.mask = self.mask[:]
+        other.full_owner = self.full_owner[:]
+        other.post = self.post[:]
+        other.filled = self.filled[:]
+        other.extra = self.extra[:]
+        other.special = self.special[:]
+        other.rmark = self.rmark[:]
+        other.supply = self.supply[:]
+        other.stock = self.stock[:]
+        other.onboard = self.onboard[:]
+        other.at = [points[:] for points in self.at]
+        other.free = self.free[:]
+        other.free_house = self.free_house[:]
+        other.level = self.level[:]
+        other.track = self.track[:]
+        other.unused = self.unused[:]
+        other.used = self.used[:]
+        other.fresh = self.fresh
+        other.plate = self.plate
+        other.msupply = self.msupply
+        other.out = self.out
+        other.completed = self.completed
+        other.ew = self.ew
+        other.stack = self.stack[:]
 
     def _action_string(self, action: int) -> str:
         return self._json.action_name(action)
