@@ -14,7 +14,7 @@ The game, rule set and board it was built from are named in the comments below.
 # source: 'spec/modules/missions.hansa'
 
 from hansa.runtime.observation import Observations, check_observer
-from hansa.runtime.state import TERMINAL, GameInfo, TableState
+from hansa.runtime.state import GameInfo, TableState
 from hansa.runtime.state_json import StateJson
 from hansa.runtime.support import Random, bisect_left, insort
 from hansa.runtime.tables import free_points
@@ -326,10 +326,10 @@ WHOSE_NAMES = ("own", "opponents", "any")
 class State(TableState):
     """A position: flat lists indexed by small ints (pieces coded player * 2 + kind, -1 = empty).
 
-    Kept incrementally, so legal actions never scan
-    the board: `mask` (free points per route), `full_owner`, `filled` (posts per city, a prefix),
-    `onboard` (pieces per code on routes), `at` (each player's points), `free`, `free_house`
-    (free points, and those of them a trader may take; all sorted).
+    Kept incrementally, so legal actions never scan the board: `mask` (free points per route),
+    `full_owner`, `filled` (posts per city, a prefix), `onboard` (pieces per code on routes), `at`
+    (each player's points), `free`, `free_house` (free points, and those of them a trader may
+    take; all sorted).
     """
 
     # the fields of this game's optional parts (TableState, runtime/state.py, has the others)
@@ -338,16 +338,6 @@ class State(TableState):
     def _copy_into(self, other: "State") -> None:
         TableState._copy_into(self, other)
         other.mission = self.mission
-
-    def is_terminal(self) -> bool:
-        return self.terminal
-
-    def _current_player(self) -> int:
-        if self.terminal:
-            return TERMINAL
-        if self.stack:
-            return self.stack[-1][1]
-        return self.player
 
     def _legal(self) -> list[int]:
         if self.terminal:
@@ -364,14 +354,6 @@ class State(TableState):
         else:
             _apply_turn(self, action)
         _settle(self)
-
-    def _decision_name(self) -> str:
-        if self.terminal:
-            return "none (the game is over)"
-        if self.stack:
-            top = self.stack[-1]
-            return f"{FRAME_NAMES[top[0]]} decision of player {top[1]}"
-        return f"turn decision of player {self.player} ({self.actions_left} actions left)"
 
     def _scores(self) -> list[dict[str, int]]:
         return score_breakdown(self)
@@ -414,21 +396,6 @@ class State(TableState):
 
     def ability_value(self, player: int, ability: int) -> int:
         return _ability_value(self, player, ability)
-
-    def held_pieces(self) -> tuple[int, ...]:
-        """The pieces the current move decision holds, put down first to last (else empty)."""
-        if self.stack and self.stack[-1][0] == F_MOVE:
-            return self.stack[-1][4]
-        return ()
-
-    def decision_route(self) -> int:
-        """The route the current decision is about (a route being created, a displaced piece's
-        route), else -1."""
-        if self.stack:
-            top = self.stack[-1]
-            if top[0] in (F_ROUTE, F_DISPLACED):
-                return top[2]
-        return -1
 
 
 def new_initial_state(num_players: int, seed: int) -> State:

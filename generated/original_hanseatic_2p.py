@@ -15,7 +15,7 @@ The game, rule set and board it was built from are named in the comments below.
 # source: 'spec/original_2009_2p.hansa'
 
 from hansa.runtime.observation import Observations, check_observer
-from hansa.runtime.state import TERMINAL, GameInfo, TableState
+from hansa.runtime.state import GameInfo, TableState
 from hansa.runtime.state_json import StateJson
 from hansa.runtime.support import Random, bisect_left, insort
 from hansa.runtime.tables import free_points
@@ -352,10 +352,10 @@ WHOSE_NAMES = ("own", "opponents", "any")
 class State(TableState):
     """A position: flat lists indexed by small ints (pieces coded player * 2 + kind, -1 = empty).
 
-    Kept incrementally, so legal actions never scan
-    the board: `mask` (free points per route), `full_owner`, `filled` (posts per city, a prefix),
-    `onboard` (pieces per code on routes), `at` (each player's points), `free`, `free_house`
-    (free points, and those of them a trader may take; all sorted).
+    Kept incrementally, so legal actions never scan the board: `mask` (free points per route),
+    `full_owner`, `filled` (posts per city, a prefix), `onboard` (pieces per code on routes), `at`
+    (each player's points), `free`, `free_house` (free points, and those of them a trader may
+    take; all sorted).
     """
 
     # the fields of this game's optional parts (TableState, runtime/state.py, has the others)
@@ -365,16 +365,6 @@ class State(TableState):
         TableState._copy_into(self, other)
         other.pawn = self.pawn
         other.pawn_turn = self.pawn_turn
-
-    def is_terminal(self) -> bool:
-        return self.terminal
-
-    def _current_player(self) -> int:
-        if self.terminal:
-            return TERMINAL
-        if self.stack:
-            return self.stack[-1][1]
-        return self.player
 
     def _legal(self) -> list[int]:
         if self.terminal:
@@ -393,14 +383,9 @@ class State(TableState):
         _settle(self)
 
     def _decision_name(self) -> str:
-        if self.terminal:
-            return "none (the game is over)"
-        if self.stack:
-            top = self.stack[-1]
-            return f"{FRAME_NAMES[top[0]]} decision of player {top[1]}"
-        if self.pawn < 0:
+        if not self.terminal and not self.stack and self.pawn < 0:
             return f"setup decision of player {self.player}: where the neutral pawn stands"
-        return f"turn decision of player {self.player} ({self.actions_left} actions left)"
+        return TableState._decision_name(self)
 
     def _scores(self) -> list[dict[str, int]]:
         return score_breakdown(self)
@@ -431,21 +416,6 @@ class State(TableState):
 
     def ability_value(self, player: int, ability: int) -> int:
         return _ability_value(self, player, ability)
-
-    def held_pieces(self) -> tuple[int, ...]:
-        """The pieces the current move decision holds, put down first to last (else empty)."""
-        if self.stack and self.stack[-1][0] == F_MOVE:
-            return self.stack[-1][4]
-        return ()
-
-    def decision_route(self) -> int:
-        """The route the current decision is about (a route being created, a displaced piece's
-        route), else -1."""
-        if self.stack:
-            top = self.stack[-1]
-            if top[0] in (F_ROUTE, F_DISPLACED):
-                return top[2]
-        return -1
 
     def pawn_region(self) -> int:
         """The region the neutral pawn stands in (-1 before it is placed)."""

@@ -252,6 +252,24 @@ class TableState(BaseState):
         other.ew = self.ew
         other.stack = self.stack[:]
 
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def _current_player(self) -> int:
+        if self.terminal:
+            return TERMINAL
+        if self.stack:
+            return self.stack[-1][1]
+        return self.player
+
+    def _decision_name(self) -> str:
+        if self.terminal:
+            return "none (the game is over)"
+        if self.stack:
+            top = self.stack[-1]
+            return f"{self._json.g.FRAME_NAMES[top[0]]} decision of player {top[1]}"
+        return f"turn decision of player {self.player} ({self.actions_left} actions left)"
+
     def _action_string(self, action: int) -> str:
         return self._json.action_name(action)
 
@@ -335,6 +353,21 @@ class TableState(BaseState):
     def actions_remaining(self) -> int:
         """Actions left in the running turn."""
         return self.actions_left
+
+    def held_pieces(self) -> tuple[int, ...]:
+        """The pieces the current move decision holds, put down first to last (else empty)."""
+        if self.stack and self.stack[-1][0] == self._json.g.F_MOVE:
+            return self.stack[-1][4]
+        return ()
+
+    def decision_route(self) -> int:
+        """The route the current decision is about (a route being created, a displaced piece's
+        route, a permanent marker's route in games with permanent markers), else -1."""
+        if self.stack:
+            top = self.stack[-1]
+            if top[0] in self._json.route_frames:
+                return top[2]
+        return -1
 
     def route_full_owners(self) -> list[int]:
         """Per route, the player whose pieces fill every point of it (may create it), else -1."""

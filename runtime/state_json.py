@@ -103,6 +103,13 @@ class StateJson:
         self.frame_needs = {
             namespace[kind]: need for kind, need in FRAME_NEEDS.items() if kind in namespace
         }
+        # the frames whose third field is a route (a route created, a displaced piece's route, a
+        # permanent marker's route)
+        self.route_frames = tuple(
+            namespace[kind]
+            for kind in ("F_ROUTE", "F_DISPLACED", "F_PERMANENT")
+            if kind in namespace
+        )
         self.frame_keys = (
             FRAME_KEYS
             + (("marker",) if self.permanent else ())
