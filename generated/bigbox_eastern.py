@@ -16,7 +16,7 @@ from hansa.runtime.observation import Observations, check_observer
 from hansa.runtime.state import GameInfo, TableState
 from hansa.runtime.state_json import StateJson
 from hansa.runtime.support import Random, bisect_left, insort
-from hansa.runtime.tables import free_points
+from hansa.runtime.tables import free_points, ids_by_mask, place_options, route_adjacent
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
@@ -259,39 +259,14 @@ ROUTE_ABILITIES = tuple(
 )
 CITY_SIZE = tuple(len(spaces) for spaces in CITY_SPACES)
 # PLACE_OPTIONS[route][free mask][supply kinds: 1 trader, 2 merchant, 3 both] -> sorted action ids
-PLACE_OPTIONS = tuple(
-    tuple(
-        (
-            (),
-            tuple(A_PLACE + 2 * x for x in FREE_HOUSE_POINTS[r][mask]),
-            tuple(A_PLACE + 2 * x + 1 for x in FREE_POINTS[r][mask]),
-            tuple(
-                sorted(
-                    [A_PLACE + 2 * x for x in FREE_HOUSE_POINTS[r][mask]]
-                    + [A_PLACE + 2 * x + 1 for x in FREE_POINTS[r][mask]]
-                )
-            ),
-        )
-        for mask in range(FULL_MASK[r] + 1)
-    )
-    for r in range(N_ROUTES)
-)
+PLACE_OPTIONS = place_options(A_PLACE, FREE_POINTS, FREE_HOUSE_POINTS)
 HOUSE_POINTS = tuple(x for x in range(N_POINTS) if not POINT_MERCHANT_ONLY[x])
-
-
-def _ids_by_mask(base: int, table: tuple) -> tuple:
-    """Per route and free mask, the action ids `base + point` of the points in `table`."""
-    return tuple(tuple(tuple(base + x for x in points) for points in row) for row in table)
-
 
 # Routes sharing a city with each route (displacement looks further out breadth-first, at run time,
 # so the module grows linearly with the board).
-ROUTE_ADJACENT = tuple(
-    tuple(sorted({r2 for c in ROUTE_CITIES[r] for r2 in CITY_ROUTES[c]} - {r}))
-    for r in range(N_ROUTES)
-)
-RING_ANY = _ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
-RING_HOUSE = _ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
+ROUTE_ADJACENT = route_adjacent(ROUTE_CITIES, CITY_ROUTES)
+RING_ANY = ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
+RING_HOUSE = ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
 _income_cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
 

@@ -21,3 +21,34 @@ def free_points(
         free_pts.append(tuple(row_all))
         free_house.append(tuple(row_house))
     return tuple(free_pts), tuple(free_house)
+
+
+def ids_by_mask(base: int, table: tuple) -> tuple:
+    """Per route and free mask, the action ids `base + point` of the points in `table` (a table
+    shaped like FREE_POINTS)."""
+    return tuple(tuple(tuple(base + x for x in points) for points in row) for row in table)
+
+
+def place_options(base: int, free: tuple, free_house: tuple) -> tuple:
+    """[route][free mask][supply kinds: 1 trader, 2 merchant, 3 both] -> the sorted action ids
+    `base + 2 * point + kind` of the free points those kinds may take."""
+    return tuple(
+        tuple(
+            (
+                (),
+                tuple(base + 2 * x for x in house),
+                tuple(base + 2 * x + 1 for x in points),
+                tuple(sorted([base + 2 * x for x in house] + [base + 2 * x + 1 for x in points])),
+            )
+            for points, house in zip(free[r], free_house[r], strict=True)
+        )
+        for r in range(len(free))
+    )
+
+
+def route_adjacent(route_cities: tuple, city_routes: tuple) -> tuple:
+    """Per route, the routes sharing a city with it (sorted)."""
+    return tuple(
+        tuple(sorted({r2 for c in cities for r2 in city_routes[c]} - {r}))
+        for r, cities in enumerate(route_cities)
+    )
