@@ -1,10 +1,12 @@
 """The game-independent half of a state: the public API around a generated module's rule code.
 
-A generated module subclasses `BaseState` with its flat fields and supplies `_legal`, `_apply`,
-`_copy_into`, `_current_player`, `_to_dict`, `_scores`, `_winners`, `_decision_name`,
-`_action_string` and `_game_info`. This class adds what every game shares: the cached legal-action
-list, validation of actions (an illegal action raises and changes nothing), cloning, JSON, returns.
-The method names follow OpenSpiel's.
+`BaseState` is what every game shares: the cached legal-action list, validation of actions (an
+illegal action raises and changes nothing), cloning, JSON, returns; a subclass supplies `_legal`,
+`_apply`, `_copy_into`, `_current_player`, `_to_dict`, `_scores`, `_winners`, `_decision_name`,
+`_action_string` and `_game_info`. `TableState` supplies those that only read the fields every
+game has (and holds those fields); a generated module's `State` subclasses it with its rules'
+`_legal`, `_apply`, `_scores`, `_winners` and the fields of its optional parts. The method names
+follow OpenSpiel's.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ module's lines, as ratios today / before.
 
 `--before` names the commit whose `generated/` is compared (d883d21: the last one whose modules
 held their own state JSON, observations and state reads). Both modules run on today's runtime; the
-measurements take turns in rounds (the order flips every round); CPU time of this process.
+measurements (random play, then clone and JSON of sampled states) take turns in rounds, the order
+flipping every round; CPU time of this process.
 """
 
 from __future__ import annotations
@@ -41,23 +42,30 @@ def compare(name: str, before: str, rounds: int, seconds: float) -> dict:
         "before": old_text.count("\n"),
         "after": Path(today.module.__file__).read_text(encoding="utf-8").count("\n"),
     }
+    samples = {}
+    for key, game in games.items():
+        states = sample_states(game, 0)
+        samples[key] = (states, [s.to_json() for s in states])
     totals = {key: [0, 0.0] for key in games}
+    times = {key: {"clone_us": 0.0, "to_json_us": 0.0, "from_json_us": 0.0} for key in games}
     for i in range(rounds):
         order = ("before", "after") if i % 2 == 0 else ("after", "before")
         for key in order:
             figures = random_play(games[key], seconds, seed=i)
             totals[key][0] += figures["decisions"]
             totals[key][1] += figures["decisions"] / figures["decisions_per_second_cpu"]
+            states, texts = samples[key]
+            times[key]["clone_us"] += per_call(lambda s: s.clone(), states, 50) / rounds
+            times[key]["to_json_us"] += per_call(lambda s: s.to_json(), states, 3) / rounds
+            times[key]["from_json_us"] += per_call(games[key].state_from_json, texts, 3) / rounds
     out: dict = {"game": name, "players": today.players}
-    for key, game in games.items():
-        states = sample_states(game, 0)
-        texts = [s.to_json() for s in states]
+    for key in games:
         out[key] = {
             "lines": lines[key],
             "decisions_per_second": round(totals[key][0] / totals[key][1]),
-            "clone_us": round(per_call(lambda s: s.clone(), states, 50), 2),
-            "to_json_us": round(per_call(lambda s: s.to_json(), states, 5), 1),
-            "from_json_us": round(per_call(game.state_from_json, texts, 5), 1),
+            "clone_us": round(times[key]["clone_us"], 2),
+            "to_json_us": round(times[key]["to_json_us"], 1),
+            "from_json_us": round(times[key]["from_json_us"], 1),
         }
     out["ratio"] = {
         key: round(out["after"][key] / out["before"][key], 3)
