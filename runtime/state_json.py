@@ -96,6 +96,15 @@ class StateJson:
             for x, r in enumerate(g.POINT_ROUTE)
         )
         self.action_names: dict[int, str] = {}
+        # a piece's name by its code + 1 (-1, empty, is None): t0 m0 t1 m1 …
+        self.piece_names = (None,) + tuple(
+            _piece_name(code) for code in range(2 * max(g.PLAYER_COUNTS))
+        )
+        # per route: its cities' names in the board's order, and its points
+        self.route_rows = tuple(
+            ((g.CITY_NAMES[a], g.CITY_NAMES[b]), g.ROUTE_POINTS[r])
+            for r, (a, b) in enumerate(g.ROUTE_CITIES)
+        )
         self.route_index: dict[tuple[str, str], int] = {}
         for r, (a, b) in enumerate(g.ROUTE_CITIES):
             self.route_index[(g.CITY_NAMES[a], g.CITY_NAMES[b])] = r
@@ -342,25 +351,47 @@ class StateJson:
             out["kinds"] = [KIND_NAMES[k] for k in (0, 1) if top[3] >> k & 1]
         return out
 
-    def _city_to_dict(self, s, c: int) -> dict:
-        g = self.g
-        if self.green_cities and g.CITY_GREEN[c]:
-            return {
-                "name": g.CITY_NAMES[c],
-                "green": True,
-                "posts": [_piece_name(x) for x in s.extra[c]],
+    def _routes_to_list(self, s) -> list[dict]:
+        """Each route's cities, the pieces on its points and its marker (new lists every time:
+        callers may change what they get)."""
+        piece = self.piece_names
+        keys = self.g.MARKER_KEYS
+        pt, rmark = s.pt, s.rmark
+        return [
+            {
+                "cities": list(pair),
+                "points": [piece[pt[x] + 1] for x in points],
+                "marker": None if rmark[r] < 0 else keys[rmark[r]],
             }
-        return {
-            "name": g.CITY_NAMES[c],
-            "posts": [_piece_name(s.post[x]) for x in g.CITY_SPACES[c]],
-            "additional_posts": [_piece_name(code) for code in s.extra[c]],
-        }
+            for r, (pair, points) in enumerate(self.route_rows)
+        ]
+
+    def _cities_to_list(self, s) -> list[dict]:
+        """Each city's posts from the left and its additional posts (a green city: its posts)."""
+        g = self.g
+        piece = self.piece_names
+        post, extra = s.post, s.extra
+        green = g.CITY_GREEN if self.green_cities else None
+        out = []
+        for c, (name, spaces) in enumerate(zip(g.CITY_NAMES, g.CITY_SPACES, strict=True)):
+            if green is not None and green[c]:
+                out.append({"name": name, "green": True, "posts": [piece[x + 1] for x in extra[c]]})
+            else:
+                out.append(
+                    {
+                        "name": name,
+                        "posts": [piece[post[x] + 1] for x in spaces],
+                        "additional_posts": [piece[code + 1] for code in extra[c]],
+                    }
+                )
+        return out
 
     def to_dict(self, s) -> dict:
         """The state's JSON form (docs/state-format.md)."""
         g = self.g
         na = g.NA
         marker_names = self._marker_names
+        piece = self.piece_names
         n = s.num_players
         players = []
         for p in range(n):
@@ -405,16 +436,9 @@ class StateJson:
             "markers_out_of_game": marker_names(s.out),
             "completed_cities": s.completed,
             "east_west": list(s.ew),
-            "routes": [
-                {
-                    "cities": [g.CITY_NAMES[a], g.CITY_NAMES[b]],
-                    "points": [_piece_name(s.pt[x]) for x in g.ROUTE_POINTS[r]],
-                    "marker": None if s.rmark[r] < 0 else g.MARKER_KEYS[s.rmark[r]],
-                }
-                for r, (a, b) in enumerate(g.ROUTE_CITIES)
-            ],
-            "cities": [self._city_to_dict(s, c) for c in range(g.N_CITIES)],
-            "special_prestige": [_piece_name(code) for code in s.special],
+            "routes": self._routes_to_list(s),
+            "cities": self._cities_to_list(s),
+            "special_prestige": [piece[code + 1] for code in s.special],
             "stack": [self._frame_to_dict(top) for top in s.stack],
         }
         if self.pawn:
