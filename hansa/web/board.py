@@ -142,6 +142,8 @@ def board_layout(module: ModuleType, boards: dict[str, Board] | None = None) -> 
                 "name_at": _xy(layout.centre[0], layout.name_y),
                 "details": [[text, round(y * SCALE, 2)] for text, y in layout.detail_lines],
                 "hanseatic": city.hanseatic,
+                "countries": list(city.countries),
+                "permissions": list(city.permissions),
                 "spaces": [
                     {
                         "id": space_id,
@@ -188,6 +190,8 @@ def board_layout(module: ModuleType, boards: dict[str, Board] | None = None) -> 
                 "path": [_xy(x, y) for x, y in plan.path[::4]] + [_xy(*plan.path[-1])],
                 "sea": plan.route.is_sea,
                 "tavern": plan.route.tavern,
+                "country": plan.route.country,
+                "permanent": plan.route.permanent_bonus,
                 "size": round(plan.point_size * SCALE, 2),
                 "points": [
                     {
@@ -217,4 +221,6 @@ def board_layout(module: ModuleType, boards: dict[str, Board] | None = None) -> 
         "routes": routes,
         "special_prestige": special,
         "privilege_colours": render.PRIVILEGE_COLOURS,
+        "country_colours": render._country_colours(board),
+        "green_city_colour": render.GREEN_CITY_FACE,
     }
