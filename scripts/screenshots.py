@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# kind: (game, players, seats, human decisions to play, agent decisions budget, seed)
+# kind: (game, players, seats, human decisions to play first, seed)
 KINDS = {
     "base": ("bigbox-hanseatic-3p", 3, ["human", "greedy", "greedy"], 40, 7),
     "missions": ("bigbox-hanseatic-3p-missions", 3, ["human", "greedy", "greedy"], 30, 3),
@@ -33,7 +33,7 @@ KINDS = {
     "britannia": ("bigbox-britannia-3p", 3, ["human", "greedy", "greedy"], 40, 2),
     "eastern": ("bigbox-eastern", 4, ["human", "greedy", "greedy", "greedy"], 40, 4),
     "two-player": ("original-hanseatic-2p", 2, ["human", "greedy"], 30, 6),
-    "house-rule": ("guild-charter-hanseatic-45p", 4, ["human", "greedy", "greedy", "greedy"], 30, 8),
+    "house-rule": ("guild-charter-hanseatic-45p", 4, ["human"] + ["greedy"] * 3, 30, 8),
 }
 WINDOW = (1366, 768)
 
@@ -130,9 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             driver.get("about:blank")
             driver.get(f"{base}/#join={sid}.{token}")
             deadline = time.monotonic() + 60
-            while driver.execute_script(
-                "return !(S.view && document.body.dataset.busy === '0')"
-            ):
+            while driver.execute_script("return !(S.view && document.body.dataset.busy === '0')"):
                 if time.monotonic() > deadline:
                     raise SystemExit(f"{kind}: the page did not show the game")
                 time.sleep(0.1)

@@ -169,6 +169,9 @@ return {
   listed: [...document.querySelectorAll("#legal-list button[data-action]")]
     .map(b => b.dataset.action),
   targets: [...document.querySelectorAll("#targets .legal")].map(g => g.dataset.target),
+  kinds: [...document.querySelectorAll("#groups button.kind")].map(b => b.dataset.kind),
+  income: !!document.getElementById("income-go"),
+  undo: !document.getElementById("btn-undo").disabled,
 };
 """
 
@@ -202,10 +205,41 @@ def click_board_target(driver, target) -> bool:
     return True
 
 
+def confirm_if_asked(driver, stats: dict) -> None:
+    """Ending a turn with actions left asks first: confirm."""
+    if driver.find_element(By.ID, "confirm").is_displayed():
+        assert "left?" in driver.find_element(By.ID, "confirm-text").text
+        driver.find_element(By.ID, "confirm-yes").click()
+        stats["confirmed"] += 1
+
+
+def list_choice(driver, action: str) -> None:
+    """Click a choice in the full list (opened first: it is folded away)."""
+    details = driver.find_element(By.ID, "all-choices")
+    if details.get_attribute("open") is None:
+        details.find_element(By.TAG_NAME, "summary").click()
+    driver.find_element(By.CSS_SELECTOR, f'#legal-list button[data-action="{action}"]').click()
+
+
 def play_one_human_decision(driver, offered: dict, rng: random.Random, stats: dict) -> None:
     assert offered["listed"], "a human decision without legal actions in the list"
     clicked = False
-    if offered["targets"] and rng.random() < 0.5:
+    if offered["kinds"] and not offered["targets"] and rng.random() < 0.5:
+        kind = rng.choice(offered["kinds"])  # show where that kind can be played: only there
+        driver.find_element(By.CSS_SELECTOR, f'#groups button.kind[data-kind="{kind}"]').click()
+        offered = driver.execute_script(OFFERED)
+        shown = driver.execute_script(
+            "return [...document.querySelectorAll('#targets .legal')]"
+            ".flatMap(g => g.dataset.actions.split(',').map(Number))"
+        )
+        kind_of = {a["id"]: a["kind"] for a in driver.execute_script("return S.view.legal")}
+        assert shown and {kind_of[a] for a in shown} == {kind}, (kind, shown)  # only that kind
+        stats["kind"] += 1
+    if offered["income"] and rng.random() < 0.15:
+        driver.find_element(By.ID, "income-go").click()
+        stats["income"] += 1
+        clicked = True
+    elif offered["targets"] and rng.random() < 0.8:
         key = rng.choice(offered["targets"])
         target = driver.find_element(By.CSS_SELECTOR, f'#targets [data-target="{key}"]')
         if click_board_target(driver, target):
@@ -217,8 +251,9 @@ def play_one_human_decision(driver, offered: dict, rng: random.Random, stats: di
             clicked = True
     if not clicked:
         action = rng.choice(offered["listed"])
-        driver.find_element(By.CSS_SELECTOR, f'#legal-list button[data-action="{action}"]').click()
+        list_choice(driver, action)
         stats["list"] += 1
+    confirm_if_asked(driver, stats)
     result = driver.execute_async_script(WAIT_AFTER, offered["at"])
     assert result == "ok", result
 
@@ -244,7 +279,7 @@ def test_a_full_game_with_a_human_seat_in_the_browser(server, browser, tmp_path)
     shot(driver, "02-first-decision")
 
     rng = random.Random(7)
-    stats = {"board": 0, "list": 0, "menu": 0}
+    stats = {"board": 0, "list": 0, "menu": 0, "kind": 0, "income": 0, "confirmed": 0}
     started = time.monotonic()
     for decision in range(MAX_HUMAN_DECISIONS):
         offered = driver.execute_script(OFFERED)
@@ -371,7 +406,8 @@ def settled_step(driver) -> bool:
 def click_an_offered_action(driver) -> None:
     offered = driver.execute_script(OFFERED)
     action = offered["listed"][len(offered["listed"]) // 2]
-    driver.find_element(By.CSS_SELECTOR, f'#legal-list button[data-action="{action}"]').click()
+    list_choice(driver, action)
+    confirm_if_asked(driver, {"confirmed": 0})
 
 
 def page_view(driver) -> dict:

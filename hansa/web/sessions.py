@@ -476,10 +476,9 @@ class Session:
         allowed = False
         if player == viewer.seat and self.seats[player] == HUMAN:
             before = self.state_at(len(self.moves) - 1)
-            allowed = (
-                turn_player(before) == player == turn_player(self.state)
-                and hidden_part(before) == hidden_part(self.state)
-            )
+            allowed = turn_player(before) == player == turn_player(self.state) and hidden_part(
+                before
+            ) == hidden_part(self.state)
         self.undo_known = (key, allowed)
         return allowed
 
