@@ -1,10 +1,12 @@
 """`hansa serve` in a real headless browser (Debian's chromium + chromedriver, driven by selenium).
 
-A human seat plays a full game of bigbox-hanseatic-3p against two greedy agents by clicking the
-legal actions the page offers (on the board and in the list) until the final scoring; the game's
-log is saved from the page and verified by `hansa replay`; a `hansa play --log` log is opened and
-stepped through with the arrow keys; two people play a game with mission cards from their own
-seat links (two tabs), each seeing only its own card, and a link with a wrong token is refused.
+A human seat plays a full game of bigbox-hanseatic-3p against two greedy agents by choosing a kind
+of decision and clicking its highlighted targets (only that kind's), the Income control, or the
+searchable full list, confirming an early end of turn, until the final scoring; the game's log is
+saved from the page and verified by `hansa replay`; a `hansa play --log` log is opened and stepped
+through with the arrow keys; two people play a game with mission cards from their own seat links
+in two browsers (each its own profile), each seeing only its own card, one takes a decision back
+with Undo and both pages follow, and a link with a wrong token is refused.
 Screenshots go to hansa-tests/screenshots/ under the system's temporary folder.
 """
 
@@ -99,8 +101,9 @@ def server(catalogue):
     running.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
+def start_chromium():
+    """A headless Chromium with its own fresh profile (so its own cookies and storage: a
+    browser context of its own); (driver, profile folder)."""
     profile = tempfile.mkdtemp(prefix="hansa-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
@@ -113,6 +116,12 @@ def browser():
         {"width": 1366, "height": 768, "deviceScaleFactor": 1, "mobile": False},
     )
     driver.set_script_timeout(90)
+    return driver, profile
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver, profile = start_chromium()
     yield driver
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
@@ -436,25 +445,56 @@ def start_a_game_for_two(driver, url: str) -> str:
 
 
 def take_turns(driver, pages: dict, decisions: int) -> None:
-    """The two people decide in turn (each in its own tab); the other tab follows each decision
+    """The two people decide in turn (each in its own tab, or its own browser: a page is a
+    window handle of `driver`, or a (driver, handle) pair); the other page follows each decision
     by itself (update events)."""
+
+    def go(seat: int):
+        page = pages[seat]
+        which, handle = page if isinstance(page, tuple) else (driver, page)
+        which.switch_to.window(handle)
+        return which
+
     made = 0
     while made < decisions:
-        driver.switch_to.window(pages[0])
-        current = page_view(driver)["current_player"]
+        current = page_view(go(0))["current_player"]
         if current not in pages:  # the agent's turn: the page asks it
             time.sleep(0.05)
             continue
-        driver.switch_to.window(pages[current])
-        wait_for(driver, lambda: body(driver, "waiting") == "human" and settled(driver), "a turn")
-        if page_view(driver)["current_player"] != current:
+        now = go(current)
+        wait_for(now, lambda d=now: body(d, "waiting") == "human" and settled(d), "a turn")
+        if page_view(now)["current_player"] != current:
             continue
-        at = int(body(driver, "length"))
-        click_an_offered_action(driver)
-        assert driver.execute_async_script(WAIT_AFTER, at) == "ok"
-        driver.switch_to.window(pages[1 - current])
-        wait_for(driver, lambda at=at: int(body(driver, "length")) > at, "the other page to follow")
+        at = int(body(now, "length"))
+        click_an_offered_action(now)
+        assert now.execute_async_script(WAIT_AFTER, at) == "ok"
+        other = go(1 - current)
+        wait_for(other, lambda d=other, n=at: int(body(d, "length")) > n, "the other to follow")
         made += 1
+
+
+def take_back_once(pages: dict) -> None:
+    """The deciding person makes a decision that leaves the turn going and takes it back with
+    the page's Undo button; both pages return to the position before it."""
+    for _ in range(40):
+        seat = page_view(pages[0][0])["current_player"]
+        if seat not in pages:
+            time.sleep(0.05)
+            continue
+        driver = pages[seat][0]
+        wait_for(driver, lambda d=driver: body(d, "waiting") == "human" and settled(d), "a turn")
+        at = int(body(driver, "length"))
+        legal = [a for a in page_view(driver)["legal"] if a["kind"] not in ("end_turn", "create")]
+        list_choice(driver, str(legal[0]["id"]))
+        assert driver.execute_async_script(WAIT_AFTER, at) == "ok"
+        undo = driver.find_element(By.ID, "btn-undo")
+        if undo.is_enabled():
+            undo.click()
+            for page, _handle in pages.values():
+                wait_for(page, lambda p=page, n=at: int(body(p, "length")) == n, "the undo")
+            assert len(driver.find_elements(By.CSS_SELECTOR, "#history li")) == at
+            return
+    raise AssertionError("no decision could be taken back")
 
 
 def test_two_people_play_from_their_own_links_and_see_only_their_own_cards(server, browser):
@@ -467,22 +507,33 @@ def test_two_people_play_from_their_own_links_and_see_only_their_own_cards(serve
     sid = page_view(driver)["id"]
     truth = SERVED["app"].state.sessions.get(sid)
     cards = [entry["mission"] for entry in truth.state.to_dict()["player_state"]]
+    cities = [truth.state.observation(p)["own"]["mission_cities"] for p in range(3)]
 
-    driver.switch_to.new_window("tab")  # the second player, from the link they were sent
-    driver.get(link)
-    wait_for(driver, lambda: body(driver, "viewer") == "seat 1", "the second seat's page")
-    second = driver.current_window_handle
-    pages = {0: first, 1: second}
-    for seat, handle in pages.items():
-        driver.switch_to.window(handle)
-        text = driver.find_element(By.ID, "own-mission").text
-        assert text.startswith(f"your mission card {cards[seat]}:"), (seat, text)
-        view = page_view(driver)
-        assert view["seed"] is None and "marker_supply" not in view["state"]
-        assert all("mission" not in entry for entry in view["state"]["player_state"])
-        assert len(driver.find_elements(By.ID, "own-mission")) == 1
+    other, profile = start_chromium()  # the second player, in a browser of their own
+    try:
+        other.get(link)
+        wait_for(other, lambda: body(other, "viewer") == "seat 1", "the second seat's page")
+        pages = {0: (driver, first), 1: (other, other.current_window_handle)}
+        for seat, (page, _handle) in pages.items():
+            text = page.find_element(By.ID, "own-mission").text
+            assert text == f"your mission card {cards[seat]}: {', '.join(cities[seat])}", text
+            view = page_view(page)
+            assert view["seed"] is None and "marker_supply" not in view["state"]
+            assert all("mission" not in entry for entry in view["state"]["player_state"])
+            assert len(page.find_elements(By.ID, "own-mission")) == 1
+            for them in range(3):  # no one else's card anywhere in the page or its data
+                if them != seat and cards[them] != cards[seat]:
+                    assert f"mission card {cards[them]}:" not in page.page_source
+                    assert str(view).count(f"'mission': {cards[them]}") == 0
+        shot(driver, "07-seat-0-own-mission")
+        shot(other, "07-seat-1-own-mission")
 
-    take_turns(driver, pages, 12)  # each page follows the other's decisions as they happen
+        take_turns(driver, pages, 12)  # each page follows the other's decisions as they happen
+        take_back_once(pages)
+        take_turns(driver, pages, 2)
+    finally:
+        other.quit()
+        shutil.rmtree(profile, ignore_errors=True)
     driver.switch_to.window(first)
     driver.find_element(By.ID, "btn-scores").click()
     cells = driver.find_elements(By.CSS_SELECTOR, "#scores-table tbody tr")
@@ -501,8 +552,6 @@ def test_two_people_play_from_their_own_links_and_see_only_their_own_cards(serve
     shown = lambda: driver.find_element(By.ID, "error").is_displayed()  # noqa: E731
     wait_for(driver, shown, "the refusal", error_expected=True)
     assert "token does not belong" in driver.find_element(By.ID, "error-text").text
-    driver.close()
-    driver.switch_to.window(second)
     driver.close()
     driver.switch_to.window(first)
 
