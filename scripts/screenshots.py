@@ -1,10 +1,11 @@
 """Screenshots of `hansa serve`'s table for every game kind, for docs/serve.md.
 
 Serves the page from this checkout (uvicorn in a thread), starts one game per kind with a human
-seat 0 and greedy agents, plays it some way in (random legal decisions for the human, the agents'
-own for theirs, through the HTTP API), then opens the human seat's link in headless Chromium and
-saves the page as `OUT/serve-KIND.png`. Nothing in the test suite calls this with the docs folder;
-the tests write their screenshots under a temporary folder.
+seat 0 and greedy agents, plays it some way in (the greedy agent's choices for the human, the
+agents' own for theirs, through the HTTP API), then opens the human seat's link in headless
+Chromium and saves the page as `OUT/serve-KIND.png` (in 256 colours when Pillow is installed, as
+it is with matplotlib: a third of the size). The test suite never writes here: its screenshots go
+under a temporary folder.
 
     .venv/bin/python scripts/screenshots.py [--out docs/serve] [--only KIND ...]
 """
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import shutil
 import socket
 import sys
@@ -39,7 +39,7 @@ WINDOW = (1366, 768)
 
 
 def serve(spec: Path):
-    """The app on a free local port, in a daemon thread: (url, stop)."""
+    """The app on a free local port, in a daemon thread: (url, stop, app)."""
     import uvicorn
 
     from hansa.web.app import create_app
@@ -60,7 +60,7 @@ def serve(spec: Path):
         server.should_exit = True
         thread.join(timeout=20)
 
-    return f"http://127.0.0.1:{sock.getsockname()[1]}", stop
+    return f"http://127.0.0.1:{sock.getsockname()[1]}", stop, app
 
 
 def call(url: str, method: str = "GET", body: dict | None = None, token: str | None = None):
@@ -73,15 +73,20 @@ def call(url: str, method: str = "GET", body: dict | None = None, token: str | N
         return json.loads(response.read())
 
 
-def play_in(base: str, game: str, players: int, seats: list[str], human: int, seed: int):
-    """A session `human` human decisions in (ending at the human's decision): (id, token)."""
+def play_in(base: str, app, game: str, players: int, seats: list[str], human: int, seed: int):
+    """A session `human` human decisions in (ending at the human's decision), the human seat
+    deciding as the greedy agent would (so the table looks like a game being played, not random
+    clicks), through the page's own API: (id, token)."""
+    from hansa.play.simulate import make_agent
+
     view = call(
         f"{base}/api/sessions",
         "POST",
         {"game": game, "players": players, "seats": seats, "seed": seed},
     )
     sid, token = view["id"], view["tokens"]["seats"]["0"]
-    rng = random.Random(seed)
+    session = app.state.sessions.get(sid)
+    advisor = make_agent("greedy", seed)
     made = 0
     url = f"{base}/api/sessions/{sid}"
     while not view["terminal"]:
@@ -90,11 +95,23 @@ def play_in(base: str, game: str, players: int, seats: list[str], human: int, se
             continue
         if made >= human:
             break
-        legal = [a for a in view["legal"] if a["kind"] != "end_turn"] or view["legal"]
-        choice = rng.choice(legal)["id"]
+        with session.lock:
+            position = session.state.clone()
+        choice = advisor.step(position, position.legal_actions())
         view = call(f"{url}/action", "POST", {"action": choice, "at": view["length"]}, token)
         made += 1
     return sid, token
+
+
+def shrink(path: Path) -> None:
+    """The screenshot in 256 colours (the page has few), where Pillow is there to do it."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(path) as image:
+        small = image.convert("RGB").quantize(256, dither=Image.Dither.NONE)
+    small.save(path, optimize=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    base, stop = serve(Path(args.spec))
+    base, stop, app = serve(Path(args.spec))
     profile = tempfile.mkdtemp(prefix="hansa-shots-")
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
@@ -126,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for kind in args.only or KINDS:
             game, players, seats, human, seed = KINDS[kind]
-            sid, token = play_in(base, game, players, seats, human, seed)
+            sid, token = play_in(base, app, game, players, seats, human, seed)
             driver.get("about:blank")
             driver.get(f"{base}/#join={sid}.{token}")
             deadline = time.monotonic() + 60
@@ -141,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(0.3)
             path = out / f"serve-{kind}.png"
             driver.save_screenshot(str(path))
+            shrink(path)
             print(f"{kind}: {game}, {path}")
     finally:
         driver.quit()

@@ -150,6 +150,18 @@ def wait_for(driver, condition, what: str, timeout: float = 30.0, error_expected
         time.sleep(0.03)
 
 
+def in_words(name: str) -> str:
+    """An action name as the page shows it: the spec's snake_case names in it in words
+    (`use bonus marker plus_3_actions` → `use bonus marker +3 actions`)."""
+    import re
+
+    def spoken(match: re.Match) -> str:
+        text = re.sub(r"^plus_(\d)", r"+\1", match.group()).replace("_", " ")
+        return re.sub(r"\bpp\b", "PP", text, flags=re.IGNORECASE)
+
+    return re.sub(r"\b[a-z]+(?:_[a-z0-9]+)+\b", spoken, name)
+
+
 def settled(driver) -> bool:
     """The page is idle: no request running and no agent about to move."""
     return body(driver, "busy") == "0" and (
@@ -342,7 +354,7 @@ def test_a_cli_log_is_stepped_through_with_the_keyboard(server, browser, tmp_pat
         page.send_keys(Keys.ARROW_RIGHT)
         wait_for(driver, lambda n=n: body(driver, "at") == str(n) and settled(driver), f"step {n}")
         now = driver.find_element(By.CSS_SELECTOR, "#history li.now").text
-        assert now == f"P{decisions[n - 1]['player']}: {decisions[n - 1]['name']}"
+        assert now == f"P{decisions[n - 1]['player']}: {in_words(decisions[n - 1]['name'])}"
     page.send_keys(Keys.ARROW_LEFT)
     wait_for(driver, lambda: body(driver, "at") == "4" and settled(driver), "a step back")
     slider = driver.find_element(By.ID, "slider")

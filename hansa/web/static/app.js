@@ -96,6 +96,11 @@ function words(name) {
   if (name === null || name === undefined) return "";
   return String(name).replace(/^plus_(\d)/, "+$1").replace(/_/g, " ").replace(/\bpp\b/gi, "PP");
 }
+// An action's name as shown: the engine's words, with the spec's snake_case names in it (bonus
+// markers, permanent markers) in words too.
+function say(name) {
+  return String(name).replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (m) => words(m));
+}
 function capital(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
 function markerName(key) {
   const label = S.rules && S.rules.markers && S.rules.markers[key];
@@ -722,14 +727,14 @@ function renderLegal(view) {
       if (S.selectedKind === kind) row.appendChild(h("span", { class: "muted hint" }, "click a highlighted place on the board"));
     } else if (acts.length === 1) {
       const a = acts[0];
-      const b = h("button", { class: "one", "data-kind": kind, "data-action": a.id }, kind === "end_turn" ? label : `${a.name}${key ? ` [${key.toUpperCase()}]` : ""}`);
+      const b = h("button", { class: "one", "data-kind": kind, "data-action": a.id }, kind === "end_turn" ? label : `${say(a.name)}${key ? ` [${key.toUpperCase()}]` : ""}`);
       b.addEventListener("click", () => choose(a));
       row.appendChild(b);
     } else {
       row.appendChild(h("span", { class: "group-name" }, label));
       for (const a of acts) {
-        const b = h("button", { class: "opt", "data-action": a.id }, a.name.replace(/^(use bonus marker|develop|take favour tile) /, "").replace(/^pawn to /, "") );
-        b.title = a.name;
+        const b = h("button", { class: "opt", "data-action": a.id }, say(a.name).replace(/^(use bonus marker|develop|take favour tile) /, "").replace(/^pawn to /, ""));
+        b.title = say(a.name);
         b.addEventListener("click", () => choose(a));
         row.appendChild(b);
       }
@@ -738,8 +743,8 @@ function renderLegal(view) {
   }
   const filter = ($("legal-search").value || "").toLowerCase();
   for (const a of view.legal) {
-    const li = h("li", { class: filter && !a.name.toLowerCase().includes(filter) ? "hidden" : "" });
-    const button = h("button", { "data-action": a.id, title: `action ${a.id}` }, a.name);
+    const li = h("li", { class: filter && !say(a.name).toLowerCase().includes(filter) ? "hidden" : "" });
+    const button = h("button", { "data-action": a.id, title: `action ${a.id}` }, say(a.name));
     button.addEventListener("click", () => choose(a));
     li.appendChild(button);
     list.appendChild(li);
@@ -781,7 +786,7 @@ function appendHistory(entry) {
   const dot = h("span", { class: "dot" });
   dot.style.background = colour(entry.player);
   li.appendChild(dot);
-  li.appendChild(document.createTextNode(`P${entry.player}: ${entry.name}`));
+  li.appendChild(document.createTextNode(`P${entry.player}: ${say(entry.name)}`));
   li.addEventListener("click", () => fetchView(entry.n));
   $("history").appendChild(li);
 }
@@ -1057,7 +1062,7 @@ function drawTargets(view) {
   }
   for (const [key, group] of groups) {
     const g = el("g", { class: "legal target", "data-target": key, "data-actions": group.actions.map((a) => a.id).join(",") }, layer);
-    el("title", {}, g, group.actions.map((a) => a.name).join("\n"));
+    el("title", {}, g, group.actions.map((a) => say(a.name)).join("\n"));
     const hit = targetShape(group.target);
     if (!hit) continue;
     const ring = hit.cloneNode();
@@ -1082,7 +1087,7 @@ function showMenu(event, actions) {
   const menu = $("menu");
   menu.innerHTML = "";
   for (const a of actions) {
-    const b = h("button", { "data-action": a.id }, a.target && a.target.piece ? (a.target.piece === "t" ? "▪ trader — " : "● merchant — ") + a.name : a.name);
+    const b = h("button", { "data-action": a.id }, a.target && a.target.piece ? (a.target.piece === "t" ? "▪ trader — " : "● merchant — ") + say(a.name) : say(a.name));
     b.addEventListener("click", (e) => { e.stopPropagation(); choose(a); });
     menu.appendChild(b);
   }
