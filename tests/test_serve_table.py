@@ -166,3 +166,21 @@ def test_a_decision_that_drew_a_hidden_marker_cannot_be_taken_back(catalogue):
     response = client.post(f"/api/sessions/{sid}/undo", json={}, headers=seat(created, player))
     assert response.status_code == 400 and "revealed nothing hidden" in response.json()["error"]
     assert len(session.moves) == length
+
+
+@pytest.mark.parametrize("name", ["bigbox-britannia-3p", "bigbox-eastern"])
+def test_a_board_rebuilt_from_the_module_keeps_countries_permissions_and_markers(catalogue, name):
+    from hansa.web.board import board_layout
+
+    rebuilt = board_layout(catalogue.module(name), {})
+    drawn = catalogue.layout(name)["layout"]
+    assert rebuilt["layout_from"] == "module" and drawn["layout_from"] == "spec"
+
+    def facts(layout):
+        return (
+            [(r["country"], r["permanent"]) for r in layout["routes"]],
+            [(c["countries"], c["permissions"], c["hanseatic"]) for c in layout["cities"]],
+            layout["country_colours"],
+        )
+
+    assert facts(rebuilt) == facts(drawn)

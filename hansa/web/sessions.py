@@ -357,15 +357,21 @@ def turn_player(state) -> int:
     return state.to_dict()["turn"]["player"]
 
 
-def hidden_part(state) -> dict:
-    """What of the position no one sees: the full state's entries the public observation leaves
-    out (the face-down markers' order, …), and each player's own secrets. A decision that
-    changes it has revealed something (a marker drawn)."""
+def hidden_count(state) -> int:
+    """How many things no one sees: the items of the full state's entries the public observation
+    leaves out (the face-down markers, …) and every player's own secrets. A decision that
+    changes it revealed something (it drew a marker); the count itself is public (the
+    observation's `marker_supply_size`), so whether a decision may be taken back never depends
+    on what the viewer cannot see."""
     full = state.to_dict()
     public = state.observation(0)
-    hidden = {key: value for key, value in full.items() if key not in public}
-    hidden["own"] = [state.observation(p)["own"] for p in range(state.num_players)]
-    return hidden
+    count = 0
+    for key, value in full.items():
+        if key not in public:
+            count += len(value) if isinstance(value, list | dict) else 1
+    for p in range(state.num_players):
+        count += len(state.observation(p)["own"])
+    return count
 
 
 # ---- one game in the browser
@@ -463,8 +469,8 @@ class Session:
     def undoable(self, viewer: Viewer) -> bool:
         """Whether `viewer` may take back the last decision: its own seat made it, in the turn
         still being played (the turn player is the same before it and now), and it revealed
-        nothing hidden (no face-down marker or tile drawn: the hidden part of the position is
-        the same before and after it). Asked once per change of the game."""
+        nothing hidden (no face-down marker drawn: as many things are hidden before and after
+        it). Asked once per change of the game."""
         if viewer.role != SEAT or self.mode == "replay" or not self.moves:
             return False
         if self.state.is_terminal() or (self.job is not None and not self.job.finished):
@@ -476,9 +482,8 @@ class Session:
         allowed = False
         if player == viewer.seat and self.seats[player] == HUMAN:
             before = self.state_at(len(self.moves) - 1)
-            allowed = turn_player(before) == player == turn_player(self.state) and hidden_part(
-                before
-            ) == hidden_part(self.state)
+            same_turn = turn_player(before) == player == turn_player(self.state)
+            allowed = same_turn and hidden_count(before) == hidden_count(self.state)
         self.undo_known = (key, allowed)
         return allowed
 
