@@ -155,13 +155,6 @@ def board_layout(module: ModuleType, boards: dict[str, Board] | None = None) -> 
     margin = 0.015
 
     names = ns["CITY_NAMES"]
-    countries = ns.get("COUNTRY_NAMES", ())
-    city_countries = ns.get("CITY_COUNTRIES", ((),) * len(names))
-    green = ns.get("CITY_GREEN", (False,) * len(names))
-    grants = {
-        c: tuple(country for k, country in enumerate(countries) if bits >> k & 1)
-        for c, bits in ns.get("PERMISSION_CITIES", ())
-    }
     cities = []
     for c, name in enumerate(names):
         layout = layouts[name]
