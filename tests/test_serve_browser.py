@@ -247,7 +247,12 @@ def play_one_human_decision(driver, offered: dict, rng: random.Random, stats: di
     clicked = False
     if offered["kinds"] and not offered["targets"] and rng.random() < 0.5:
         kind = rng.choice(offered["kinds"])  # show where that kind can be played: only there
-        driver.find_element(By.CSS_SELECTOR, f'#groups button.kind[data-kind="{kind}"]').click()
+        key = {"place": "p", "displace": "d"}.get(kind)
+        if key and rng.random() < 0.5:  # its keyboard shortcut
+            driver.find_element(By.TAG_NAME, "body").send_keys(key)
+            stats["keys"] += 1
+        else:
+            driver.find_element(By.CSS_SELECTOR, f'#groups button.kind[data-kind="{kind}"]').click()
         offered = driver.execute_script(OFFERED)
         shown = driver.execute_script(
             "return [...document.querySelectorAll('#targets .legal')]"
@@ -300,7 +305,7 @@ def test_a_full_game_with_a_human_seat_in_the_browser(server, browser, tmp_path)
     shot(driver, "02-first-decision")
 
     rng = random.Random(7)
-    stats = {"board": 0, "list": 0, "menu": 0, "kind": 0, "income": 0, "confirmed": 0}
+    stats = {"board": 0, "list": 0, "menu": 0, "kind": 0, "keys": 0, "income": 0, "confirmed": 0}
     started = time.monotonic()
     for decision in range(MAX_HUMAN_DECISIONS):
         offered = driver.execute_script(OFFERED)
@@ -314,7 +319,8 @@ def test_a_full_game_with_a_human_seat_in_the_browser(server, browser, tmp_path)
         raise AssertionError(f"the game did not end after {MAX_HUMAN_DECISIONS} human decisions")
     elapsed = time.monotonic() - started
     print(f"human decisions: {decision} ({stats}), {elapsed:.1f} s")
-    assert stats["board"] > 10 and stats["list"] > 10
+    assert stats["board"] > 10 and stats["list"] > 10 and stats["keys"] > 0
+    assert stats["confirmed"] > 0 and stats["income"] > 0
 
     # the final scoring table opens by itself
     wait_for(driver, lambda: driver.find_element(By.ID, "scores").is_displayed(), "final scores")

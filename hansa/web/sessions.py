@@ -400,6 +400,7 @@ class Session:
     store: object = None  # the Store its decisions are written to as they are made
     scores_at: dict = field(default_factory=dict)  # views.scoring, by (version, length, at)
     undo_known: tuple = (None, False)  # undoable's answer, by (version, length, seat)
+    before_last: object = None  # the position before the last decision made here
 
     def __post_init__(self) -> None:
         self.state = self.initial.clone()
@@ -432,6 +433,7 @@ class Session:
             state.apply_action(action)  # raises the engine's message, changing nothing
             raise HansaError(f"illegal action {action!r}")
         self.tracker.before(state, legal, player, action)
+        self.before_last = state.clone()  # undoable compares it with the position after
         state.apply_action(action)
         self.moves.append((player, action))
         if self.store is not None:
@@ -481,7 +483,9 @@ class Session:
         player, _action = self.moves[-1]
         allowed = False
         if player == viewer.seat and self.seats[player] == HUMAN:
-            before = self.state_at(len(self.moves) - 1)
+            before = self.before_last
+            if before is None:  # a session whose decisions were set from outside
+                before = self.state_at(len(self.moves) - 1)
             same_turn = turn_player(before) == player == turn_player(self.state)
             allowed = same_turn and hidden_count(before) == hidden_count(self.state)
         self.undo_known = (key, allowed)

@@ -719,6 +719,7 @@ function renderLegal(view) {
       row.appendChild(select);
       const take = h("button", { class: "go", id: "income-go", "data-kind": kind }, "Take");
       take.addEventListener("click", () => { const a = acts.find((x) => String(x.id) === select.value); if (a) choose(a); });
+      select.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); take.click(); } });
       row.appendChild(take);
     } else if (targeted) {
       const b = h("button", { class: "kind" + (S.selectedKind === kind ? " on" : ""), "data-kind": kind, title: "show where on the board" }, `${label} · ${acts.length}`);
