@@ -107,7 +107,7 @@ def test_undo_takes_back_the_own_last_decision_of_the_turn(catalogue, tmp_path):
     client = TestClient(create_app(catalogue, store=store), base_url=BASE)
     created = client.post(
         "/api/sessions",
-        json={"game": "bigbox-hanseatic-3p", "players": 3, "seats": ["human", "human", "human"]},
+        json={"game": "bigbox-hanseatic-3p", "players": 3, "seats": ["human"] * 3, "seed": 3},
     ).json()
     sid = created["id"]
     for p in range(3):  # nothing made yet
@@ -117,6 +117,7 @@ def test_undo_takes_back_the_own_last_decision_of_the_turn(catalogue, tmp_path):
     mine, other = seat(created, player), seat(created, (player + 1) % 3)
     assert client.get(f"/api/sessions/{sid}", headers=other).json()["can_undo"] is False
     length = after["length"]
+    last = client.app.state.sessions.get(sid).moves[-1][1]
     # another seat's link may not take it back, nor a stale page
     assert client.post(f"/api/sessions/{sid}/undo", json={}, headers=other).status_code == 400
     stale = client.post(f"/api/sessions/{sid}/undo", json={"at": length - 1}, headers=mine)
@@ -131,6 +132,19 @@ def test_undo_takes_back_the_own_last_decision_of_the_turn(catalogue, tmp_path):
     assert state.to_json() == session.state.to_json()
     assert undone["state"] == session.state.observation(player)
     assert truth.name == undone["game"]
+    # two decisions of one turn are taken back one after the other
+    again = client.post(f"/api/sessions/{sid}/action", json={"action": last}, headers=mine).json()
+    assert again["can_undo"] and again["length"] == length
+    more = [a for a in client.get(f"/api/sessions/{sid}", headers=mine).json()["legal"]]
+    more = [a for a in more if a["kind"] not in ("end_turn", "create")]
+    assert more and again["current_player"] == player  # seed 3: the turn goes on
+    second = client.post(
+        f"/api/sessions/{sid}/action", json={"action": more[-1]["id"]}, headers=mine
+    ).json()
+    assert second["can_undo"]
+    for expected in (length, length - 1):
+        back = client.post(f"/api/sessions/{sid}/undo", json={}, headers=mine).json()
+        assert back["length"] == expected
     # the store forgot it: a server started again plays the game on from there
     reopened = Sessions(catalogue, store=Store(tmp_path / "games.sqlite"))
     assert reopened.get(sid).moves == session.moves
