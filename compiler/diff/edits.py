@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Span
+from ..rules.catalogue import CATALOGUE
 from ..nodes.board import Board, City, PostSpace, Route, SpecialPrestige, SpecialSpace
 from ..nodes.expr import HookRule
 from ..nodes.rules import (
@@ -165,7 +166,8 @@ def _span_json(span: Span | None) -> dict | None:
 def format_value(value: Any, field_name: str = "") -> str:
     """A plain value in the words of the spec language (yes/no, none, space-separated lists)."""
     if value is None:
-        return "none"
+        # an end trigger's threshold left out is the board's own (`completed_cities >= board`)
+        return "board" if field_name == "threshold" else "none"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if field_name == "points" and isinstance(value, list | tuple):
@@ -474,7 +476,11 @@ KINDS: dict[type, Kind] = {
         key=lambda t, i: t.kind,
         name=lambda t, i: f"end trigger '{t.kind}'",
         segment=lambda t, i: f"end_trigger:{t.kind}",
-        summary=lambda t: f"threshold {format_value(t.threshold)}",
+        summary=lambda t: (
+            f"threshold {format_value(t.threshold, 'threshold')}"
+            if getattr(CATALOGUE.get(("end", t.kind)), "params", True)
+            else ""
+        ),
     ),
     ScoreCategory: Kind(
         key=lambda c, i: c.kind,

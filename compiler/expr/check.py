@@ -77,6 +77,17 @@ class Names:
     board: str = ""
 
 
+def _quantity_hint(words: str) -> str:
+    """"did you mean" for a phrase: a known quantity that is the phrase with a word left out
+    (`trading posts` → `posts`) or with one word misspelt, before the nearest by letters."""
+    parts = words.split()
+    for drop in range(len(parts)):
+        shorter = " ".join(parts[:drop] + parts[drop + 1 :])
+        if shorter in QUANTITIES:
+            return f" (did you mean '{shorter}'?)"
+    return did_you_mean(words, QUANTITIES)
+
+
 def check_country(name: str, names: Names, node) -> None:
     """An unknown country, or a board without countries, is an error at the phrase naming it."""
     if names.countries is None or name in names.countries:
@@ -112,7 +123,7 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
                 quantity, named = q, ref.words[len(q.name) + 1 :]
                 check_country(named, names, ref)
     if quantity is None:
-        raise _fail(f"unknown quantity '{ref.words}'{did_you_mean(ref.words, QUANTITIES)}", ref)
+        raise _fail(f"unknown quantity '{ref.words}'{_quantity_hint(ref.words)}", ref)
     args = list(ref.args)
     roles = dict(names.roles)
     if quantity.arg == "ability" and not args and scope.ability:

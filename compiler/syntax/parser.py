@@ -339,6 +339,14 @@ class _Recovery:
         if token.type == "RBRACE" and self.dropped_braces:
             self.dropped_braces -= 1  # closes a '{' dropped while recovering
             return
+        misspelt = self.misspelt_keyword(token) if not self.recovering else None
+        if misspelt is not None:
+            # A misspelt keyword (`forbidd`, `when use:`): say so once, then read on as if the
+            # keyword were written, so the rest of the statement and the next line raise nothing.
+            self.report(err)
+            self.recovering = False
+            self.retry = misspelt
+            return
         if not self.recovering and _acceptable(self.state) == {"LBRACE"}:
             # Only a '{' can follow (`rules r extends p` and a line break): say so once, then read
             # on as if it were there, so the block's statements and its '}' raise nothing more.
@@ -363,6 +371,25 @@ class _Recovery:
             self.shifted(token)
         elif token.type == "LBRACE":
             self.dropped_braces += 1
+
+    def misspelt_keyword(self, token: Token) -> Token | None:
+        """The keyword a name misspells, as a token in its place, if exactly one keyword the
+        parser can take now is that close to it."""
+        if token.type != "NAME":
+            return None
+        keywords = {}
+        for name in _acceptable(self.state):
+            try:
+                pattern = self.parser.get_terminal(name).pattern
+            except KeyError:
+                continue
+            if isinstance(pattern, PatternStr) and pattern.value.isidentifier():
+                keywords[pattern.value] = name
+        hint = _keyword_hint(self.parser, token, list(keywords.values()))
+        guess = hint.split("'")[1] if hint else None
+        if guess not in keywords:
+            return None
+        return Token.new_borrow_pos(keywords[guess], guess, token)
 
     def enclosing_block(self):
         """The parser state popped back to the innermost block (a state that can take '}' or

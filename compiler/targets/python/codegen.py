@@ -326,8 +326,12 @@ def compile_module(source: str, game: str | None = None, spec_dir: str | Path = 
         if not path.exists():
             raise HansaError(f"{source}: no such file or folder")
         inside = spec_dir.exists() and path.resolve().is_relative_to(spec_dir.resolve())
+        folder = path if path.is_dir() else path.parent
+        holds_spec = spec_dir.exists() and spec_dir.resolve().is_relative_to(folder.resolve())
         if not inside:
-            paths.append(path)
+            # A file's own folder is its project (its boards and rule sets beside it), unless
+            # that folder holds the spec folder too (then the file alone, as before).
+            paths.append(path if holds_spec else folder)
         if spec_dir.exists():
             paths.append(spec_dir)  # the boards and rule sets the file builds on
     else:
