@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
+from hansa.compiler.errors import HansaError
+from hansa.compiler.syntax.parser import parse_text
 
 import hansa
 from hansa.cli import main
-from hansa.compiler.errors import HansaError
-from hansa.compiler.syntax.parser import parse_text
 
 
 def check(capsys, folder: Path, text: str) -> tuple[int, list[str]]:
@@ -96,7 +96,8 @@ def test_a_misspelt_keyword_is_one_word_with_a_hint() -> None:
 
 def test_when_use_is_one_error() -> None:
     assert syntax_errors(
-        'rules r extends p {\n    bonus "X" count 2 when use: gain 1 PP\n    end when track_pp >= 9\n}\n'
+        'rules r extends p {\n    bonus "X" count 2 when use: gain 1 PP\n'
+        "    end when track_pp >= 9\n}\n"
     ) == ["2:28: unexpected 'use'; expected 'used' (did you mean 'used'?)"]
 
 

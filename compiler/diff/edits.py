@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Span
-from ..rules.catalogue import CATALOGUE
 from ..nodes.board import Board, City, PostSpace, Route, SpecialPrestige, SpecialSpace
 from ..nodes.expr import HookRule
 from ..nodes.rules import (
@@ -50,6 +49,7 @@ from ..nodes.rules import (
     Setup,
     TieBreakStep,
 )
+from ..rules.catalogue import CATALOGUE
 
 JSON_SCHEMA_VERSION = 1
 

@@ -78,7 +78,7 @@ class Names:
 
 
 def _quantity_hint(words: str) -> str:
-    """"did you mean" for a phrase: a known quantity that is the phrase with a word left out
+    """ "did you mean" for a phrase: a known quantity that is the phrase with a word left out
     (`trading posts` → `posts`) or with one word misspelt, before the nearest by letters."""
     parts = words.split()
     for drop in range(len(parts)):

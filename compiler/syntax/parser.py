@@ -117,12 +117,48 @@ class _WholeWords:
 SEPARATOR = "_SEP"
 # Tokens after which a line continues: operators, commas and opening brackets.
 _CONTINUING = frozenset(
-    {"COMMA", "LPAR", "LBRACE", "LSQB", "COLON", "EQUAL", "PLUS", "MINUS", "STAR", "SLASH",
-     "VBAR", "MORETHAN", "LESSTHAN", "__ANON"}
+    {
+        "COMMA",
+        "LPAR",
+        "LBRACE",
+        "LSQB",
+        "COLON",
+        "EQUAL",
+        "PLUS",
+        "MINUS",
+        "STAR",
+        "SLASH",
+        "VBAR",
+        "MORETHAN",
+        "LESSTHAN",
+        "__ANON",
+    }
 )
-_CONTINUING_TEXT = frozenset({">=", "<=", "!=", "--", "..", "and", "or", "not", "if", "per",
-                              "where", "of", "over", "has", "is", "are", "by", "with", "when",
-                              "extends", "in"})
+_CONTINUING_TEXT = frozenset(
+    {
+        ">=",
+        "<=",
+        "!=",
+        "--",
+        "..",
+        "and",
+        "or",
+        "not",
+        "if",
+        "per",
+        "where",
+        "of",
+        "over",
+        "has",
+        "is",
+        "are",
+        "by",
+        "with",
+        "when",
+        "extends",
+        "in",
+    }
+)
 
 
 @functools.cache
