@@ -150,7 +150,7 @@ def test_control_goes_to_nobody_on_a_tie(bigbox):
 )
 def test_quantities(amount, expected):
     """Scoring category G written with each kind of quantity, read in one position."""
-    game = variant(f'score G "test": {amount}')
+    game = variant(f'score H "test": {amount}')
     state = (
         Position(game)
         .city("Groningen", "t0")  # a coin city
@@ -162,7 +162,7 @@ def test_quantities(amount, expected):
         .player(3, track=2)
         .state()
     )
-    assert [b["G"] for b in state.score_breakdown()] == expected
+    assert [b["H"] for b in state.score_breakdown()] == expected
 
 
 def test_a_hook_reads_a_scoring_category():

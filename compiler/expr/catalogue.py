@@ -520,7 +520,7 @@ HOOK_DOCS = {
         "An action is illegal while the condition holds (`victim` only for displace).",
     ),
     "score": (
-        'score G "Harbour master": 2 PP per city where coins > 0 and your posts here > 0',
+        'score H "Harbour master": 2 PP per city where coins > 0 and your posts here > 0',
         "A final-scoring category (no effects).",
     ),
     "end": (

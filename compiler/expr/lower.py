@@ -321,7 +321,7 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
     if data == "r_score_effect":
         raise HansaError(
             f"scoring category {kids[0]} cannot take an effect: it only counts PP at the end"
-            " (write `score G: 2 PP per …`; effects belong in `at setup`, `at turn start`,"
+            " (write `score H: 2 PP per …`; effects belong in `at setup`, `at turn start`,"
             " `after create_route` or a marker's `when used`)",
             span_of(kids[-1], file),
         )
