@@ -213,3 +213,33 @@ def test_turn_number_is_in_the_json_of_a_game_that_reads_it(tmp_path):
     game = hansa.compile_game(str(tmp_path / "house.hansa"), players=4)
     state = game.new_initial_state(seed=2)
     assert json.loads(state.to_json())["turn"]["number"] == 1
+
+
+# --- at setup: receive marker ---------------------------------------------------------------------
+
+
+def test_every_seat_receiving_a_marker_needs_one_per_seat(tmp_path, capsys):
+    code, errors = check(
+        capsys,
+        tmp_path / "spec",
+        "rules r extends bigbox_2021 {\n    at setup: receive marker develop_ability\n}\n"
+        "game g = r on hanseatic_45p players 4..5\n",
+    )
+    assert code == 1
+    (error,) = errors
+    assert ":2:15: error: at setup every seat receives marker develop_ability, but 5 players" in error
+    assert "`bonus develop_ability count 5`" in error
+
+
+def test_a_marker_for_every_seat_is_given_to_every_seat(tmp_path):
+    (tmp_path / "house.hansa").write_text(
+        "rules r extends bigbox_2021 {\n"
+        "    bonus develop_ability count 5\n"
+        "    at setup: receive marker develop_ability\n"
+        "}\n"
+        "game g = r on hanseatic_45p players 4..5\n",
+        encoding="utf-8",
+    )
+    game = hansa.compile_game(str(tmp_path / "house.hansa"), players=5)
+    state = json.loads(game.new_initial_state(seed=4).to_json())
+    assert [p["markers"]["unused"] for p in state["player_state"]] == [["develop_ability"]] * 5

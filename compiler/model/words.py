@@ -105,6 +105,34 @@ def _marker_ids(f: Fold, hook_rules) -> dict[str, int]:
     return ids
 
 
+def _check_setup_receives(f: Fold, hook_rules) -> None:
+    """`at setup: receive marker X` with no condition gives every seat one: the supply left after
+    the start markers must hold one per seat for the game's largest player count (else some
+    seats would silently get none). With a condition, seats receive in seat order while one is
+    left, as a marker received in play (docs/rules-language.md)."""
+    ids = _marker_ids(f, hook_rules)
+    needed: dict[str, list] = {}
+    for rule in hook_rules:
+        if rule.hook != "setup":
+            continue
+        for effect in rule.effects:
+            if effect.kind == "receive" and effect.when is None and effect.name in ids:
+                needed.setdefault(effect.name, []).append(effect)
+    players = max(f.game.players)
+    for name, effects in needed.items():
+        i = ids[name]
+        supply = f.k["MARKER_COUNT"][i] - f.k["MARKER_START"][i]
+        if supply < players * len(effects):
+            raise error(
+                f"at setup every seat receives marker {name}, but {players} players need"
+                f" {players * len(effects)} and the supply holds {supply} after the start"
+                f" markers (count {f.k['MARKER_COUNT'][i]}, start {f.k['MARKER_START'][i]}):"
+                f" raise its count (`bonus {name} count {players * len(effects)}`) or add a"
+                " condition (`… if you are the last seat`)",
+                effects[0].span,
+            )
+
+
 def _parameters(f: Fold) -> None:
     """X_PARAM_NAMES, X_PARAM_DEFAULTS, N_X_PARAMS and X_<NAME> indices of the per-player
     parameters (a default of -1: the ability's own full-track PP)."""
@@ -143,6 +171,7 @@ def fold_rules_in_words(f: Fold) -> None:
     _switches(f, hook_rules)
     if not comp["uses_expr"]:
         return
+    _check_setup_receives(f, hook_rules)
     _board_facts(f)
     compiler = ExprCompiler(
         names,
