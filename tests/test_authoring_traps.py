@@ -5,6 +5,7 @@ in words replaces another kind only by `replace`, tie-breaks name categories by 
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -243,3 +244,64 @@ def test_a_marker_for_every_seat_is_given_to_every_seat(tmp_path):
     game = hansa.compile_game(str(tmp_path / "house.hansa"), players=5)
     state = json.loads(game.new_initial_state(seed=4).to_json())
     assert [p["markers"]["unused"] for p in state["player_state"]] == [["develop_ability"]] * 5
+
+
+# --- a game that can never end --------------------------------------------------------------------
+
+
+def test_a_game_without_create_route_can_never_end(tmp_path, capsys):
+    code, errors = check(
+        capsys,
+        tmp_path / "spec",
+        "rules r extends bigbox_2021 {\n    remove action create_route\n}\n"
+        "game g = r on hanseatic_3p players 3\n",
+    )
+    assert code == 1
+    (error,) = errors
+    assert ":4:1: error: game 'g' can never end: without Create Route" in error
+
+
+def test_without_create_route_an_end_condition_in_words_can_end_it(tmp_path, capsys):
+    code, errors = check(
+        capsys,
+        tmp_path / "spec",
+        "rules r extends bigbox_2021 {\n    remove action create_route\n"
+        "    end when turn number >= 30\n}\ngame g = r on hanseatic_3p players 3\n",
+    )
+    assert (code, errors) == (0, [])
+
+
+def test_a_stall_found_by_a_seeded_playout_is_a_warning_with_the_seed(tmp_path, capsys):
+    folder = tmp_path / "spec"
+    folder.mkdir()
+    (folder / "house.hansa").write_text(
+        "rules r extends bigbox_2021 {\n    remove action move\n}\n"
+        "game g = r on hanseatic_3p players 3\n",
+        encoding="utf-8",
+    )
+    code = main(["check", str(folder)])
+    _, err = capsys.readouterr()
+    assert code == 0
+    (warning,) = [line for line in err.splitlines() if ": warning: " in line]
+    assert ":4:1: warning: game 'g' may never end: a random playout (3 players, seed 0)" in warning
+    assert "only 'end the turn' is ever legal" in warning
+    # the stall is real: replaying the playout reaches the position again and again
+    game = hansa.compile_game(str(folder / "house.hansa"), players=3)
+    rng, state = random.Random(0), game.new_initial_state(seed=0)
+    for _ in range(2000):
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert not state.is_terminal()
+    assert [state.action_to_string(a) for a in state.legal_actions()] == ["end the turn"]
+
+
+def test_a_forbid_that_leaves_play_going_gives_no_warning(tmp_path, capsys):
+    folder = tmp_path / "spec"
+    folder.mkdir()
+    (folder / "house.hansa").write_text(
+        "rules r extends bigbox_2021 {\n    forbid displace when seat = 1\n}\n"
+        "game g = r on hanseatic_3p players 3\n",
+        encoding="utf-8",
+    )
+    code = main(["check", str(folder)])
+    _, err = capsys.readouterr()
+    assert code == 0 and "0 errors, 0 warnings" in err
