@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'harbour-master-hanseatic-45p'
 # rules: 'harbour_master'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=1aa851ea962bcb4f7f4fc450f49fa7d60c5a502d487fc2e34a3d8d966dfaed00
+# hansa-generated: spec-sha256=a065bd18a13a152d3e27386e607d08f242e1847e3de2560c1e11fd8683fe2915
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/harbour_master.hansa'

@@ -149,11 +149,13 @@ QUANTITIES: dict[str, Quantity] = {
             NUMBER,
             "ABILITY_FULL_PP[{A}]",
             "PP a fully developed ability scores (its `full_pp`, or the player's `full track PP`"
-            " where a rule sets it).",
+            " where a rule sets it; an ability whose `full_pp` is 0, as Keys, still scores"
+            " nothing: Emperor's Favour, Big Box rule book p. 11).",
             "sum full PP over abilities where fully developed",
             arg="ability",
             code_params="(s.xparam[{P} * N_X_PARAMS + X_FULL_ABILITY_PP] if"
-            " s.xparam[{P} * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0 else ABILITY_FULL_PP[{A}])",
+            " s.xparam[{P} * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0 and ABILITY_FULL_PP[{A}]"
+            " else ABILITY_FULL_PP[{A}])",
         ),
         _q(
             "fully developed",
@@ -488,7 +490,8 @@ EFFECTS = {
 # Per-player parameters an effect may set (Emperor's Favour style), and what each changes.
 SETTABLE: dict[str, str] = {
     "control pp": "PP its controller gets for a city next to a created route (step 1).",
-    "full track pp": "PP in category B for each fully developed ability (instead of each track's).",
+    "full track pp": "PP in category B for each fully developed ability that scores (instead of"
+    " each track's; a track scoring nothing when full, as Keys, still scores nothing).",
     "city pp": "PP at the end for each city the player controls (the controlled-cities category).",
     "extra actions": "Actions the player has every turn beyond its Actions value.",
     "trader compensation": "Extra pieces the player takes when one of its traders is displaced.",
