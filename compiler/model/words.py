@@ -64,6 +64,17 @@ def _effects(hook_rules, kind: str, name: str | None = None) -> bool:
     )
 
 
+# The quantities that count one kind of piece (their helpers are emitted only when read).
+KIND_QUANTITIES = (
+    "trader posts",
+    "merchant posts",
+    "trader posts here",
+    "merchant posts here",
+    "traders here",
+    "merchants here",
+)
+
+
 def _switches(f: Fold, hook_rules) -> None:
     """The components every module has, whether or not it has rules in words."""
     comp = f.comp
@@ -72,6 +83,7 @@ def _switches(f: Fold, hook_rules) -> None:
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
     comp["x_tiebreak"] = bool(f.tie_exprs)
     comp["x_turns"] = _mentions(hook_rules, f.tie_exprs, "turn number")
+    comp["x_kinds"] = any(_mentions(hook_rules, f.tie_exprs, q) for q in KIND_QUANTITIES)
     comp["x_params"] = _effects(hook_rules, "set_param")
     comp["x_reach"] = _effects(hook_rules, "set_param", "displacement reach")
     comp["x_chosen_develop"] = any(

@@ -1,0 +1,56 @@
+"""Per-kind quantities in words (issue 21, construct 3): trader and merchant posts, in a city and on
+the board, and the pieces of a kind on a route — checked, compiled to plain Python, read in a
+position the test sets up (Big Box board, 4 players)."""
+
+from __future__ import annotations
+
+import pytest
+from scenario_support import Position
+from test_variants import variant
+
+from hansa.compiler.expr.catalogue import QUANTITIES
+
+SCORES = (
+    'score H "Merchant houses": 2 PP per city where your merchant posts here > 0\n'
+    'score I "Trader towns": 1 PP * count cities where your trader posts here >= 2\n'
+    'score J "Kinds": 1 PP * (10 * merchant posts + trader posts)\n'
+    'score K "Convoys": 1 PP * sum (merchants here + 10 * traders here) over routes'
+)
+
+
+@pytest.fixture(scope="module")
+def game():
+    return variant(SCORES)
+
+
+def test_kind_quantities_count_posts_and_pieces_of_a_kind(game):
+    position = (
+        Position(game)
+        .player(0, book=2)  # two merchants off the Book track: three to place
+        .player(1, book=1)
+        .city("Arnheim", "t0", "m0", "t0", "t1")  # square, round, square, square
+        .city("Bremen", "m1", "t0")
+        .city("Dortmund", "m0", additional=("t0",))
+        .route("Dortmund", "Duisburg", "t0", "m0")
+        .route("Dortmund", "Paderborn", "t0", "t0", "m1")
+    )
+    scores = position.state().score_breakdown()
+    zero, one = scores[0], scores[1]
+    assert zero["H"] == 4  # merchant posts in Arnheim and Dortmund
+    assert zero["I"] == 1  # two trader posts only in Arnheim
+    assert zero["J"] == 10 * 2 + 4  # 2 merchant posts; 4 trader posts (the additional one too)
+    assert zero["K"] == (1 + 10) + (0 + 20)  # per route: merchants + 10 × traders
+    assert (one["H"], one["I"], one["J"], one["K"]) == (2, 0, 11, 1)
+
+
+def test_a_kind_quantity_outside_its_city_is_an_error(tmp_path):
+    from test_rules_words_checks import problems
+
+    found = problems("forbid place when merchant posts here > 0", tmp_path)
+    assert found and found[0].startswith("2:23:") and "city" in found[0]
+
+
+def test_the_kind_quantities_are_in_the_catalogue():
+    for name in ("trader posts", "merchant posts", "trader posts here", "merchant posts here"):
+        assert QUANTITIES[name].type == "number"
+    assert QUANTITIES["traders here"].needs == QUANTITIES["merchants here"].needs == "route"
