@@ -5,10 +5,9 @@ position the test sets up (Big Box board, 4 players)."""
 from __future__ import annotations
 
 import pytest
+from hansa.compiler.expr.catalogue import QUANTITIES
 from scenario_support import Position
 from test_variants import variant
-
-from hansa.compiler.expr.catalogue import QUANTITIES
 
 SCORES = (
     'score H "Merchant houses": 2 PP per city where your merchant posts here > 0\n'
