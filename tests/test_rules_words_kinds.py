@@ -53,3 +53,31 @@ def test_the_kind_quantities_are_in_the_catalogue():
     for name in ("trader posts", "merchant posts", "trader posts here", "merchant posts here"):
         assert QUANTITIES[name].type == "number"
     assert QUANTITIES["traders here"].needs == QUANTITIES["merchants here"].needs == "route"
+
+
+# --- at turn end (construct 4: another moment) ----------------------------------------------------
+
+
+def test_at_turn_end_acts_for_the_player_whose_turn_ends():
+    from scenario_support import act, doc, track
+
+    game = variant("at turn end: gain 1 PP if pieces in supply > 0, take 1 trader from the stock")
+    state = game.new_initial_state(seed=2)
+    before, stock = track(state), doc(state)["player_state"][0]["stock"]["traders"]
+    act(state, "end the turn")
+    assert doc(state)["turn"]["player"] == 1
+    assert track(state) == [before[0] + 1, *before[1:]]
+    assert doc(state)["player_state"][0]["stock"]["traders"] == stock - 1
+    act(state, "end the turn")
+    assert track(state)[1] == before[1] + 1
+
+
+def test_at_turn_end_takes_no_decisions_nor_actions(tmp_path):
+    from test_rules_words_checks import problems
+
+    (chosen,) = problems("at turn end: develop an ability", tmp_path)
+    assert chosen.startswith("2:18: 'develop an ability' asks the player to choose")
+    (actions,) = problems("at turn end: gain 1 action", tmp_path)
+    assert "cannot be done" in actions
+    (may,) = problems("at turn end: you may take 1 piece from the stock", tmp_path)
+    assert "cannot be done" in may

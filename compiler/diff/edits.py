@@ -321,6 +321,7 @@ def _hook_name(rule: HookRule) -> str:
         "control": lambda: "city control",
         "setup": lambda: "at setup",
         "turn_start": lambda: "at turn start",
+        "turn_end": lambda: "at turn end",
         "after_create_route": lambda: "after create_route",
     }.get(rule.hook, lambda: rule.hook)()
 
@@ -332,7 +333,7 @@ def _hook_body(rule: HookRule) -> str:
     return (
         body
         if rule.hook
-        in ("score", "marker_used", "setup", "turn_start", "after_create_route", "favour")
+        in ("score", "marker_used", "setup", "turn_start", "turn_end", "after_create_route", "favour")
         and body
         else text
     )

@@ -497,7 +497,9 @@ DOMAINS = {
 }
 
 # Effects, the hooks they may appear in, and an example each.
-EFFECT_HOOKS = ("setup", "turn_start", "marker_used", "after_create_route", "favour")
+EFFECT_HOOKS = ("setup", "turn_start", "turn_end", "marker_used", "after_create_route", "favour")
+# Hooks where an effect may ask the player a decision (at turn end the turn has passed).
+DECISION_HOOKS = tuple(h for h in EFFECT_HOOKS if h != "turn_end")
 TURN_HOOKS = ("turn_start", "marker_used", "after_create_route")
 EFFECTS = {
     "gain_pp": ("gain 1 PP per city you control", EFFECT_HOOKS, "PP on the track."),
@@ -521,7 +523,7 @@ EFFECTS = {
     ),
     "may_take": (
         "you may take 1 piece from the stock",
-        EFFECT_HOOKS,
+        DECISION_HOOKS,
         "A decision of the player: take that many pieces (piece: a trader or a merchant, each"
         " one chosen; trader(s)/merchant(s): that kind) from the general stock, one at a time,"
         " or stop; only kinds the stock holds are offered.",
@@ -549,6 +551,11 @@ SETTABLE: dict[str, str] = {
 HOOK_DOCS = {
     "setup": ("at setup: develop book if you are the last seat", "Once per seat at setup."),
     "turn_start": ("at turn start: gain 1 PP if rank = players", "When a player's turn begins."),
+    "turn_end": (
+        "at turn end: gain 1 PP if pieces in supply = 0",
+        "When a player's turn ends, after its drawn markers are placed and before the next"
+        " player's turn begins (no decisions: `develop book`, not `develop an ability`).",
+    ),
     "marker_used": (
         'bonus "Guild charter" count 2 when used: gain 1 PP per city you control',
         "A new bonus-marker kind; `count`/`start` as for other markers.",

@@ -249,6 +249,12 @@ def check_effect(effect: Effect, hook: str, names: Names, scope: Scope) -> None:
     allowed = EFFECTS[effect.kind][1]
     if hook not in allowed:
         raise _fail(f"'{effect.text()}' cannot be done {_hook_words(hook)}", effect)
+    if hook == "turn_end" and effect.kind == "develop" and not effect.name:
+        raise _fail(
+            f"'{effect.text()}' asks the player to choose, which cannot be done at turn end (the"
+            " turn has passed): name the ability (`develop book`)",
+            effect,
+        )
     if effect.when is not None:
         _need(effect.when, BOOL, names, scope, "`if` takes a condition")
     if effect.amount is not None:
@@ -292,7 +298,7 @@ def _hook_words(hook: str) -> str:
 
 def check_rule(rule: HookRule, names: Names, ruleset: RuleSet) -> None:
     scope = Scope()
-    if rule.hook in ("setup", "turn_start", "marker_used", "after_create_route", "favour"):
+    if rule.hook in ("setup", "turn_start", "turn_end", "marker_used", "after_create_route", "favour"):
         for effect in rule.effects:
             check_effect(effect, rule.hook, names, scope)
         if rule.hook == "marker_used":

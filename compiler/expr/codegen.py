@@ -278,6 +278,7 @@ class ExprCompiler:
         for hook, name in (
             ("setup", "_x_setup"),
             ("turn_start", "_x_turn_start"),
+            ("turn_end", "_x_turn_end"),
             ("after_create_route", "_x_after_route"),
         ):
             chosen = [r for r in rules if r.hook == hook]

@@ -79,7 +79,7 @@ def _switches(f: Fold, hook_rules) -> None:
     """The components every module has, whether or not it has rules in words."""
     comp = f.comp
     comp["expr_functions"] = []
-    comp["x_setup"] = comp["x_turn_start"] = comp["x_after_route"] = False
+    comp["x_setup"] = comp["x_turn_start"] = comp["x_turn_end"] = comp["x_after_route"] = False
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
     comp["x_tiebreak"] = bool(f.tie_exprs)
     comp["x_turns"] = _mentions(hook_rules, f.tie_exprs, "turn number")
@@ -203,6 +203,7 @@ def fold_rules_in_words(f: Fold) -> None:
     for switch, function in (
         ("x_setup", "_x_setup"),
         ("x_turn_start", "_x_turn_start"),
+        ("x_turn_end", "_x_turn_end"),
         ("x_after_route", "_x_after_route"),
         ("x_forbid", "_x_forbidden"),
         ("x_end", "_x_end"),
