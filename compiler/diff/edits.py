@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Span
+from ..expr.catalogue import EFFECT_HOOKS
 from ..nodes.board import Board, City, PostSpace, Route, SpecialPrestige, SpecialSpace
 from ..nodes.expr import HookRule
 from ..nodes.rules import (
@@ -330,13 +331,7 @@ def _hook_body(rule: HookRule) -> str:
     """The rule's words after its head (what `changed` compares)."""
     text = rule.text()
     head, _, body = text.partition(": ")
-    return (
-        body
-        if rule.hook
-        in ("score", "marker_used", "setup", "turn_start", "turn_end", "after_create_route", "favour")
-        and body
-        else text
-    )
+    return body if rule.hook in ("score", *EFFECT_HOOKS) and body else text
 
 
 def _step_text(step: TieBreakStep) -> str:

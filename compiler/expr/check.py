@@ -27,7 +27,7 @@ from ..nodes.expr import (
     Ref,
 )
 from ..nodes.rules import RuleSet
-from .catalogue import BOOL, EFFECTS, NUMBER, PLAYER, QUANTITIES, SETTABLE
+from .catalogue import BOOL, EFFECT_HOOKS, EFFECTS, NUMBER, PLAYER, QUANTITIES, SETTABLE
 
 # What `you may take N WHAT from the stock` offers: bit 1 a trader, bit 2 a merchant.
 MAY_TAKE_KINDS = {
@@ -298,7 +298,7 @@ def _hook_words(hook: str) -> str:
 
 def check_rule(rule: HookRule, names: Names, ruleset: RuleSet) -> None:
     scope = Scope()
-    if rule.hook in ("setup", "turn_start", "turn_end", "marker_used", "after_create_route", "favour"):
+    if rule.hook in EFFECT_HOOKS:
         for effect in rule.effects:
             check_effect(effect, rule.hook, names, scope)
         if rule.hook == "marker_used":
