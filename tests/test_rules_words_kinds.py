@@ -81,3 +81,36 @@ def test_at_turn_end_takes_no_decisions_nor_actions(tmp_path):
     assert "cannot be done" in actions
     (may,) = problems("at turn end: you may take 1 piece from the stock", tmp_path)
     assert "cannot be done" in may
+
+
+# --- what the action did (construct 1: after create_route) ---------------------------------------
+
+
+def test_after_create_route_reads_what_the_route_completed_and_the_route_itself():
+    """`cities completed now` is what the step-3 post just completed; the route quantities
+    (`points`) read the route just created."""
+    from scenario_support import act, track
+
+    game = variant("after create_route: gain 2 PP if cities completed now > 0, gain 1 PP * points")
+    completing = Position(game).route("Dortmund", "Duisburg", "t0", "t0").state()
+    before = track(completing)[0]
+    act(
+        completing,
+        "create route Dortmund–Duisburg",
+        "establish a trading post in Duisburg with a trader",  # its only space: completed
+    )
+    assert track(completing)[0] == before + 2 + 2  # completed a city; a 2-point route
+    other = Position(game).route("Dortmund", "Duisburg", "t0", "t0").state()
+    act(
+        other,
+        "create route Dortmund–Duisburg",
+        "neither post nor ability: all route pieces to the stock",
+    )
+    assert track(other)[0] == before + 2  # nothing completed: only the route's points
+
+
+def test_what_the_route_did_is_known_only_after_create_route(tmp_path):
+    from test_rules_words_checks import problems
+
+    (error,) = problems("at turn start: gain 1 PP if cities completed now > 0", tmp_path)
+    assert "'cities completed now' is known only in `after create_route:`" in error

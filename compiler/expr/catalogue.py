@@ -124,6 +124,16 @@ QUANTITIES: dict[str, Quantity] = {
             "count routes where merchants here > 0",
             needs="route",
         ),
+        # what the action did (after create_route: the route just created is the route focus)
+        _q(
+            "cities completed now",
+            NUMBER,
+            "{D}",
+            "Cities the Create Route action just done completed (its step-3 post; 0 or 1).",
+            "after create_route: gain 2 PP if cities completed now > 0",
+            needs="created",
+            per_player=False,
+        ),
         _q(
             "controlled cities",
             NUMBER,
@@ -602,6 +612,7 @@ def words_markdown() -> str:
         "city": "a city",
         "route": "a route",
         "victim": "forbid displace",
+        "created": "after create_route",
         "ability": "an ability",
     }
     rows = ["| quantity | type | reads | meaning | example |", "|---|---|---|---|---|"]

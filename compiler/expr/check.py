@@ -57,6 +57,7 @@ class Scope:
     victim: bool = False
     counting_players: bool = False
     ability: bool = False
+    created: bool = False  # in `after create_route:`: the route just created and what it did
 
 
 def _fail(message: str, node) -> ExprError:
@@ -158,6 +159,8 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
         raise _fail(f"'{ref.words}' needs a route: use it in `… where` over routes", ref)
     if quantity.needs == "ability" and not scope.ability:
         raise _fail(f"'{ref.words}' needs an ability: use it in `… where` over abilities", ref)
+    if quantity.needs == "created" and not scope.created:
+        raise _fail(f"'{ref.words}' is known only in `after create_route:`", ref)
     if quantity.needs == "victim" and not scope.victim:
         raise _fail("'victim' is known only in `forbid displace when …`", ref)
     if ref.words == "them" and not scope.counting_players:
@@ -297,7 +300,9 @@ def _hook_words(hook: str) -> str:
 
 
 def check_rule(rule: HookRule, names: Names, ruleset: RuleSet) -> None:
-    scope = Scope()
+    # after create_route, route quantities read the route just created (`points`, `tavern`)
+    created = rule.hook == "after_create_route"
+    scope = Scope(route=created, created=created)
     if rule.hook in EFFECT_HOOKS:
         for effect in rule.effects:
             check_effect(effect, rule.hook, names, scope)
