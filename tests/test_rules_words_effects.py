@@ -179,7 +179,8 @@ def test_a_rule_sets_a_players_parameters(bigbox):
     """`at setup: your control PP becomes 3 if you are the last seat, your full track PP
     becomes 7 if you are the first seat` (Emperor's-Favour style): the last seat's controlled
     cities give 3 PP when a route next to them is created; the first seat's full abilities
-    score 7 each in category B (Keys, which scores nothing when full, still nothing). Both are in the state JSON and survive a round trip."""
+    score 7 each in category B (Keys, which scores nothing when full, still nothing). Both are
+    in the state JSON and survive a round trip."""
     house = variant(
         "at setup: your control PP becomes 3 if you are the last seat,"
         " your full track PP becomes 7 if you are the first seat"

@@ -312,6 +312,31 @@ def spec_names(spec_dir: str | Path = "spec") -> dict[str, dict]:
     }
 
 
+def _boards_beside(path: Path, spec_dir: Path) -> list[Path]:
+    """The board files beside a spec file (in its folder and its `boards/` folder, as in a spec
+    folder): files that declare boards and nothing else, so `compile_game("myspec/rule.hansa")`
+    finds `myspec/boards/mine.hansa`, while a broken or unrelated file beside it is not read. A
+    folder that holds the spec folder itself adds nothing (its boards are the spec folder's)."""
+    from ...project import _declarations_in_text
+
+    folder = path.resolve().parent
+    if spec_dir.exists() and spec_dir.resolve().is_relative_to(folder):
+        return []
+    found = []
+    candidates = sorted(folder.glob("*.hansa")) + sorted((folder / "boards").rglob("*.hansa"))
+    for other in candidates:
+        if other.resolve() == path.resolve():
+            continue
+        try:
+            text = other.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        kinds = {kind for kind, _name in _declarations_in_text(text)}
+        if kinds == {"board"}:
+            found.append(other)
+    return found
+
+
 def compile_module(source: str, game: str | None = None, spec_dir: str | Path = "spec"):
     """Compile one game in memory and return the executed module (nothing is written)."""
 
@@ -326,12 +351,10 @@ def compile_module(source: str, game: str | None = None, spec_dir: str | Path = 
         if not path.exists():
             raise HansaError(f"{source}: no such file or folder")
         inside = spec_dir.exists() and path.resolve().is_relative_to(spec_dir.resolve())
-        folder = path if path.is_dir() else path.parent
-        holds_spec = spec_dir.exists() and spec_dir.resolve().is_relative_to(folder.resolve())
         if not inside:
-            # A file's own folder is its project (its boards and rule sets beside it), unless
-            # that folder holds the spec folder too (then the file alone, as before).
-            paths.append(path if holds_spec else folder)
+            paths.append(path)
+            if not path.is_dir():
+                paths.extend(_boards_beside(path, spec_dir))
         if spec_dir.exists():
             paths.append(spec_dir)  # the boards and rule sets the file builds on
     else:
