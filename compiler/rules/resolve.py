@@ -120,16 +120,18 @@ def _check_inherited_tiebreak(ruleset: RuleSet, parent: RuleSet, folded: RuleSet
     its own statement (the tie-break line it inherited is in the parent's file)."""
     if any(s.section == "tiebreak" for s in ruleset.statements):
         return  # the child wrote its own chain: the checks locate any problem in it
-    broken = [d for d in check_ruleset(folded) if "tie-break names score category" in d.message]
-    if not broken:
-        return
     changes = [
         s
         for s in ruleset.statements
         if (s.section == "score" and s.op in ("remove", "replace"))
         or (s.section == "hook" and s.op == "replace")
     ]
-    at = changes[-1].key_span if changes else ruleset.span
+    if not changes:
+        return  # no category of the parent's is gone: its chain still holds
+    broken = [d for d in check_ruleset(folded) if "tie-break names score category" in d.message]
+    if not broken:
+        return
+    at = changes[-1].key_span
     step = broken[0].span
     shown = f"{step.file}:{step.line}" if step and step.line else parent.name
     name = broken[0].message.split("'")[1]

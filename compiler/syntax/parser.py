@@ -131,7 +131,6 @@ _CONTINUING = frozenset(
         "VBAR",
         "MORETHAN",
         "LESSTHAN",
-        "__ANON",
     }
 )
 _CONTINUING_TEXT = frozenset(
