@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-britannia-3p'
 # rules: 'bigbox_2021'
 # board: 'britannia_3p'
-# hansa-generated: spec-sha256=15f193a09d85fbed33f7fd4da2bfc81ae3ed44e6bad59295e295113f039a792e
+# hansa-generated: spec-sha256=162d19485f3d2c28e3c6cc919d81754c5c20fc2e1cd920f37dae4836044f436e
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/britannia_3p.hansa'
 

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-britannia-45p'
 # rules: 'bigbox_2021'
 # board: 'britannia_45p'
-# hansa-generated: spec-sha256=ae93f17eba8349e61e6c7240f39179d1743d5eca071f30aaecc491aed5647efa
+# hansa-generated: spec-sha256=5cbf5909710ec121cf848757b64e468808d44b7208c4710ee32f4f9d6438e011
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/britannia_45p.hansa'
 

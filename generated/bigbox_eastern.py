@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-eastern'
 # rules: 'bigbox_2021'
 # board: 'eastern'
-# hansa-generated: spec-sha256=1050afb0bf3c292d2883c4755ad7b4666d980ac3c64cb55020397d63d542377c
+# hansa-generated: spec-sha256=18605c66633078e51523c550825804a4c92e3d6c454e9ff599c98d17faa5636b
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/eastern.hansa'
 

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-3p'
 # rules: 'bigbox_2021'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=3d42ce66488bdfa1f4b514bd7f874d82e7c076cb7731fb48622346df69330627
+# hansa-generated: spec-sha256=f49585b8f8e328b883d828dd1fad8671e3e548c9f00c3ec3872036a3de88c36e
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-3p-favour'
 # rules: 'bigbox_favour'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=ad70e8d38adbb7a674c86c99b6b020049475996ac4c357ae8e8d63ba42717a90
+# hansa-generated: spec-sha256=470fdba5907f9ab8837458ab9f56b43365c009d6ecacd895cd42728697c651d5
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 # source: 'spec/modules/emperors_favour.hansa'
@@ -835,7 +835,7 @@ def _score_A(s: State, p: int) -> int:
 
 
 def _score_B(s: State, p: int) -> int:
-    return sum((s.xparam[p * N_X_PARAMS + X_FULL_ABILITY_PP] if s.xparam[p * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0 else ABILITY_FULL_PP[a1]) for a1 in range(NA) if (s.level[p * NA + a1] >= ABILITY_MAX[a1]))  # noqa: E501
+    return sum((s.xparam[p * N_X_PARAMS + X_FULL_ABILITY_PP] if s.xparam[p * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0 and ABILITY_FULL_PP[a1] else ABILITY_FULL_PP[a1]) for a1 in range(NA) if (s.level[p * NA + a1] >= ABILITY_MAX[a1]))  # noqa: E501
 
 
 def _score_C(s: State, p: int) -> int:

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-3p-missions'
 # rules: 'bigbox_missions'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=cfbbce837927d9b058a867aff5236c97f83bf3418b6802659a702be1e42fd948
+# hansa-generated: spec-sha256=baa199f257959ff89e1bc2f9112357f2b1e54be1d87e2fc358db2cc778f58966
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 # source: 'spec/modules/missions.hansa'

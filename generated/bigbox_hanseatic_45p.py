@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-45p'
 # rules: 'bigbox_2021'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=126e1fd433a1adf89b658dc4a2b223abedeca522b3b31ba31a55505d2b724681
+# hansa-generated: spec-sha256=168f8ceb9191f254ccc0aa24915f2b41018e9d7e7818706133841a41744c2512
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 

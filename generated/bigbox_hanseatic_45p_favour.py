@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-45p-favour'
 # rules: 'bigbox_favour'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=ebde72838b3898e888727dbeb2ad7b1bb39659c19f64c72ed5e2246d5a4c72ec
+# hansa-generated: spec-sha256=8b870a5bc5b450a32f30a9ab4f8990b7b471c6795f577c103a42e789968a7800
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/modules/emperors_favour.hansa'
@@ -836,7 +836,7 @@ def _score_A(s: State, p: int) -> int:
 
 
 def _score_B(s: State, p: int) -> int:
-    return sum((s.xparam[p * N_X_PARAMS + X_FULL_ABILITY_PP] if s.xparam[p * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0 else ABILITY_FULL_PP[a1]) for a1 in range(NA) if (s.level[p * NA + a1] >= ABILITY_MAX[a1]))  # noqa: E501
+    return sum((s.xparam[p * N_X_PARAMS + X_FULL_ABILITY_PP] if s.xparam[p * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0 and ABILITY_FULL_PP[a1] else ABILITY_FULL_PP[a1]) for a1 in range(NA) if (s.level[p * NA + a1] >= ABILITY_MAX[a1]))  # noqa: E501
 
 
 def _score_C(s: State, p: int) -> int:

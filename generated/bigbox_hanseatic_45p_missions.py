@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'bigbox-hanseatic-45p-missions'
 # rules: 'bigbox_missions'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=8fe8c939e02a00394d9733f7b3211f5af55a1c6c209ada164529d3670f8a9f72
+# hansa-generated: spec-sha256=2911dd4d537359ebd9e49ec56cd3404a6f2e928a9ee9a755162eaa9845646c01
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/modules/missions.hansa'

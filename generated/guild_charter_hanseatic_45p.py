@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'guild-charter-hanseatic-45p'
 # rules: 'guild_charter'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=113ee954fba70a0d4c249eda4284285e6a1f0c000f964759459669a9d58e34c3
+# hansa-generated: spec-sha256=5b14c7a4246d293b32c9efc24fe364ac3b90c5c8ad4b3aebf03530bb5e01b739
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/guild_charter.hansa'

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'harbour-master-hanseatic-45p'
 # rules: 'harbour_master'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=8cb99a91c8a823bf64c09a308a855bd4a343af76604e4f84bcee8350669bfd62
+# hansa-generated: spec-sha256=a065bd18a13a152d3e27386e607d08f242e1847e3de2560c1e11fd8683fe2915
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/harbour_master.hansa'

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'last-seat-book-hanseatic-45p'
 # rules: 'last_seat_book'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=4937f56d3ef47f59dc0708d35591569e9617603f32de0d4404831c8cdb725397
+# hansa-generated: spec-sha256=d0f0f927a2118627bd2cc0d86b78c3a5d41c3d496be4e1f490d12e955cf4928f
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/last_seat_book.hansa'

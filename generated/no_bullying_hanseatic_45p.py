@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'no-bullying-hanseatic-45p'
 # rules: 'no_bullying'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=733b67b31dacc6409eb5eb8fb873bd71c31a2981b115ee898b685cc798956b53
+# hansa-generated: spec-sha256=cafd1d8d71158a395a98da8a62717114b678dca0a7d3a573fa1ae17cbef2bf6e
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/no_bullying.hansa'

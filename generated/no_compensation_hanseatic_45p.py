@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'no-compensation-hanseatic-45p'
 # rules: 'no_compensation'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=e74bd77d7e9bfdd21df322b5f5b59367d998fd14fe6edc11c8f119cb3a093a20
+# hansa-generated: spec-sha256=42a076e124744aee7b3eeb6d56101151614405e8a09f856d1dfefba7b2a587ae
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/no_compensation.hansa'

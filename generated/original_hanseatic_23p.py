@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'original-hanseatic-23p'
 # rules: 'original_2009'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=b798b02cdcc6037fffd783cc91d0f00a6acb0b95d8358f154b39d7f0f9409eb5
+# hansa-generated: spec-sha256=c90025ffa766905b23f2ce0ea173bc980fe5b8a8d3da2db9aea52b5e1100dabc
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 # source: 'spec/original_2009.hansa'

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'original-hanseatic-2p'
 # rules: 'original_2009_2p'
 # board: 'hanseatic_3p'
-# hansa-generated: spec-sha256=d51d75058695e44a6e84aebab1b631e855886fa496a34697214895f5be53dab2
+# hansa-generated: spec-sha256=c36293d996d139cd35254a423223da0167c26460f90a9e68d55afa683e84cfdb
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_3p.hansa'
 # source: 'spec/original_2009.hansa'

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'original-hanseatic-45p'
 # rules: 'original_2009'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=916b58fd71e3bb4df395f612ba77c4af2ef7f1e637722083499322dc7d9f8148
+# hansa-generated: spec-sha256=6ab315fda3da4dcdbe2b460fcd8cfd73e7ecf1ccb2f8aaff9f6e377ce39c6450
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/original_2009.hansa'

@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'short-hanseatic-45p'
 # rules: 'short_game'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=bfbc52008a64be32bfe5804c70db6f2a818431714c0f26659f19c41aa2d88c6b
+# hansa-generated: spec-sha256=8265cc56ebe91dd65a8db3829c84bdfbe491f39318b93544b7bb550bceb41da7
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/short_game.hansa'

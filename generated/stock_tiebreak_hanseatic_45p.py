@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'stock-tiebreak-hanseatic-45p'
 # rules: 'stock_tiebreak'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=846fda86f61d83d200bffd9b77e4c3dee729e2f95f19a470118ed0db32682904
+# hansa-generated: spec-sha256=fce1f45959843ea8b18af065a5aaadaa6f7155aab967ed260a0064c5be549321
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/stock_tiebreak.hansa'

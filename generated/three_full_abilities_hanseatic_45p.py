@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'three-full-abilities-hanseatic-45p'
 # rules: 'three_full_abilities'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=b36a5b2be782709d7c5b7dcb4e418eca5fc593e38b03ab755020cfc2800d554d
+# hansa-generated: spec-sha256=8b9fe4a98306ecfa44fc94ff126c2ac746e5613cadd7f81e6ceba8028acf91e4
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/three_full_abilities.hansa'

@@ -67,7 +67,7 @@ def nested_counts(depth: int, inner: str = "turn number > 1000") -> str:
     "body",
     [
         "end when " + nested_counts(6),  # used to run for minutes inside `check`
-        'score G "deep": 1 PP per city where ' + nested_counts(5, "your posts here > 0"),
+        'score H "deep": 1 PP per city where ' + nested_counts(5, "your posts here > 0"),
         "forbid income when " + nested_counts(5),
     ],
     ids=["end condition", "score rule", "forbid rule"],
@@ -84,7 +84,7 @@ def test_a_rule_too_costly_to_evaluate_is_refused_with_the_estimate(body, spec, 
 
 
 def test_a_nested_rule_within_the_budget_checks_and_plays(spec, capsys):
-    house(spec, 'score G "deep": 1 PP per city where ' + nested_counts(2, "coins > 0"))
+    house(spec, 'score H "deep": 1 PP per city where ' + nested_counts(2, "coins > 0"))
     code, _out, err = run(capsys, "check", str(spec))
     assert code == 0, err
     assert run(capsys, "play", "costly-game", "--spec", str(spec))[0] == 0

@@ -137,7 +137,8 @@ def reformat_board(text: str) -> str:
 
 
 def reformat_rules(text: str) -> str:
-    """Same rules, other text: comments between lines, other indentation, abilities reversed."""
+    """Same rules, other text: comments between lines, other indentation, abilities reversed.
+    A statement's continuation lines stay indented under it (a line break ends a statement)."""
     lines = text.splitlines()
     abilities = [ln for ln in lines if ln.strip().startswith("ability ")]
     order = iter(reversed(abilities))
@@ -145,7 +146,8 @@ def reformat_rules(text: str) -> str:
     for ln in lines:
         if ln.strip().startswith("ability "):
             ln = next(order)
-        out.append("        " + re.sub(r"[ \t]+", " ", ln.strip()))
+        indent = "            " if ln.startswith("        ") else "        "
+        out.append(indent + re.sub(r"[ \t]+", " ", ln.strip()))
         out.append("   # ---")
     return "\n".join(out) + "\n"
 

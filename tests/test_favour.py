@@ -134,6 +134,22 @@ def test_each_parameter_tile_in_a_position(favour):
     assert (before, city.score_breakdown()[0]["E"]) == (2, 4)
 
 
+def test_full_ability_tile_keeps_the_keys_exception(favour):
+    """p. 11: "7 PP (instead of 4) for each fully developed ability" — instead of the 4 that an
+    ability scores, so category B's exception stands: a full Keys track scores nothing, with or
+    without the tile. Keys and Book full: B is 4 without the tile, 7 with it (not 14)."""
+    unused = ["plus_3_actions", "move_tradesmen"]
+    full = {"keys": 4, "book": 3}  # every piece off both tracks
+    without = with_favour(Position(favour).player(0, unused=unused, **full).to_move(0))
+    assert without.score_breakdown()[0]["B"] == 4
+    state = with_favour(Position(favour).player(0, unused=unused, **full).to_move(0))
+    act(state, TAKE.format("Full ability PP"))
+    assert state.score_breakdown()[0]["B"] == 7
+    keys_only = with_favour(Position(favour).player(0, unused=unused, keys=4).to_move(0))
+    act(keys_only, TAKE.format("Full ability PP"))
+    assert keys_only.score_breakdown()[0]["B"] == 0
+
+
 def test_a_house_rule_adds_a_seventh_tile():
     """A tile is a few spec words: `favour "Merchant's purse": your control PP becomes 2`."""
     game = variant(

@@ -197,7 +197,7 @@ def deep_rule(draw) -> str:
                 ]
             )
         )
-    statement = draw(st.sampled_from([f"end when {expr}", f'score G "fuzz": 1 PP * ({expr})']))
+    statement = draw(st.sampled_from([f"end when {expr}", f'score H "fuzz": 1 PP * ({expr})']))
     return (
         f"rules fuzz_rules extends bigbox_2021 {{\n    {statement}\n}}\n"
         "game fuzz-game = fuzz_rules on hanseatic_45p players 4\n"

@@ -67,10 +67,10 @@ def assert_one_located_error(capsys, spec: Path, path: Path, fragment: str, game
 
 # ---------------------------------------------------------------- nesting and length
 DEEP = {
-    "parentheses in a sum": 'score G "deep": 1 PP * ' + "(1 + " * 300 + "1" + ")" * 300,
+    "parentheses in a sum": 'score H "deep": 1 PP * ' + "(1 + " * 300 + "1" + ")" * 300,
     "nots in an end condition": "end when " + "not " * 300 + "turn number > 1000",
     "and-joined conditions": "end when " + " and ".join(["turn number > 1000"] * 2000),
-    "a long sum": 'score G "sum": 1 PP * (' + " + ".join(["1"] * 2000) + ")",
+    "a long sum": 'score H "sum": 1 PP * (' + " + ".join(["1"] * 2000) + ")",
     "nested sets": "end when " + "count cities where " * 300 + "turn number > 1 " + "> 0 " * 300,
 }
 
@@ -84,12 +84,12 @@ def test_a_too_deep_expression_is_one_located_error_everywhere(body, spec, capsy
 def test_an_expression_at_the_depth_limit_checks_builds_and_plays(spec, capsys):
     """The limit is safe: the deepest chain it allows goes through every stage and Python."""
     terms = MAX_EXPR_DEPTH - 4  # the chain's levels plus the amount around it
-    house(spec, 'score G "long": 1 PP * (' + " + ".join(["1"] * terms) + ")")
+    house(spec, 'score H "long": 1 PP * (' + " + ".join(["1"] * terms) + ")")
     code, _out, err = run(capsys, "check", str(spec))
     assert code == 0, err
     code, out, err = run(capsys, "play", "limit-game", "--spec", str(spec))
     assert code == 0, err
-    assert "G " in out
+    assert "H " in out
 
 
 # ---------------------------------------------------------------- names and texts
@@ -155,7 +155,7 @@ CONTROLS = {
     "score label": (
         "house.hansa",
         "end when track_pp >= 12",
-        'score G "Har\u2028bour": 1 PP per city where coins > 0',
+        'score H "Har\u2028bour": 1 PP per city where coins > 0',
         "U+2028",
     ),
     "a name with a tab": ("boards/ring.hansa", "city Erfurt", 'city "Er\\tfurt"', "U+0009"),

@@ -182,7 +182,7 @@ def test_each_broken_rule_reports_only_its_first_error(tmp_path):
     quantity does not also give the type errors that would follow from it)."""
     body = "\n".join(
         (
-            '    score G "Harbour": 2 PP per city where coinz > 0 and your posts here > 0',
+            '    score I "Harbour": 2 PP per city where coinz > 0 and your posts here > 0',
             "    end when some player has at least 3 fully develped abilities + you",
             "    forbid displace when track PPP of the victim < your track PP + nobody",
             "    at turn start: gain 1 PP if rank = playerz, gain 1 PP if you > 2",

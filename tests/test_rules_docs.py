@@ -66,6 +66,8 @@ def _use(quantity) -> str:
         return f"at turn start: gain 1 PP per ability where {test}"
     if quantity.needs == "victim":
         return f"forbid displace when {test}"
+    if quantity.needs == "created":
+        return f"after create_route: gain 1 PP if {test}"
     if quantity.name == "them":
         return f"at turn start: gain 1 PP if some opponent has {test}"
     return f"at turn start: gain 1 PP if {test}"

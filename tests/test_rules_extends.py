@@ -130,10 +130,12 @@ def test_replace_keeps_the_position_and_takes_the_new_span():
         "controlled_cities",
         (("pp", 3),),
     )
-    # the tie-break named score network, which is gone now: resolve refuses it
+    # the inherited tie-break named score network, which is gone now: resolve refuses it at the
+    # child's statement (the tie-break line is the parent's), naming the parent's line
     err = resolve_error("rules child extends root {\n    replace score F with track\n}\n")
-    assert "tie-break names scoring kind 'network'" in err.message
-    assert where(err) == "root.hansa:22:38"
+    assert "tie-break inherited from root (root.hansa:22)" in err.message
+    assert "comparing score 'network'" in err.message
+    assert where(err) == "child.hansa:2:19"
 
 
 def test_replace_errors():

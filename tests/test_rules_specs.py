@@ -284,6 +284,12 @@ def test_games(project):
         "bigbox-hanseatic-45p-missions": ("bigbox_missions", "hanseatic_45p", (4, 5)),
         "bigbox-hanseatic-3p-favour": ("bigbox_favour", "hanseatic_3p", (3,)),
         "bigbox-hanseatic-45p-favour": ("bigbox_favour", "hanseatic_45p", (4, 5)),
+        "bigbox-hanseatic-3p-missions-favour": ("bigbox_missions_favour", "hanseatic_3p", (3,)),
+        "bigbox-hanseatic-45p-missions-favour": (
+            "bigbox_missions_favour",
+            "hanseatic_45p",
+            (4, 5),
+        ),
     }
     for rule in (  # the house rules written in words (tests/test_rules_words.py)
         "guild_charter",

@@ -42,9 +42,9 @@ def test_guild_charter_gives_a_pp_per_controlled_city(bigbox):
 
 
 def test_harbour_master_scores_coin_cities_with_a_post(bigbox):
-    """`score G "Harbour master": 2 PP per city where coins > 0 and your posts here > 0`: player 1
-    has posts in two coin cities (Groningen, Halle) and one without coins (Hannover); the new
-    category gives 4 PP and turns a tie into player 1's win."""
+    """`replace score G "Harbour master": 2 PP per city where coins > 0 and your posts here > 0`:
+    player 1 has posts in two coin cities (Groningen, Halle) and one without coins (Hannover);
+    the new category gives 4 PP and turns a tie into player 1's win."""
     outcomes = []
     for g in (bigbox, game("harbour-master-hanseatic-45p")):
         state = (

@@ -150,7 +150,7 @@ def test_control_goes_to_nobody_on_a_tie(bigbox):
 )
 def test_quantities(amount, expected):
     """Scoring category G written with each kind of quantity, read in one position."""
-    game = variant(f'score G "test": {amount}')
+    game = variant(f'score H "test": {amount}')
     state = (
         Position(game)
         .city("Groningen", "t0")  # a coin city
@@ -162,7 +162,7 @@ def test_quantities(amount, expected):
         .player(3, track=2)
         .state()
     )
-    assert [b["G"] for b in state.score_breakdown()] == expected
+    assert [b["H"] for b in state.score_breakdown()] == expected
 
 
 def test_a_hook_reads_a_scoring_category():
@@ -179,7 +179,8 @@ def test_a_rule_sets_a_players_parameters(bigbox):
     """`at setup: your control PP becomes 3 if you are the last seat, your full track PP
     becomes 7 if you are the first seat` (Emperor's-Favour style): the last seat's controlled
     cities give 3 PP when a route next to them is created; the first seat's full abilities
-    score 7 each in category B. Both are in the state JSON and survive a round trip."""
+    score 7 each in category B (Keys, which scores nothing when full, still nothing). Both are
+    in the state JSON and survive a round trip."""
     house = variant(
         "at setup: your control PP becomes 3 if you are the last seat,"
         " your full track PP becomes 7 if you are the first seat"
@@ -207,7 +208,9 @@ def test_a_rule_sets_a_players_parameters(bigbox):
         act(state, "create route Bremen–Hannover")
         results.append((track(state), [b["B"] for b in state.score_breakdown()]))
     assert results[0] == ([0, 1, 0, 1], [4, 4, 0, 0])  # keys: full_pp 0
-    assert results[1] == ([0, 1, 0, 3], [14, 4, 0, 0])
+    # full track PP 7 replaces each scoring ability's 4; Keys (full_pp 0) still scores nothing
+    # (Emperor's Favour, Big Box rule book p. 11: tests/test_favour.py)
+    assert results[1] == ([0, 1, 0, 3], [7, 4, 0, 0])
     initial = doc(house.new_initial_state(4))["player_state"]
     assert [(p["parameters"]["control_pp"], p["parameters"]["full_track_pp"]) for p in initial] == [
         (1, 7),

@@ -137,8 +137,10 @@ def word_rules(draw) -> str:
         body = ", ".join(draw(st.lists(effects(), min_size=1, max_size=2)))
         return f'bonus "{label}" count {count} when used: {body}'
     if choice == 3:
-        key = draw(st.sampled_from(("G", "H", "E")))
-        return f"score {key}: {draw(st.integers(1, 3))} PP * ({draw(numbers(1))})"
+        # a new category, or one in the place of the edition's E (of another kind: `replace`)
+        key = draw(st.sampled_from(("H", "I", "E")))
+        head = "replace score" if key == "E" else "score"
+        return f"{head} {key}: {draw(st.integers(1, 3))} PP * ({draw(numbers(1))})"
     if choice == 4:
         return f"end when some player has {draw(conditions(1))}"
     if choice == 5:
@@ -184,7 +186,7 @@ def test_check_clean_rule_sets_build_and_play(rules, parts, seed):
 ALL_HOOKS = "\n".join(
     (
         'bonus "Guild charter" count 2 when used: gain 1 PP per city you control',
-        'score G "Harbour master": 2 PP per city where coins > 0 and your posts here > 0',
+        'score H "Harbour master": 2 PP per city where coins > 0 and your posts here > 0',
         "end when some player has at least 3 fully developed abilities",
         "at setup: develop book if you are the last seat, develop an ability",
         "forbid displace when track PP of the victim < your track PP",
@@ -212,4 +214,4 @@ def test_fifty_games_with_every_hook():
         assert state.is_terminal(), seed
         winners = state.winners()
         assert winners and all(0 <= p < 4 for p in winners)
-        assert all(set(b) == set("ABCDEFG") for b in state.score_breakdown())
+        assert all(set(b) == set("ABCDEFH") for b in state.score_breakdown())

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Span
+from ..expr.catalogue import EFFECT_HOOKS
 from ..nodes.board import Board, City, PostSpace, Route, SpecialPrestige, SpecialSpace
 from ..nodes.expr import HookRule
 from ..nodes.rules import (
@@ -49,6 +50,7 @@ from ..nodes.rules import (
     Setup,
     TieBreakStep,
 )
+from ..rules.catalogue import CATALOGUE
 
 JSON_SCHEMA_VERSION = 1
 
@@ -165,7 +167,8 @@ def _span_json(span: Span | None) -> dict | None:
 def format_value(value: Any, field_name: str = "") -> str:
     """A plain value in the words of the spec language (yes/no, none, space-separated lists)."""
     if value is None:
-        return "none"
+        # an end trigger's threshold left out is the board's own (`completed_cities >= board`)
+        return "board" if field_name == "threshold" else "none"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if field_name == "points" and isinstance(value, list | tuple):
@@ -319,6 +322,7 @@ def _hook_name(rule: HookRule) -> str:
         "control": lambda: "city control",
         "setup": lambda: "at setup",
         "turn_start": lambda: "at turn start",
+        "turn_end": lambda: "at turn end",
         "after_create_route": lambda: "after create_route",
     }.get(rule.hook, lambda: rule.hook)()
 
@@ -327,13 +331,7 @@ def _hook_body(rule: HookRule) -> str:
     """The rule's words after its head (what `changed` compares)."""
     text = rule.text()
     head, _, body = text.partition(": ")
-    return (
-        body
-        if rule.hook
-        in ("score", "marker_used", "setup", "turn_start", "after_create_route", "favour")
-        and body
-        else text
-    )
+    return body if rule.hook in ("score", *EFFECT_HOOKS) and body else text
 
 
 def _step_text(step: TieBreakStep) -> str:
@@ -474,7 +472,11 @@ KINDS: dict[type, Kind] = {
         key=lambda t, i: t.kind,
         name=lambda t, i: f"end trigger '{t.kind}'",
         segment=lambda t, i: f"end_trigger:{t.kind}",
-        summary=lambda t: f"threshold {format_value(t.threshold)}",
+        summary=lambda t: (
+            f"threshold {format_value(t.threshold, 'threshold')}"
+            if getattr(CATALOGUE.get(("end", t.kind)), "params", True)
+            else ""
+        ),
     ),
     ScoreCategory: Kind(
         key=lambda c, i: c.kind,

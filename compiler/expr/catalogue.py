@@ -77,6 +77,63 @@ QUANTITIES: dict[str, Quantity] = {
             "your posts in wales >= 3",
             arg="country",
         ),
+        # per kind of piece: the post's or the point's piece is a trader (kind 0) or a merchant (1)
+        _q(
+            "trader posts",
+            NUMBER,
+            "sum(_x_kind_posts_in(s, {P}, c, 0) for c in range(N_CITIES))",
+            "Trading posts held with a trader (additional posts included).",
+            "trader posts >= 6",
+        ),
+        _q(
+            "merchant posts",
+            NUMBER,
+            "sum(_x_kind_posts_in(s, {P}, c, 1) for c in range(N_CITIES))",
+            "Trading posts held with a merchant (additional posts included).",
+            "merchant posts of the victim",
+        ),
+        _q(
+            "trader posts here",
+            NUMBER,
+            "_x_kind_posts_in(s, {P}, {C}, 0)",
+            "The player's trader posts in the city counted over.",
+            "count cities where your trader posts here > 1",
+            needs="city",
+        ),
+        _q(
+            "merchant posts here",
+            NUMBER,
+            "_x_kind_posts_in(s, {P}, {C}, 1)",
+            "The player's merchant posts in the city counted over.",
+            "1 PP per city where your merchant posts here > 0",
+            needs="city",
+        ),
+        _q(
+            "traders here",
+            NUMBER,
+            "_x_kind_on(s, {P}, {R}, 0)",
+            "The player's traders on the route counted over.",
+            "count routes where traders here > 1",
+            needs="route",
+        ),
+        _q(
+            "merchants here",
+            NUMBER,
+            "_x_kind_on(s, {P}, {R}, 1)",
+            "The player's merchants on the route counted over.",
+            "count routes where merchants here > 0",
+            needs="route",
+        ),
+        # what the action did (after create_route: the route just created is the route focus)
+        _q(
+            "cities completed now",
+            NUMBER,
+            "{D}",
+            "Cities the Create Route action just done completed (its step-3 post; 0 or 1).",
+            "after create_route: gain 2 PP if cities completed now > 0",
+            needs="created",
+            per_player=False,
+        ),
         _q(
             "controlled cities",
             NUMBER,
@@ -149,11 +206,13 @@ QUANTITIES: dict[str, Quantity] = {
             NUMBER,
             "ABILITY_FULL_PP[{A}]",
             "PP a fully developed ability scores (its `full_pp`, or the player's `full track PP`"
-            " where a rule sets it).",
+            " where a rule sets it; an ability whose `full_pp` is 0, as Keys, still scores"
+            " nothing: Emperor's Favour, Big Box rule book p. 11).",
             "sum full PP over abilities where fully developed",
             arg="ability",
             code_params="(s.xparam[{P} * N_X_PARAMS + X_FULL_ABILITY_PP] if"
-            " s.xparam[{P} * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0 else ABILITY_FULL_PP[{A}])",
+            " s.xparam[{P} * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0 and ABILITY_FULL_PP[{A}]"
+            " else ABILITY_FULL_PP[{A}])",
         ),
         _q(
             "fully developed",
@@ -448,7 +507,9 @@ DOMAINS = {
 }
 
 # Effects, the hooks they may appear in, and an example each.
-EFFECT_HOOKS = ("setup", "turn_start", "marker_used", "after_create_route", "favour")
+EFFECT_HOOKS = ("setup", "turn_start", "turn_end", "marker_used", "after_create_route", "favour")
+# Hooks where an effect may ask the player a decision (at turn end the turn has passed).
+DECISION_HOOKS = tuple(h for h in EFFECT_HOOKS if h != "turn_end")
 TURN_HOOKS = ("turn_start", "marker_used", "after_create_route")
 EFFECTS = {
     "gain_pp": ("gain 1 PP per city you control", EFFECT_HOOKS, "PP on the track."),
@@ -472,7 +533,7 @@ EFFECTS = {
     ),
     "may_take": (
         "you may take 1 piece from the stock",
-        EFFECT_HOOKS,
+        DECISION_HOOKS,
         "A decision of the player: take that many pieces (piece: a trader or a merchant, each"
         " one chosen; trader(s)/merchant(s): that kind) from the general stock, one at a time,"
         " or stop; only kinds the stock holds are offered.",
@@ -488,7 +549,8 @@ EFFECTS = {
 # Per-player parameters an effect may set (Emperor's Favour style), and what each changes.
 SETTABLE: dict[str, str] = {
     "control pp": "PP its controller gets for a city next to a created route (step 1).",
-    "full track pp": "PP in category B for each fully developed ability (instead of each track's).",
+    "full track pp": "PP in category B for each fully developed ability that scores (instead of"
+    " each track's; a track scoring nothing when full, as Keys, still scores nothing).",
     "city pp": "PP at the end for each city the player controls (the controlled-cities category).",
     "extra actions": "Actions the player has every turn beyond its Actions value.",
     "trader compensation": "Extra pieces the player takes when one of its traders is displaced.",
@@ -499,6 +561,11 @@ SETTABLE: dict[str, str] = {
 HOOK_DOCS = {
     "setup": ("at setup: develop book if you are the last seat", "Once per seat at setup."),
     "turn_start": ("at turn start: gain 1 PP if rank = players", "When a player's turn begins."),
+    "turn_end": (
+        "at turn end: gain 1 PP if pieces in supply = 0",
+        "When a player's turn ends, after its drawn markers are placed and before the next"
+        " player's turn begins (no decisions: `develop book`, not `develop an ability`).",
+    ),
     "marker_used": (
         'bonus "Guild charter" count 2 when used: gain 1 PP per city you control',
         "A new bonus-marker kind; `count`/`start` as for other markers.",
@@ -520,7 +587,7 @@ HOOK_DOCS = {
         "An action is illegal while the condition holds (`victim` only for displace).",
     ),
     "score": (
-        'score G "Harbour master": 2 PP per city where coins > 0 and your posts here > 0',
+        'score H "Harbour master": 2 PP per city where coins > 0 and your posts here > 0',
         "A final-scoring category (no effects).",
     ),
     "end": (
@@ -545,6 +612,7 @@ def words_markdown() -> str:
         "city": "a city",
         "route": "a route",
         "victim": "forbid displace",
+        "created": "after create_route",
         "ability": "an ability",
     }
     rows = ["| quantity | type | reads | meaning | example |", "|---|---|---|---|---|"]

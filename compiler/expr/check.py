@@ -27,7 +27,7 @@ from ..nodes.expr import (
     Ref,
 )
 from ..nodes.rules import RuleSet
-from .catalogue import BOOL, EFFECTS, NUMBER, PLAYER, QUANTITIES, SETTABLE
+from .catalogue import BOOL, EFFECT_HOOKS, EFFECTS, NUMBER, PLAYER, QUANTITIES, SETTABLE
 
 # What `you may take N WHAT from the stock` offers: bit 1 a trader, bit 2 a merchant.
 MAY_TAKE_KINDS = {
@@ -57,6 +57,7 @@ class Scope:
     victim: bool = False
     counting_players: bool = False
     ability: bool = False
+    created: bool = False  # in `after create_route:`: the route just created and what it did
 
 
 def _fail(message: str, node) -> ExprError:
@@ -75,6 +76,17 @@ class Names:
     # which knows no board (the build checks the names, so `hansa check` still reports them).
     countries: tuple[str, ...] | None = None
     board: str = ""
+
+
+def _quantity_hint(words: str) -> str:
+    """ "did you mean" for a phrase: a known quantity that is the phrase with a word left out
+    (`trading posts` → `posts`) or with one word misspelt, before the nearest by letters."""
+    parts = words.split()
+    for drop in range(len(parts)):
+        shorter = " ".join(parts[:drop] + parts[drop + 1 :])
+        if shorter in QUANTITIES:
+            return f" (did you mean '{shorter}'?)"
+    return did_you_mean(words, QUANTITIES)
 
 
 def check_country(name: str, names: Names, node) -> None:
@@ -112,7 +124,7 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
                 quantity, named = q, ref.words[len(q.name) + 1 :]
                 check_country(named, names, ref)
     if quantity is None:
-        raise _fail(f"unknown quantity '{ref.words}'{did_you_mean(ref.words, QUANTITIES)}", ref)
+        raise _fail(f"unknown quantity '{ref.words}'{_quantity_hint(ref.words)}", ref)
     args = list(ref.args)
     roles = dict(names.roles)
     if quantity.arg == "ability" and not args and scope.ability:
@@ -147,6 +159,8 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
         raise _fail(f"'{ref.words}' needs a route: use it in `… where` over routes", ref)
     if quantity.needs == "ability" and not scope.ability:
         raise _fail(f"'{ref.words}' needs an ability: use it in `… where` over abilities", ref)
+    if quantity.needs == "created" and not scope.created:
+        raise _fail(f"'{ref.words}' is known only in `after create_route:`", ref)
     if quantity.needs == "victim" and not scope.victim:
         raise _fail("'victim' is known only in `forbid displace when …`", ref)
     if ref.words == "them" and not scope.counting_players:
@@ -238,6 +252,12 @@ def check_effect(effect: Effect, hook: str, names: Names, scope: Scope) -> None:
     allowed = EFFECTS[effect.kind][1]
     if hook not in allowed:
         raise _fail(f"'{effect.text()}' cannot be done {_hook_words(hook)}", effect)
+    if hook == "turn_end" and effect.kind == "develop" and not effect.name:
+        raise _fail(
+            f"'{effect.text()}' asks the player to choose, which cannot be done at turn end (the"
+            " turn has passed): name the ability (`develop book`)",
+            effect,
+        )
     if effect.when is not None:
         _need(effect.when, BOOL, names, scope, "`if` takes a condition")
     if effect.amount is not None:
@@ -280,8 +300,10 @@ def _hook_words(hook: str) -> str:
 
 
 def check_rule(rule: HookRule, names: Names, ruleset: RuleSet) -> None:
-    scope = Scope()
-    if rule.hook in ("setup", "turn_start", "marker_used", "after_create_route", "favour"):
+    # after create_route, route quantities read the route just created (`points`, `tavern`)
+    created = rule.hook == "after_create_route"
+    scope = Scope(route=created, created=created)
+    if rule.hook in EFFECT_HOOKS:
         for effect in rule.effects:
             check_effect(effect, rule.hook, names, scope)
         if rule.hook == "marker_used":

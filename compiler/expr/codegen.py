@@ -42,6 +42,7 @@ class Env:
     route: str = ""
     victim: str = ""
     ability: str = ""
+    done: str = ""  # after create_route: the cities the route's action completed
     depth: int = 0
 
     def scope(self) -> Scope:
@@ -51,6 +52,7 @@ class Env:
             victim=bool(self.victim),
             counting_players=self.player != self.you,
             ability=bool(self.ability),
+            created=bool(self.done),
         )
 
 
@@ -107,6 +109,7 @@ class ExprCompiler:
             A=ability,
             K=category,
             N=country,
+            D=env.done,
         )
         return code  # a bool quantity's code yields a bool (a comparison or a table of bools)
 
@@ -278,14 +281,21 @@ class ExprCompiler:
         for hook, name in (
             ("setup", "_x_setup"),
             ("turn_start", "_x_turn_start"),
+            ("turn_end", "_x_turn_end"),
             ("after_create_route", "_x_after_route"),
         ):
             chosen = [r for r in rules if r.hook == hook]
             if chosen:
                 lines = []
+                here, params = env, "s: State, p: int"
+                if hook == "after_create_route":  # the route created, and what it completed
+                    here, params = (
+                        replace(env, route="r", done="done"),
+                        params + ", r: int, done: int",
+                    )
                 for rule in chosen:
-                    lines.extend(self.effects(rule.effects, env))
-                out[name] = _function(name, "s: State, p: int", "None", lines)
+                    lines.extend(self.effects(rule.effects, here))
+                out[name] = _function(name, params, "None", lines)
         markers = [r for r in rules if r.hook == "marker_used"]
         for i, rule in enumerate(markers):
             n = marker_first + i

@@ -35,7 +35,9 @@ from ..nodes.expr import (
 from .check import ExprError, Names, Scope, resolve_ref
 
 MAX_RULE_COST = 100_000  # steps per evaluation (2 to 10 milliseconds of Python)
-_ANY_SCOPE = Scope(city=True, route=True, victim=True, counting_players=True, ability=True)
+_ANY_SCOPE = Scope(
+    city=True, route=True, victim=True, counting_players=True, ability=True, created=True
+)
 
 
 @dataclass(frozen=True)

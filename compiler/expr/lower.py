@@ -259,6 +259,7 @@ STATEMENTS = (
     "r_at_setup",
     "r_at_turn_start",
     "r_after_create_route",
+    "r_at_turn_end",
     "r_favour",
     "r_favour_when",
     "r_forbid",
@@ -321,14 +322,16 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
     if data == "r_score_effect":
         raise HansaError(
             f"scoring category {kids[0]} cannot take an effect: it only counts PP at the end"
-            " (write `score G: 2 PP per …`; effects belong in `at setup`, `at turn start`,"
+            " (write `score H: 2 PP per …`; effects belong in `at setup`, `at turn start`,"
             " `after create_route` or a marker's `when used`)",
             span_of(kids[-1], file),
         )
-    if data in ("r_at_setup", "r_at_turn_start", "r_after_create_route"):
-        hook = {"r_at_setup": "setup", "r_at_turn_start": "turn_start"}.get(
-            data, "after_create_route"
-        )
+    if data in ("r_at_setup", "r_at_turn_start", "r_after_create_route", "r_at_turn_end"):
+        hook = {
+            "r_at_setup": "setup",
+            "r_at_turn_start": "turn_start",
+            "r_at_turn_end": "turn_end",
+        }.get(data, "after_create_route")
         effects = lower_effects(kids[0], file)
         return HookRule(
             hook,

@@ -81,6 +81,8 @@ def fold_scoring(f: Fold) -> None:
                 raise error(f"score category {rule.target} is declared twice", rule.span)
             categories.append((rule.target, rule.label or "expression", {}))
             f.origins[f"score:{rule.target}"] = where(rule.span)
+    # by key, A first: a category in words replacing E stays between D and F
+    categories.sort(key=lambda c: c[0])
     k["SCORE_KEYS"] = tuple(c[0] for c in categories)
     k["SCORE_KINDS"] = tuple(c[1] for c in categories)
     # categories that read a player's secret (their mission card): hidden from the others in play
@@ -106,10 +108,14 @@ def fold_tiebreak(f: Fold) -> None:
             if st.name not in names:
                 raise error(f"tie-break names unknown ability {st.name!r}", st.span)
             steps.append((st.rule, "ability", names.index(st.name)))
-        elif st.what == "score":
-            if st.name not in kinds:
+        elif st.what == "score":  # by kind (`most score network`) or key (`most score F`)
+            keys = [c[0] for c in f.categories]
+            if st.name in kinds:
+                steps.append((st.rule, "score", kinds.index(st.name)))
+            elif st.name in keys:
+                steps.append((st.rule, "score", keys.index(st.name)))
+            else:
                 raise error(f"tie-break names unknown score category {st.name!r}", st.span)
-            steps.append((st.rule, "score", kinds.index(st.name)))
         elif st.what == "expr":
             steps.append((st.rule, "expr", len(f.tie_exprs)))
             f.tie_exprs.append(st.expr)

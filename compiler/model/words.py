@@ -64,14 +64,26 @@ def _effects(hook_rules, kind: str, name: str | None = None) -> bool:
     )
 
 
+# The quantities that count one kind of piece (their helpers are emitted only when read).
+KIND_QUANTITIES = (
+    "trader posts",
+    "merchant posts",
+    "trader posts here",
+    "merchant posts here",
+    "traders here",
+    "merchants here",
+)
+
+
 def _switches(f: Fold, hook_rules) -> None:
     """The components every module has, whether or not it has rules in words."""
     comp = f.comp
     comp["expr_functions"] = []
-    comp["x_setup"] = comp["x_turn_start"] = comp["x_after_route"] = False
+    comp["x_setup"] = comp["x_turn_start"] = comp["x_turn_end"] = comp["x_after_route"] = False
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
     comp["x_tiebreak"] = bool(f.tie_exprs)
     comp["x_turns"] = _mentions(hook_rules, f.tie_exprs, "turn number")
+    comp["x_kinds"] = any(_mentions(hook_rules, f.tie_exprs, q) for q in KIND_QUANTITIES)
     comp["x_params"] = _effects(hook_rules, "set_param")
     comp["x_reach"] = _effects(hook_rules, "set_param", "displacement reach")
     comp["x_chosen_develop"] = any(
@@ -103,6 +115,34 @@ def _marker_ids(f: Fold, hook_rules) -> dict[str, int]:
     for i, rule in enumerate(r for r in hook_rules if r.hook == "marker_used"):
         ids[rule.label] = f.first_rule_marker + i
     return ids
+
+
+def _check_setup_receives(f: Fold, hook_rules) -> None:
+    """`at setup: receive marker X` with no condition gives every seat one: the supply left after
+    the start markers must hold one per seat for the game's largest player count (else some
+    seats would silently get none). With a condition, seats receive in seat order while one is
+    left, as a marker received in play (docs/rules-language.md)."""
+    ids = _marker_ids(f, hook_rules)
+    needed: dict[str, list] = {}
+    for rule in hook_rules:
+        if rule.hook != "setup":
+            continue
+        for effect in rule.effects:
+            if effect.kind == "receive" and effect.when is None and effect.name in ids:
+                needed.setdefault(effect.name, []).append(effect)
+    players = max(f.game.players)
+    for name, effects in needed.items():
+        i = ids[name]
+        supply = f.k["MARKER_COUNT"][i] - f.k["MARKER_START"][i]
+        if supply < players * len(effects):
+            raise error(
+                f"at setup every seat receives marker {name}, but {players} players need"
+                f" {players * len(effects)} and the supply holds {supply} after the start"
+                f" markers (count {f.k['MARKER_COUNT'][i]}, start {f.k['MARKER_START'][i]}):"
+                f" raise its count (`bonus {name} count {players * len(effects)}`) or add a"
+                " condition (`… if you are the last seat`)",
+                effects[0].span,
+            )
 
 
 def _parameters(f: Fold) -> None:
@@ -143,6 +183,7 @@ def fold_rules_in_words(f: Fold) -> None:
     _switches(f, hook_rules)
     if not comp["uses_expr"]:
         return
+    _check_setup_receives(f, hook_rules)
     _board_facts(f)
     compiler = ExprCompiler(
         names,
@@ -162,6 +203,7 @@ def fold_rules_in_words(f: Fold) -> None:
     for switch, function in (
         ("x_setup", "_x_setup"),
         ("x_turn_start", "_x_turn_start"),
+        ("x_turn_end", "_x_turn_end"),
         ("x_after_route", "_x_after_route"),
         ("x_forbid", "_x_forbidden"),
         ("x_end", "_x_end"),

@@ -193,6 +193,7 @@ class Effect:
 HOOKS = (
     "setup",
     "turn_start",
+    "turn_end",
     "marker_used",
     "after_create_route",
     "favour",
@@ -241,6 +242,7 @@ class HookRule:
         head = {
             "setup": "at setup",
             "turn_start": "at turn start",
+            "turn_end": "at turn end",
             "after_create_route": "after create_route",
             "favour": f'favour "{self.target}"' + trigger_text(self.trigger),
             "marker_used": f'bonus "{self.target}"'

@@ -549,7 +549,8 @@ COMPONENTS: tuple[Component, ...] = (
         "end",
         "track_pp",
         (Param("threshold", INT, doc="PP on the track that ends the game"),),
-        "A player's track PP reaches the threshold during Create Route.",
+        "A player's track PP reach the threshold: checked after every action (the game ends when"
+        " it finishes); in the editions PP are gained only in Create Route.",
     ),
     Component(
         "end", "marker_supply_empty", (), "A replacement marker must come from an empty supply."

@@ -284,7 +284,10 @@ def _check_end_and_scoring(ruleset: RuleSet) -> list[Diagnostic]:
 def _check_tiebreak(ruleset: RuleSet) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     abilities = {a.name for a in ruleset.abilities}
-    score_kinds = {c.kind for c in ruleset.scoring}
+    # a step names a category by kind (`most score network`) or by key (`most score F`, which
+    # also names a category written in words)
+    score_kinds = {c.kind for c in ruleset.scoring} | {c.key for c in ruleset.scoring}
+    score_kinds |= {r.target for r in ruleset.hook_rules if r.hook == "score"}
     for index, step in enumerate(ruleset.tiebreak):
         if step.rule == "shared":
             if index != len(ruleset.tiebreak) - 1:
@@ -307,8 +310,8 @@ def _check_tiebreak(ruleset: RuleSet) -> list[Diagnostic]:
         elif step.what == "score" and step.name not in score_kinds:
             out.append(
                 _error(
-                    f"tie-break names scoring kind '{step.name}', which no score category"
-                    f" uses{did_you_mean(step.name, score_kinds)}",
+                    f"tie-break names score category '{step.name}', which this rule set"
+                    f" lacks{did_you_mean(step.name, score_kinds)}",
                     step.span,
                 )
             )

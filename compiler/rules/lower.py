@@ -426,10 +426,26 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
     """The statements one statement tree stands for (`end when a | b` stands for two)."""
     data = stmt.data
     span = span_of(stmt, file)
+    if data == "r_replace_score_words":  # `replace score E "…": AMOUNT`
+        rule = lower_hook_rule(lark.Tree("r_score_rule", stmt.children, stmt.meta), file)
+        key_token = stmt.children[0]
+        return [
+            Statement(
+                "replace",
+                "hook",
+                rule.key,
+                params=(("rule", rule),),
+                span=span,
+                key_span=span_of(key_token, file),
+            )
+        ]
     if data in HOOK_STATEMENTS:  # rules in words (compiler/expr/lower.py)
         rule = lower_hook_rule(stmt, file)
+        key_span = span_of(stmt.children[0], file) if data == "r_score_rule" else span
         return [
-            Statement("set", "hook", rule.key, params=(("rule", rule),), span=span, key_span=span)
+            Statement(
+                "set", "hook", rule.key, params=(("rule", rule),), span=span, key_span=key_span
+            )
         ]
     if data in ("r_pieces", "r_setup", "r_markers", "r_pawn"):
         return [_single(data[2:], stmt, file)]
@@ -608,8 +624,8 @@ def apply_statement(
         return
     if statement.section == "hook":  # a rule in words: replaces the one with the same key
         rule = dict(statement.params)["rule"]
-        if rule.hook == "score":  # a category in words takes the place of a catalogue one
-            state["score"].pop(rule.target, None)
+        if rule.hook == "score":
+            _words_category(state, statement, rule, parent)
         state["hook"][statement.key] = rule
         return
     if statement.section == "score" and statement.op != "remove":
@@ -669,6 +685,43 @@ def apply_statement(
     }
     section.clear()
     section.update(rebuilt)
+
+
+def _words_category(state: _State, statement: Statement, rule, parent: str | None) -> None:
+    """A category in words: `score G "…": …` adds G or changes the parent's G written in words;
+    the parent's catalogue category of that key (another kind) is only replaced by `replace score
+    G "…": …`, which keeps its place."""
+    key = rule.target
+    inherited = state["score"].get(key)
+    if statement.op == "replace":
+        if inherited is None and statement.key not in state["hook"]:
+            where = f"{parent} has" if parent else "there is"
+            raise HansaError(
+                f"cannot replace score category {key}: {where} no such score category"
+                + did_you_mean(key, [*state["score"], *_words_keys(state)]),
+                statement.key_span,
+            )
+        state["score"].pop(key, None)
+        return
+    if inherited is not None:
+        raise HansaError(
+            f"score category {key} is of kind {inherited.kind} in {parent or 'this rule set'};"
+            " a category in words"
+            f" would silently take its place: write `replace score {key} …: …` to replace it,"
+            " or use another letter to add a category"
+            + (f" (free: {_free_letter(state)})" if _free_letter(state) else ""),
+            statement.key_span,
+        )
+
+
+def _words_keys(state: _State) -> list[str]:
+    return [r.target for r in state["hook"].values() if getattr(r, "hook", "") == "score"]
+
+
+def _free_letter(state: _State) -> str:
+    """The first capital letter no category uses (for the hint), or ''."""
+    used = {*state["score"], *_words_keys(state)}
+    return next((c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used), "")
 
 
 def statement_state(ruleset: RuleSet) -> tuple[_State, list[TieBreakStep]]:

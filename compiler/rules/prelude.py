@@ -94,7 +94,7 @@ def refuse_define(tree: lark.Tree, file: str):
     """A `define` in a spec file: kinds are the package's; a rule set writes its rule in words."""
     raise HansaError(
         "`define` belongs to the package's prelude; a rule set writes a new category or trigger"
-        " in words (`score G: 2 PP per city where coins > 0`, `end when completed cities >= 5`)",
+        " in words (`score H: 2 PP per city where coins > 0`, `end when completed cities >= 5`)",
         span_of(tree, file),
     )
 

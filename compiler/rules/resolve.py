@@ -110,7 +110,37 @@ def _fold(ruleset: RuleSet, parent: RuleSet | None) -> RuleSet:
     base = RuleSet(
         name=ruleset.name, title=ruleset.title or parent.title, span=ruleset.span, sources=sources
     )
-    return _finish(build_ruleset(base, state, tiebreak))
+    folded = build_ruleset(base, state, tiebreak)
+    _check_inherited_tiebreak(ruleset, parent, folded)
+    return _finish(folded)
+
+
+def _check_inherited_tiebreak(ruleset: RuleSet, parent: RuleSet, folded: RuleSet) -> None:
+    """A child that removes or replaces a category its inherited tie-break compares is told so at
+    its own statement (the tie-break line it inherited is in the parent's file)."""
+    if any(s.section == "tiebreak" for s in ruleset.statements):
+        return  # the child wrote its own chain: the checks locate any problem in it
+    changes = [
+        s
+        for s in ruleset.statements
+        if (s.section == "score" and s.op in ("remove", "replace"))
+        or (s.section == "hook" and s.op == "replace")
+    ]
+    if not changes:
+        return  # no category of the parent's is gone: its chain still holds
+    broken = [d for d in check_ruleset(folded) if "tie-break names score category" in d.message]
+    if not broken:
+        return
+    at = changes[-1].key_span
+    step = broken[0].span
+    shown = f"{step.file}:{step.line}" if step and step.line else parent.name
+    name = broken[0].message.split("'")[1]
+    raise HansaError(
+        f"this leaves the tie-break inherited from {parent.name} ({shown}) comparing score"
+        f" '{name}', which the rule set no longer has: write a `tiebreak` line of its own"
+        " (e.g. `tiebreak fewest ability actions, shared`)",
+        at,
+    )
 
 
 def _finish(ruleset: RuleSet) -> RuleSet:

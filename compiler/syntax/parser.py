@@ -5,6 +5,14 @@ each of those names its top-level rules with a `//! top: RULE …` line, and may
 its words for error messages with `//! word: TERMINAL description`. The parser is LALR, built once
 per process (its tables cached on disk between processes, so the command line starts fast).
 
+Statements of a rules block end at a line break: the parser feeds the grammar's `_SEP` (which
+the lexer never makes) before the first token of a line when the statement so far is complete,
+the previous line does not end with an operator, a comma or an opening bracket, and the line is
+not indented further than the statement's first word (a continuation line, as `hansa fmt` writes
+it). So `end when track_pp >= 16` and a next line `action create_route control_pp 2` are two
+statements, not the amount "16 action". Every state of the contextual lexer also accepts a name,
+so a misspelt keyword (`forbidd`) is one word with a "did you mean", not `forbid` and `d`.
+
 Error recovery drives lark's interactive LALR parser token by token. After a syntax error it skips
 ahead in panic mode: a keyword or `}` that some enclosing construct accepts pops the parser back to
 that construct (so `city`, `route`, `}` … start afresh), other tokens are dropped (with braces kept
@@ -94,6 +102,64 @@ def _table_cache(grammar: str) -> str | bool:
     return str(folder / f"grammar-{digest}.lark-cache")
 
 
+class _WholeWords:
+    """A post-lexer that changes nothing but makes every lexer state accept NAME: a keyword is then
+    only ever a whole word (lark turns a NAME spelt like a keyword into the keyword), never the
+    prefix of a longer word."""
+
+    always_accept = ("NAME",)
+
+    def process(self, stream):
+        return stream
+
+
+# The terminal the parser feeds where a line break ends a statement (grammar/rules.lark).
+SEPARATOR = "_SEP"
+# Tokens after which a line continues: operators, commas and opening brackets.
+_CONTINUING = frozenset(
+    {
+        "COMMA",
+        "LPAR",
+        "LBRACE",
+        "LSQB",
+        "COLON",
+        "EQUAL",
+        "PLUS",
+        "MINUS",
+        "STAR",
+        "SLASH",
+        "VBAR",
+        "MORETHAN",
+        "LESSTHAN",
+    }
+)
+_CONTINUING_TEXT = frozenset(
+    {
+        ">=",
+        "<=",
+        "!=",
+        "--",
+        "..",
+        "and",
+        "or",
+        "not",
+        "if",
+        "per",
+        "where",
+        "of",
+        "over",
+        "has",
+        "is",
+        "are",
+        "by",
+        "with",
+        "when",
+        "extends",
+        "in",
+    }
+)
+
+
 @functools.cache
 def get_parser() -> lark.Lark:
     """The one LALR parser of this process (its tables cached on disk between runs)."""
@@ -102,6 +168,7 @@ def get_parser() -> lark.Lark:
         grammar,
         parser="lalr",
         lexer="contextual",
+        postlex=_WholeWords(),
         propagate_positions=True,
         maybe_placeholders=False,
         start="start",
@@ -137,7 +204,7 @@ def describe_terminal(parser: lark.Lark, name: str) -> str:
 
 
 def describe_expected(parser: lark.Lark, names) -> str:
-    words = sorted({describe_terminal(parser, n) for n in names})
+    words = sorted({describe_terminal(parser, n) for n in names if n != SEPARATOR})
     if not words:
         return "nothing more"
     if len(words) > MAX_EXPECTED_WORDS:
@@ -242,6 +309,10 @@ class _Recovery:
         self.recovering = False  # after an error, until a keyword, ';' or '}' is shifted
         self.dropped_braces = 0  # '{' dropped while recovering, whose '}' must be dropped too
         self.sync_types, self.resume_types = _sync_terminals(parser)
+        self.previous: Token | None = None  # the last token fed
+        self.statement_column = 0  # where the current statement's first word stands
+        self.at_statement_start = False  # after a block's '{' or a line break ending a statement
+        self.retry: Token | None = None  # a token to feed again after an inserted '{'
 
     def report(self, err: UnexpectedInput) -> None:
         if not self.recovering:
@@ -254,6 +325,40 @@ class _Recovery:
         if token.type in self.resume_types:
             self.recovering = False
             self.dropped_braces = 0
+        self.previous = token
+        if self.at_statement_start:
+            self.statement_column, self.at_statement_start = token.column or 0, False
+        elif token.type == "LBRACE" and self.accepts(SEPARATOR):
+            self.at_statement_start = True  # a rules block opened: its first statement follows
+
+    def accepts(self, terminal: str) -> bool:
+        """Whether the parser can take `terminal` now (tried on a copy, without building trees:
+        lark's tree builders may change the values they are given)."""
+        trial = self.state.copy(deepcopy_values=False)
+        trial.parse_conf = copy.copy(trial.parse_conf)
+        trial.parse_conf.callbacks = {}
+        try:
+            trial.feed_token(Token(terminal, ""))
+        except UnexpectedToken:
+            return False
+        return True
+
+    def ends_statement(self, token: Token) -> bool:
+        """Whether the line break before `token` ends the statement (see the module docstring)."""
+        previous = self.previous
+        if previous is None or token.type == "RBRACE" or not token.line or not previous.line:
+            return False
+        if token.line <= (previous.end_line or previous.line) or not self.starts_a_line(token):
+            return False
+        if previous.type in _CONTINUING or str(previous) in _CONTINUING_TEXT:
+            return False
+        if (token.column or 0) > self.statement_column:
+            return False  # a continuation line, indented under the statement
+        return self.accepts(SEPARATOR)
+
+    def end_statement(self, before: Token) -> None:
+        self.state.feed_token(Token.new_borrow_pos(SEPARATOR, "", before))
+        self.at_statement_start = True
 
     def starts_a_line(self, token: Token) -> bool:
         """Whether `token` is the first thing on its line (where statements usually begin)."""
@@ -269,6 +374,23 @@ class _Recovery:
         if token.type == "RBRACE" and self.dropped_braces:
             self.dropped_braces -= 1  # closes a '{' dropped while recovering
             return
+        misspelt = self.misspelt_keyword(token) if not self.recovering else None
+        if misspelt is not None:
+            # A misspelt keyword (`forbidd`, `when use:`): say so once, then read on as if the
+            # keyword were written, so the rest of the statement and the next line raise nothing.
+            self.report(err)
+            self.recovering = False
+            self.retry = misspelt
+            return
+        if not self.recovering and _acceptable(self.state) == {"LBRACE"}:
+            # Only a '{' can follow (`rules r extends p` and a line break): say so once, then read
+            # on as if it were there, so the block's statements and its '}' raise nothing more.
+            self.report(err)
+            self.recovering = False
+            self.state.feed_token(Token.new_borrow_pos("LBRACE", "{", token))
+            self.shifted(Token.new_borrow_pos("LBRACE", "{", token))
+            self.retry = token
+            return
         resumed = self.resynchronised(token) if token.type in self.sync_types else None
         if resumed is None or not self.recovering:
             if self.recovering and not self.dropped_braces and self.starts_a_line(token):
@@ -279,9 +401,30 @@ class _Recovery:
             self.report(err)
         if resumed is not None:
             self.state = resumed
+            if self.starts_a_line(token):
+                self.statement_column, self.at_statement_start = token.column or 0, False
             self.shifted(token)
         elif token.type == "LBRACE":
             self.dropped_braces += 1
+
+    def misspelt_keyword(self, token: Token) -> Token | None:
+        """The keyword a name misspells, as a token in its place, if exactly one keyword the
+        parser can take now is that close to it."""
+        if token.type != "NAME":
+            return None
+        keywords = {}
+        for name in _acceptable(self.state):
+            try:
+                pattern = self.parser.get_terminal(name).pattern
+            except KeyError:
+                continue
+            if isinstance(pattern, PatternStr) and pattern.value.isidentifier():
+                keywords[pattern.value] = name
+        hint = _keyword_hint(self.parser, token, list(keywords.values()))
+        guess = hint.split("'")[1] if hint else None
+        if guess not in keywords:
+            return None
+        return Token.new_borrow_pos(keywords[guess], guess, token)
 
     def enclosing_block(self):
         """The parser state popped back to the innermost block (a state that can take '}' or
@@ -312,16 +455,25 @@ class _Recovery:
         position = lexer_state.line_ctr.char_pos
         lexer_state.line_ctr.feed(lexer_state.text.text[position : position + 1])
 
+    def _tokens(self):
+        """The lexer's tokens, after a token to feed again (one that followed a missing '{')."""
+        while self.retry is not None:
+            token, self.retry = self.retry, None
+            yield token
+        yield from self.lexer.lex(self.state)
+
     def run(self) -> lark.Tree | None:
         last: Token | None = None
         while len(self.errors) < MAX_SYNTAX_ERRORS:
             try:
-                for token in self.lexer.lex(self.state):
+                for token in self._tokens():
                     last = token
                     if token.type == "RBRACE" and self.recovering and self.dropped_braces:
                         self.dropped_braces -= 1  # closes a '{' that was dropped
                         continue
                     try:
+                        if self.ends_statement(token):
+                            self.end_statement(token)
                         self.state.feed_token(token)
                     except UnexpectedToken as err:
                         self.unexpected(err)

@@ -322,6 +322,31 @@ def spec_names(spec_dir: str | Path = "spec") -> dict[str, dict]:
     }
 
 
+def _boards_beside(path: Path, spec_dir: Path) -> list[Path]:
+    """The board files beside a spec file (in its folder and its `boards/` folder, as in a spec
+    folder): files that declare boards and nothing else, so `compile_game("myspec/rule.hansa")`
+    finds `myspec/boards/mine.hansa`, while a broken or unrelated file beside it is not read. A
+    folder that holds the spec folder itself adds nothing (its boards are the spec folder's)."""
+    from ...project import _declarations_in_text
+
+    folder = path.resolve().parent
+    if spec_dir.exists() and spec_dir.resolve().is_relative_to(folder):
+        return []
+    found = []
+    candidates = sorted(folder.glob("*.hansa")) + sorted((folder / "boards").rglob("*.hansa"))
+    for other in candidates:
+        if other.resolve() == path.resolve():
+            continue
+        try:
+            text = other.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        kinds = {kind for kind, _name in _declarations_in_text(text)}
+        if kinds == {"board"}:
+            found.append(other)
+    return found
+
+
 def compile_module(source: str, game: str | None = None, spec_dir: str | Path = "spec"):
     """Compile one game in memory and return the executed module (nothing is written)."""
 
@@ -338,6 +363,8 @@ def compile_module(source: str, game: str | None = None, spec_dir: str | Path = 
         inside = spec_dir.exists() and path.resolve().is_relative_to(spec_dir.resolve())
         if not inside:
             paths.append(path)
+            if not path.is_dir():
+                paths.extend(_boards_beside(path, spec_dir))
         if spec_dir.exists():
             paths.append(spec_dir)  # the boards and rule sets the file builds on
     else:

@@ -1,0 +1,3013 @@
+"""A generated rule module (written by `hansa build` from the spec; do not edit by hand).
+
+Regenerate with `hansa build`; `hansa build --check` fails when this file no longer matches
+the spec.
+The game, rule set and board it was built from are named in the comments below.
+"""
+
+# game: 'bigbox-hanseatic-3p-missions-favour'
+# rules: 'bigbox_missions_favour'
+# board: 'hanseatic_3p'
+# hansa-generated: spec-sha256=9213b1e1a79a9fc792b2ad57b1b5831d407f41da49d43ef0c9fa08853b76f2b9
+# source: 'spec/bigbox_2021.hansa'
+# source: 'spec/boards/hanseatic_3p.hansa'
+# source: 'spec/modules/missions.hansa'
+# source: 'spec/modules/missions_and_favour.hansa'
+
+from hansa.runtime.errors import HansaError
+from hansa.runtime.observation_tensor import TensorCodec
+from hansa.runtime.serialize import StateReader, encode
+from hansa.runtime.state import TERMINAL, BaseState, GameInfo
+from hansa.runtime.support import Random, bisect_left, insort
+
+# fmt: off
+# ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+TRADERS = 27
+MERCHANTS = 4
+SCORE_MARKER = 0
+SETUP_PERSONAL = (4, 1, 1)
+ABILITY_NAMES = ('keys', 'actions', 'privilege', 'book', 'bank')
+ABILITY_VALUES = ((1, 2, 2, 3, 4), (2, 3, 3, 4, 4, 5), (0, 1, 2, 3), (2, 3, 4, 5), (3, 5, 7, 999))
+ABILITY_KIND = (0, 0, 0, 1, 0)
+ABILITY_FULL_PP = (0, 4, 4, 4, 4)
+ABILITY_MAX = (4, 5, 3, 3, 3)
+AB_NETWORK_FACTOR = 0
+AB_ACTIONS_PER_TURN = 1
+AB_POST_PRIVILEGE = 2
+AB_MOVE_COUNT = 3
+AB_INCOME = 4
+ON_TRACKS = (15, 3)
+OFF_BOARD = (16, 3)
+CITY_NAMES = (
+    ('Arnheim', 'Bremen', 'Brunswiek', 'Coellen', 'Dortmund', 'Duisburg', 'Emden', 'Goslar',
+     'Göttingen', 'Groningen', 'Halle', 'Hamburg', 'Hannover', 'Hildesheim', 'Kampen', 'Lübeck',
+     'Lüneburg', 'Magdeburg', 'Minden', 'Münster', 'Osnabrück', 'Paderborn', 'Perleberg',
+     'Quedlinburg', 'Stade', 'Stendal', 'Warburg')
+)
+N_CITIES = 27
+CITY_SPACES = (
+    ((0, 1, 2, 3), (4,), (5,), (6, 7), (8, 9), (10,), (11, 12), (13,), (14, 15), (16, 17),
+     (18, 19), (20, 21, 22), (23, 24), (25, 26), (27, 28), (29, 30), (31,), (32, 33),
+     (34, 35, 36, 37), (38, 39), (40, 41, 42), (43, 44), (45, 46, 47), (48, 49), (50,),
+     (51, 52, 53, 54), (55, 56))
+)
+SPACE_CITY = (
+    (0, 0, 0, 0, 1, 2, 3, 3, 4, 4, 5, 6, 6, 7, 8, 8, 9, 9, 10, 10, 11, 11, 11, 12, 12, 13, 13, 14,
+     14, 15, 15, 16, 17, 17, 18, 18, 18, 18, 19, 19, 20, 20, 20, 21, 21, 22, 22, 22, 23, 23, 24,
+     25, 25, 25, 25, 26, 26)
+)
+SPACE_ROUND = (
+    (0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0)
+)
+SPACE_PRIV = (
+    (0, 0, 1, 2, 2, 1, 0, 2, 0, 1, 0, 0, 2, 0, 0, 1, 0, 1, 0, 1, 0, 1, 3, 0, 2, 0, 3, 1, 3, 0, 2,
+     0, 0, 1, 0, 1, 2, 3, 0, 1, 0, 1, 3, 0, 3, 0, 2, 3, 1, 2, 0, 0, 0, 1, 2, 1, 2)
+)
+SPACE_COIN = (
+    (0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0,
+     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0)
+)
+N_SPACES = 57
+CITY_ABILITIES = (
+    ((), (), (), (), (), (), (), (), (1,), (3,), (0,), (), (), (), (), (4,), (), (), (), (), (),
+     (), (), (), (2,), (), ())
+)
+CITY_NEIGHBORS = (
+    ((5, 14, 19), (11, 12, 18, 20), (18, 25), (26,), (5, 21), (0, 4), (9, 20), (13, 17, 23), (23,),
+     (6,), (23,), (1, 15, 16, 24), (1, 16, 18), (7, 21), (0, 20), (11,), (11, 12, 22), (7, 25),
+     (1, 2, 12, 19, 21), (0, 18), (1, 6, 14), (4, 13, 18, 26), (16, 25), (7, 8, 10), (11,),
+     (2, 17, 22), (3, 21))
+)
+CITY_ROUTES = (
+    ((0, 1, 2), (3, 4, 5, 6), (7, 8), (9,), (10, 11), (0, 10), (12, 13), (14, 15, 16), (17,),
+     (12,), (18,), (3, 19, 20, 21), (4, 22, 23), (14, 24), (1, 25), (19,), (20, 22, 26), (15, 27),
+     (5, 7, 23, 28, 29), (2, 28), (6, 13, 25), (11, 24, 29, 30), (26, 31), (16, 17, 18), (21,),
+     (8, 27, 31), (9, 30))
+)
+ROUTE_CITIES = (
+    ((0, 5), (0, 14), (0, 19), (1, 11), (1, 12), (1, 18), (1, 20), (2, 18), (2, 25), (3, 26),
+     (4, 5), (4, 21), (6, 9), (6, 20), (7, 13), (7, 17), (7, 23), (8, 23), (10, 23), (11, 15),
+     (11, 16), (11, 24), (12, 16), (12, 18), (13, 21), (14, 20), (16, 22), (17, 25), (18, 19),
+     (18, 21), (21, 26), (22, 25))
+)
+ROUTE_POINTS = (
+    ((0, 1, 2), (3, 4, 5), (6, 7, 8), (9, 10, 11, 12), (13, 14, 15), (16, 17, 18), (19, 20, 21),
+     (22, 23, 24, 25), (26, 27, 28, 29), (30, 31, 32, 33), (34, 35), (36, 37, 38), (39, 40, 41),
+     (42, 43, 44, 45), (46, 47, 48), (49, 50), (51, 52, 53, 54), (55, 56, 57), (58, 59, 60, 61),
+     (62, 63, 64), (65, 66, 67, 68), (69, 70, 71), (72, 73, 74), (75, 76, 77), (78, 79, 80),
+     (81, 82), (83, 84, 85), (86, 87, 88), (89, 90, 91), (92, 93, 94), (95, 96, 97),
+     (98, 99, 100))
+)
+N_ROUTES = 32
+POINT_ROUTE = (
+    (0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 9,
+     9, 9, 9, 10, 10, 11, 11, 11, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14, 15, 15, 16, 16, 16, 16,
+     17, 17, 17, 18, 18, 18, 18, 19, 19, 19, 20, 20, 20, 20, 21, 21, 21, 22, 22, 22, 23, 23, 23,
+     24, 24, 24, 25, 25, 26, 26, 26, 27, 27, 27, 28, 28, 28, 29, 29, 29, 30, 30, 30, 31, 31, 31)
+)
+POINT_MERCHANT_ONLY = (
+    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     0, 0, 0, 0, 0, 0, 0, 0)
+)
+N_POINTS = 101
+TAVERN_ROUTES = (6, 14, 26)
+EAST_WEST = (25, 0)
+BOARD_COMPLETED_CITIES = 10
+FREE_POINTS = (
+    (((), (0,), (1,), (0, 1), (2,), (0, 2), (1, 2), (0, 1, 2)),
+     ((), (3,), (4,), (3, 4), (5,), (3, 5), (4, 5), (3, 4, 5)),
+     ((), (6,), (7,), (6, 7), (8,), (6, 8), (7, 8), (6, 7, 8)),
+     ((), (9,), (10,), (9, 10), (11,), (9, 11), (10, 11), (9, 10, 11), (12,), (9, 12), (10, 12),
+      (9, 10, 12), (11, 12), (9, 11, 12), (10, 11, 12), (9, 10, 11, 12)),
+     ((), (13,), (14,), (13, 14), (15,), (13, 15), (14, 15), (13, 14, 15)),
+     ((), (16,), (17,), (16, 17), (18,), (16, 18), (17, 18), (16, 17, 18)),
+     ((), (19,), (20,), (19, 20), (21,), (19, 21), (20, 21), (19, 20, 21)),
+     ((), (22,), (23,), (22, 23), (24,), (22, 24), (23, 24), (22, 23, 24), (25,), (22, 25),
+      (23, 25), (22, 23, 25), (24, 25), (22, 24, 25), (23, 24, 25), (22, 23, 24, 25)),
+     ((), (26,), (27,), (26, 27), (28,), (26, 28), (27, 28), (26, 27, 28), (29,), (26, 29),
+      (27, 29), (26, 27, 29), (28, 29), (26, 28, 29), (27, 28, 29), (26, 27, 28, 29)),
+     ((), (30,), (31,), (30, 31), (32,), (30, 32), (31, 32), (30, 31, 32), (33,), (30, 33),
+      (31, 33), (30, 31, 33), (32, 33), (30, 32, 33), (31, 32, 33), (30, 31, 32, 33)),
+     ((), (34,), (35,), (34, 35)),
+     ((), (36,), (37,), (36, 37), (38,), (36, 38), (37, 38), (36, 37, 38)),
+     ((), (39,), (40,), (39, 40), (41,), (39, 41), (40, 41), (39, 40, 41)),
+     ((), (42,), (43,), (42, 43), (44,), (42, 44), (43, 44), (42, 43, 44), (45,), (42, 45),
+      (43, 45), (42, 43, 45), (44, 45), (42, 44, 45), (43, 44, 45), (42, 43, 44, 45)),
+     ((), (46,), (47,), (46, 47), (48,), (46, 48), (47, 48), (46, 47, 48)),
+     ((), (49,), (50,), (49, 50)),
+     ((), (51,), (52,), (51, 52), (53,), (51, 53), (52, 53), (51, 52, 53), (54,), (51, 54),
+      (52, 54), (51, 52, 54), (53, 54), (51, 53, 54), (52, 53, 54), (51, 52, 53, 54)),
+     ((), (55,), (56,), (55, 56), (57,), (55, 57), (56, 57), (55, 56, 57)),
+     ((), (58,), (59,), (58, 59), (60,), (58, 60), (59, 60), (58, 59, 60), (61,), (58, 61),
+      (59, 61), (58, 59, 61), (60, 61), (58, 60, 61), (59, 60, 61), (58, 59, 60, 61)),
+     ((), (62,), (63,), (62, 63), (64,), (62, 64), (63, 64), (62, 63, 64)),
+     ((), (65,), (66,), (65, 66), (67,), (65, 67), (66, 67), (65, 66, 67), (68,), (65, 68),
+      (66, 68), (65, 66, 68), (67, 68), (65, 67, 68), (66, 67, 68), (65, 66, 67, 68)),
+     ((), (69,), (70,), (69, 70), (71,), (69, 71), (70, 71), (69, 70, 71)),
+     ((), (72,), (73,), (72, 73), (74,), (72, 74), (73, 74), (72, 73, 74)),
+     ((), (75,), (76,), (75, 76), (77,), (75, 77), (76, 77), (75, 76, 77)),
+     ((), (78,), (79,), (78, 79), (80,), (78, 80), (79, 80), (78, 79, 80)),
+     ((), (81,), (82,), (81, 82)),
+     ((), (83,), (84,), (83, 84), (85,), (83, 85), (84, 85), (83, 84, 85)),
+     ((), (86,), (87,), (86, 87), (88,), (86, 88), (87, 88), (86, 87, 88)),
+     ((), (89,), (90,), (89, 90), (91,), (89, 91), (90, 91), (89, 90, 91)),
+     ((), (92,), (93,), (92, 93), (94,), (92, 94), (93, 94), (92, 93, 94)),
+     ((), (95,), (96,), (95, 96), (97,), (95, 97), (96, 97), (95, 96, 97)),
+     ((), (98,), (99,), (98, 99), (100,), (98, 100), (99, 100), (98, 99, 100)))
+)
+FREE_HOUSE_POINTS = (
+    (((), (0,), (1,), (0, 1), (2,), (0, 2), (1, 2), (0, 1, 2)),
+     ((), (3,), (4,), (3, 4), (5,), (3, 5), (4, 5), (3, 4, 5)),
+     ((), (6,), (7,), (6, 7), (8,), (6, 8), (7, 8), (6, 7, 8)),
+     ((), (9,), (10,), (9, 10), (11,), (9, 11), (10, 11), (9, 10, 11), (12,), (9, 12), (10, 12),
+      (9, 10, 12), (11, 12), (9, 11, 12), (10, 11, 12), (9, 10, 11, 12)),
+     ((), (13,), (14,), (13, 14), (15,), (13, 15), (14, 15), (13, 14, 15)),
+     ((), (16,), (17,), (16, 17), (18,), (16, 18), (17, 18), (16, 17, 18)),
+     ((), (19,), (20,), (19, 20), (21,), (19, 21), (20, 21), (19, 20, 21)),
+     ((), (22,), (23,), (22, 23), (24,), (22, 24), (23, 24), (22, 23, 24), (25,), (22, 25),
+      (23, 25), (22, 23, 25), (24, 25), (22, 24, 25), (23, 24, 25), (22, 23, 24, 25)),
+     ((), (26,), (27,), (26, 27), (28,), (26, 28), (27, 28), (26, 27, 28), (29,), (26, 29),
+      (27, 29), (26, 27, 29), (28, 29), (26, 28, 29), (27, 28, 29), (26, 27, 28, 29)),
+     ((), (30,), (31,), (30, 31), (32,), (30, 32), (31, 32), (30, 31, 32), (33,), (30, 33),
+      (31, 33), (30, 31, 33), (32, 33), (30, 32, 33), (31, 32, 33), (30, 31, 32, 33)),
+     ((), (34,), (35,), (34, 35)),
+     ((), (36,), (37,), (36, 37), (38,), (36, 38), (37, 38), (36, 37, 38)),
+     ((), (39,), (40,), (39, 40), (41,), (39, 41), (40, 41), (39, 40, 41)),
+     ((), (42,), (43,), (42, 43), (44,), (42, 44), (43, 44), (42, 43, 44), (45,), (42, 45),
+      (43, 45), (42, 43, 45), (44, 45), (42, 44, 45), (43, 44, 45), (42, 43, 44, 45)),
+     ((), (46,), (47,), (46, 47), (48,), (46, 48), (47, 48), (46, 47, 48)),
+     ((), (49,), (50,), (49, 50)),
+     ((), (51,), (52,), (51, 52), (53,), (51, 53), (52, 53), (51, 52, 53), (54,), (51, 54),
+      (52, 54), (51, 52, 54), (53, 54), (51, 53, 54), (52, 53, 54), (51, 52, 53, 54)),
+     ((), (55,), (56,), (55, 56), (57,), (55, 57), (56, 57), (55, 56, 57)),
+     ((), (58,), (59,), (58, 59), (60,), (58, 60), (59, 60), (58, 59, 60), (61,), (58, 61),
+      (59, 61), (58, 59, 61), (60, 61), (58, 60, 61), (59, 60, 61), (58, 59, 60, 61)),
+     ((), (62,), (63,), (62, 63), (64,), (62, 64), (63, 64), (62, 63, 64)),
+     ((), (65,), (66,), (65, 66), (67,), (65, 67), (66, 67), (65, 66, 67), (68,), (65, 68),
+      (66, 68), (65, 66, 68), (67, 68), (65, 67, 68), (66, 67, 68), (65, 66, 67, 68)),
+     ((), (69,), (70,), (69, 70), (71,), (69, 71), (70, 71), (69, 70, 71)),
+     ((), (72,), (73,), (72, 73), (74,), (72, 74), (73, 74), (72, 73, 74)),
+     ((), (75,), (76,), (75, 76), (77,), (75, 77), (76, 77), (75, 76, 77)),
+     ((), (78,), (79,), (78, 79), (80,), (78, 80), (79, 80), (78, 79, 80)),
+     ((), (81,), (82,), (81, 82)),
+     ((), (83,), (84,), (83, 84), (85,), (83, 85), (84, 85), (83, 84, 85)),
+     ((), (86,), (87,), (86, 87), (88,), (86, 88), (87, 88), (86, 87, 88)),
+     ((), (89,), (90,), (89, 90), (91,), (89, 91), (90, 91), (89, 90, 91)),
+     ((), (92,), (93,), (92, 93), (94,), (92, 94), (93, 94), (92, 93, 94)),
+     ((), (95,), (96,), (95, 96), (97,), (95, 97), (96, 97), (95, 96, 97)),
+     ((), (98,), (99,), (98, 99), (100,), (98, 100), (99, 100), (98, 99, 100)))
+)
+FULL_MASK = (
+    (7, 7, 7, 15, 7, 7, 7, 15, 15, 15, 3, 7, 7, 15, 7, 3, 15, 7, 15, 7, 15, 7, 7, 7, 7, 3, 7, 7, 7,
+     7, 7, 7)
+)
+POINT_BIT = (
+    (1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 8, 1,
+     2, 4, 8, 1, 2, 1, 2, 4, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 8,
+     1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1,
+     2, 4, 1, 2, 4, 1, 2, 4)
+)
+SPECIAL_ROUTE = 9
+SPECIAL_POINTS = (7, 8, 9, 11)
+SPECIAL_PRIV = (0, 1, 2, 3)
+SPECIAL_CITY = 3
+DISPLACE_COST = (1, 2)
+COMPENSATION = (1, 2)
+FALLBACK = (0, 1, 2)
+CONTROL_PP = 1
+COIN_PP = True
+MERCHANT_ANY_SPACE = False
+EAST_WEST_AWARDS = (7, 4, 2)
+MARKER_KEYS = (
+    ('additional_trading_post', 'exchange_trading_posts', 'develop_ability', 'plus_3_actions',
+     'plus_4_actions', 'move_tradesmen')
+)
+MARKER_LABELS = (
+    ('additional_trading_post', 'exchange_trading_posts', 'develop_ability', 'plus_3_actions',
+     'plus_4_actions', 'move_tradesmen')
+)
+MARKER_COUNT = (4, 3, 2, 2, 2, 2)
+MARKER_START = (1, 1, 0, 0, 0, 1)
+N_MARKER_TYPES = 6
+ADDITIONAL_MARKERS = (0,)
+EXCHANGE_MARKERS = ((1, True),)
+DEVELOP_MARKERS = ((2, -1),)
+EXTRA_ACTION_MARKERS = ((3, 3), (4, 4))
+MOVE_MARKERS = ((5, 3, 'opponents'),)
+REMOVE_MARKERS = ()
+END_TRACK_PP = 20
+END_COMPLETED_CITIES = 10
+MISSION_CARDS = (
+    ((20, 25, 21), (4, 18, 16), (18, 22, 7), (0, 22, 12), (4, 25, 14), (0, 20, 13), (0, 22, 1),
+     (18, 20, 17), (4, 25, 19))
+)
+MISSION_POST_PP = 1
+MISSION_ALL_PP = 5
+SCORE_KEYS = ('A', 'B', 'C', 'D', 'E', 'F', 'M')
+SCORE_KINDS = (
+    ('track', 'full_abilities', 'bonus_markers', 'special_prestige', 'controlled_cities',
+     'network', 'missions')
+)
+SECRET_SCORE_KEYS = ('M',)
+CITY_CONTROL_PP = 2
+TIEBREAK = (('fewest', 'ability', 1), ('most', 'score', 5), ('shared', '', -1))
+CITY_COINS = (0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1)
+CITY_GREEN = (
+    (False, False, False, False, False, False, False, False, False, False, False, False, False,
+     False, False, False, False, False, False, False, False, False, False, False, False, False,
+     False)
+)
+CITY_COLOUR_SPACES = (
+    ((2, 1, 1, 0), (0, 0, 1, 0), (0, 1, 0, 0), (1, 0, 1, 0), (1, 1, 0, 0), (1, 0, 0, 0),
+     (1, 0, 1, 0), (1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 0, 0), (1, 1, 0, 0), (1, 1, 0, 1),
+     (1, 0, 1, 0), (1, 0, 0, 1), (0, 1, 0, 1), (1, 0, 1, 0), (1, 0, 0, 0), (1, 1, 0, 0),
+     (1, 1, 1, 1), (1, 1, 0, 0), (1, 1, 0, 1), (1, 0, 0, 1), (1, 0, 1, 1), (0, 1, 1, 0),
+     (1, 0, 0, 0), (2, 1, 1, 0), (0, 1, 1, 0))
+)
+ROUTE_SHIPS = (
+    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+     0)
+)
+ROUTE_TAVERN = (
+    (False, False, False, False, False, False, True, False, False, False, False, False, False,
+     False, True, False, False, False, False, False, False, False, False, False, False, False,
+     True, False, False, False, False, False)
+)
+X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
+X_PARAM_NAMES = (
+    ('control_pp', 'full_track_pp', 'city_pp', 'extra_actions_per_turn', 'trader_compensation',
+     'displacement_reach')
+)
+X_PARAM_DEFAULTS = (1, -1, 2, 0, 1, 0)
+N_X_PARAMS = 6
+X_CONTROL_PP = 0
+X_FULL_ABILITY_PP = 1
+X_CITY_PP = 2
+X_EXTRA_ACTIONS = 3
+X_TRADER_COMPENSATION = 4
+X_DISPLACEMENT_REACH = 5
+FAVOUR_NAMES = (
+    ('Displace anywhere', 'More actions', 'Stock on income', 'Trader compensation', 'City PP',
+     'Full ability PP')
+)
+N_FAVOUR = 6
+FLIP_PAIRS = (
+    ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 1), (1, 2), (1, 3), (1, 4), (1, 5),
+     (2, 2), (2, 3), (2, 4), (2, 5), (3, 3), (3, 4), (3, 5), (4, 4), (4, 5), (5, 5))
+)
+TAKE_STOCK_SOURCES = ((2, 'another', 3, 1),)
+A_END_TURN = 0
+A_INCOME = 1
+A_PLACE = 141
+A_DISPLACE = 343
+A_MOVE = 545
+A_CREATE = 546
+A_USE_MARKER = 578
+A_PAY = 584
+A_PICK = 587
+A_DONE_PICKING = 688
+A_DROP = 689
+A_REMOVE = 790
+A_DONE_REMOVING = 790
+A_ESTABLISH = 790
+A_ADDITIONAL = 844
+A_DEVELOP = 898
+A_SPECIAL = 903
+A_NO_POST = 907
+A_EXCHANGE = 908
+A_PLACE_DISPLACED = 965
+A_EXTRA = 1066
+A_LIFT = 1068
+A_DECLINE = 1169
+A_PLACE_MARKER = 1170
+A_PERM_USE = 1202
+A_GREEN_POST = 1202
+A_ROUTE_PLACE = 1202
+A_COUNTRY_PLACE = 1202
+A_COUNTRY_LIFT = 1202
+A_FAVOUR = 1202
+A_FLIP = 1208
+A_TAKE_PIECE = 1229
+NUM_ACTIONS = 1232
+ACTION_RANGES = (
+    (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 202), ('DISPLACE', 343, 202),
+     ('MOVE', 545, 1), ('CREATE', 546, 32), ('USE_MARKER', 578, 6), ('PAY', 584, 3),
+     ('PICK', 587, 101), ('DONE_PICKING', 688, 1), ('DROP', 689, 101), ('ESTABLISH', 790, 54),
+     ('ADDITIONAL', 844, 54), ('DEVELOP', 898, 5), ('SPECIAL', 903, 4), ('NO_POST', 907, 1),
+     ('EXCHANGE', 908, 57), ('PLACE_DISPLACED', 965, 101), ('EXTRA', 1066, 2), ('LIFT', 1068, 101),
+     ('DECLINE', 1169, 1), ('PLACE_MARKER', 1170, 32), ('FAVOUR', 1202, 6), ('FLIP', 1208, 21),
+     ('TAKE_PIECE', 1229, 3))
+)
+GAME_NAME = 'bigbox-hanseatic-3p-missions-favour'
+PLAYER_COUNTS = (3,)
+RULES_NAME = 'bigbox_missions_favour'
+BOARD_ID = 'hanseatic_3p'
+# fmt: on
+
+# ---- tables derived at import
+NA = len(ABILITY_NAMES)
+MARKER_TYPE_OF_KEY = {key: i for i, key in enumerate(MARKER_KEYS)}
+ROUTE_CITIES_SORTED = tuple(tuple(sorted(pair)) for pair in ROUTE_CITIES)
+ROUTE_ABILITIES = tuple(
+    tuple(sorted(set(CITY_ABILITIES[a]) | set(CITY_ABILITIES[b]))) for a, b in ROUTE_CITIES
+)
+CITY_SIZE = tuple(len(spaces) for spaces in CITY_SPACES)
+# PLACE_OPTIONS[route][free mask][supply kinds: 1 trader, 2 merchant, 3 both] -> sorted action ids
+PLACE_OPTIONS = tuple(
+    tuple(
+        (
+            (),
+            tuple(A_PLACE + 2 * x for x in FREE_HOUSE_POINTS[r][mask]),
+            tuple(A_PLACE + 2 * x + 1 for x in FREE_POINTS[r][mask]),
+            tuple(
+                sorted(
+                    [A_PLACE + 2 * x for x in FREE_HOUSE_POINTS[r][mask]]
+                    + [A_PLACE + 2 * x + 1 for x in FREE_POINTS[r][mask]]
+                )
+            ),
+        )
+        for mask in range(FULL_MASK[r] + 1)
+    )
+    for r in range(N_ROUTES)
+)
+HOUSE_POINTS = tuple(x for x in range(N_POINTS) if not POINT_MERCHANT_ONLY[x])
+
+
+def _ids_by_mask(base: int, table: tuple) -> tuple:
+    """Per route and free mask, the action ids `base + point` of the points in `table`."""
+    return tuple(tuple(tuple(base + x for x in points) for points in row) for row in table)
+
+
+# Routes sharing a city with each route (displacement looks further out breadth-first, at run time,
+# so the module grows linearly with the board).
+ROUTE_ADJACENT = tuple(
+    tuple(sorted({r2 for c in ROUTE_CITIES[r] for r2 in CITY_ROUTES[c]} - {r}))
+    for r in range(N_ROUTES)
+)
+RING_ANY = _ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
+RING_HOUSE = _ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
+_income_cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
+
+
+def _income_options(cap: int, stock_traders: int, stock_merchants: int) -> tuple[int, ...]:
+    """Every (traders, merchants) split of 1..cap pieces the stock allows, as sorted action ids."""
+    key = (cap, stock_traders, stock_merchants)
+    found = _income_cache.get(key)
+    if found is None:
+        found = tuple(
+            A_INCOME + t * (MERCHANTS + 1) + m
+            for t in range(min(cap, stock_traders) + 1)
+            for m in range(min(cap - t, stock_merchants) + 1)
+            if t + m > 0
+        )
+        _income_cache[key] = found
+    return found
+
+
+# ---- the state
+# Frame kinds of the decision stack (an empty stack is the active player's turn decision).
+F_PAY = 1
+F_DISPLACED = 2
+F_MOVE = 3
+F_REMOVE = 4
+F_ROUTE = 5
+F_EXCHANGE = 6
+F_DEVELOP = 7
+F_MARKERS = 8
+F_FLIP = 9  # which 2 unused markers a favour tile's taker flips
+F_TAKE_STOCK = 10  # `you may take N pieces from the stock`
+FRAME_NAMES = (
+    "turn",
+    "pay_displacement_cost",
+    "displaced",
+    "move",
+    "remove",
+    "create_route",
+    "exchange",
+    "develop",
+    "place_markers",
+    "flip_markers",
+    "take_from_stock",
+)
+WHOSE_NAMES = ("own", "opponents", "any")
+
+
+class State(BaseState):
+    """A position: flat lists indexed by small ints (pieces coded player * 2 + kind, -1 = empty).
+
+    Lists of immutable values clone with a slice. Kept incrementally, so legal actions never scan
+    the board: `mask` (free points per route), `full_owner`, `filled` (posts per city, a prefix),
+    `onboard` (pieces per code on routes), `at` (each player's points), `free`, `free_house`
+    (free points, and those of them a trader may take; all sorted).
+    """
+
+    __slots__ = (
+        "num_players",
+        "player",
+        "actions_left",
+        "ending",
+        "terminal",
+        "pt",
+        "mask",
+        "full_owner",
+        "post",
+        "filled",
+        "extra",
+        "special",
+        "rmark",
+        "supply",
+        "stock",
+        "onboard",
+        "at",
+        "free",
+        "free_house",
+        "level",
+        "track",
+        "unused",
+        "used",
+        "fresh",
+        "plate",
+        "msupply",
+        "out",
+        "completed",
+        "ew",
+        "stack",
+        "xparam",
+        "fav_shown",
+        "fav_held",
+        "fav_turn",
+        "mission",
+    )
+
+    def _copy_into(self, other: "State") -> None:
+        other.num_players = self.num_players
+        other.player = self.player
+        other.actions_left = self.actions_left
+        other.ending = self.ending
+        other.terminal = self.terminal
+        other.pt = self.pt[:]
+        other.mask = self.mask[:]
+        other.full_owner = self.full_owner[:]
+        other.post = self.post[:]
+        other.filled = self.filled[:]
+        other.extra = self.extra[:]
+        other.special = self.special[:]
+        other.rmark = self.rmark[:]
+        other.supply = self.supply[:]
+        other.stock = self.stock[:]
+        other.onboard = self.onboard[:]
+        other.at = [points[:] for points in self.at]
+        other.free = self.free[:]
+        other.free_house = self.free_house[:]
+        other.level = self.level[:]
+        other.track = self.track[:]
+        other.unused = self.unused[:]
+        other.used = self.used[:]
+        other.fresh = self.fresh
+        other.plate = self.plate
+        other.msupply = self.msupply
+        other.out = self.out
+        other.completed = self.completed
+        other.ew = self.ew
+        other.stack = self.stack[:]
+        other.xparam = self.xparam[:]
+        other.fav_shown = self.fav_shown
+        other.fav_held = self.fav_held[:]
+        other.fav_turn = self.fav_turn
+        other.mission = self.mission
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def _current_player(self) -> int:
+        if self.terminal:
+            return TERMINAL
+        if self.stack:
+            return self.stack[-1][1]
+        return self.player
+
+    def _legal(self) -> list[int]:
+        if self.terminal:
+            return []
+        if self.stack:
+            top = self.stack[-1]
+            return LEGAL[top[0]](self, top)
+        return _legal_turn(self)
+
+    def _apply(self, action: int) -> None:
+        if self.stack:
+            top = self.stack[-1]
+            APPLY[top[0]](self, top, action)
+        else:
+            _apply_turn(self, action)
+        _settle(self)
+
+    def _decision_name(self) -> str:
+        if self.terminal:
+            return "none (the game is over)"
+        if self.stack:
+            top = self.stack[-1]
+            return f"{FRAME_NAMES[top[0]]} decision of player {top[1]}"
+        return f"turn decision of player {self.player} ({self.actions_left} actions left)"
+
+    def _action_string(self, action: int) -> str:
+        return action_name(action)
+
+    def _to_dict(self) -> dict:
+        return state_to_dict(self)
+
+    def _scores(self) -> list[dict[str, int]]:
+        return score_breakdown(self)
+
+    def _winners(self) -> list[int]:
+        return winners(self)
+
+    def _game_info(self) -> GameInfo:
+        return INFO
+
+    # ---- observations and rule facts (core/observation.py.j2; docs/game-api.md)
+    def observation(self, player: int) -> dict:
+        return observation(self, player)
+
+    def information_state_string(self, player: int) -> str:
+        return information_state_string(self, player)
+
+    def observation_tensor(self, player: int, out=None):
+        return observation_tensor(self, player, out)
+
+    def resample_hidden(self, rng, observer: int | None = None) -> None:
+        resample_hidden(self, rng, observer)
+
+    def deal(self) -> dict:
+        """The secret cards dealt at setup (recorded in logs; empty when the game deals none)."""
+        return {"missions": [m + 1 for m in self.mission]}
+
+    def mission_cities(self, player: int) -> tuple[int, ...]:
+        """The cities on `player`'s secret mission card (an agent asks for its own); () without."""
+        return MISSION_CARDS[self.mission[player]]
+
+    def mission_score(self, player: int) -> int:
+        """What `player`'s mission card scores now (0 in games without mission cards)."""
+        return _score_M(self, player)
+
+    def city_controller(self, c: int) -> int:
+        return _controller(self, c)
+
+    def controller_if_post(self, c: int, player: int, additional: bool = False) -> int:
+        return controller_if_post(self, c, player, additional)
+
+    def controller_if_exchange(self, space: int) -> int:
+        return controller_if_exchange(self, space)
+
+    def networks(self, player: int) -> list[tuple[int, ...]]:
+        return networks(self, player)
+
+    def end_conditions_met(self) -> list[str]:
+        """The end triggers whose condition holds now, by name (a catalogue kind such as
+        'track_pp', or a rule's words): the game ends after the action in which one becomes true.
+        Running out of bonus markers is an event of Create Route, not a condition: never listed."""
+        return _x_ends_met(self, self.player)
+
+    # Fast reads for agents (no copies: the lists are the state's own, do not mutate them).
+    # A piece or post is a code player * 2 + kind (0 trader, 1 merchant); -1 is empty.
+    def point_pieces(self) -> list[int]:
+        """The piece on each connection point (POINT_ROUTE/ROUTE_POINTS number them)."""
+        return self.pt
+
+    def space_posts(self) -> list[int]:
+        """The post on each trading-post space (CITY_SPACES numbers them)."""
+        return self.post
+
+    def posts_filled(self) -> list[int]:
+        """Per city, how many of its spaces hold a post (they fill from the left)."""
+        return self.filled
+
+    def additional_posts(self) -> list[tuple[int, ...]]:
+        """Per city, its additional trading posts, leftmost first."""
+        return self.extra
+
+    def city_posts(self, c: int) -> list[int]:
+        """The posts of city `c` from lowest to highest value (additional posts first)."""
+        return _posts_left_to_right(self, c)
+
+    def ability_level(self, player: int, ability: int) -> int:
+        """How many times `player` has developed `ability` (ABILITY_NAMES numbers them)."""
+        return self.level[player * NA + ability]
+
+    def ability_value(self, player: int, ability: int) -> int:
+        return _ability_value(self, player, ability)
+
+    def personal_supply(self, player: int) -> tuple[int, int]:
+        """(traders, merchants) in `player`'s personal supply."""
+        return self.supply[2 * player], self.supply[2 * player + 1]
+
+    def general_stock(self, player: int) -> tuple[int, int]:
+        """(traders, merchants) of `player` in the general stock."""
+        return self.stock[2 * player], self.stock[2 * player + 1]
+
+    def track_pp(self) -> list[int]:
+        """PP on the score track, per player."""
+        return self.track
+
+    def route_markers(self) -> list[int]:
+        """The bonus-marker type lying on each route (MARKER_KEYS numbers them), -1 for none."""
+        return self.rmark
+
+    def unused_markers(self, player: int) -> tuple[int, ...]:
+        return self.unused[player]
+
+    def completed_cities(self) -> int:
+        return self.completed
+
+    def held_pieces(self) -> tuple[int, ...]:
+        """The pieces the current move decision holds, put down first to last (else empty)."""
+        if self.stack and self.stack[-1][0] == F_MOVE:
+            return self.stack[-1][4]
+        return ()
+
+    def actions_remaining(self) -> int:
+        """Actions left in the running turn."""
+        return self.actions_left
+
+    def route_full_owners(self) -> list[int]:
+        """Per route, the player whose pieces fill every point of it (may create it), else -1."""
+        return self.full_owner
+
+    def decision_route(self) -> int:
+        """The route the current decision is about (a route being created, a displaced piece's
+        route), else -1."""
+        if self.stack:
+            top = self.stack[-1]
+            if top[0] in (F_ROUTE, F_DISPLACED):
+                return top[2]
+        return -1
+
+    def favour_tiles_face_up(self) -> tuple[str, ...]:
+        """Emperor's Favour tiles that may still be taken (public)."""
+        return tuple(FAVOUR_NAMES[t] for t in self.fav_shown)
+
+    def favour_tiles_held(self, player: int) -> tuple[str, ...]:
+        """The Emperor's Favour tiles `player` has taken (public)."""
+        return tuple(FAVOUR_NAMES[t] for t in self.fav_held[player])
+
+
+def new_initial_state(num_players: int, seed: int) -> State:
+    """Setup: seat-dependent supplies, start markers on the taverns, the shuffled marker supply."""
+    rng = Random(seed)
+    s = State()
+    n = num_players
+    s.num_players = n
+    s.player = 0
+    s.ending = False
+    s.terminal = False
+    s.pt = [-1] * N_POINTS
+    s.mask = list(FULL_MASK)
+    s.full_owner = [-1] * N_ROUTES
+    s.post = [-1] * N_SPACES
+    s.filled = [0] * N_CITIES
+    s.extra = [()] * N_CITIES
+    s.special = [-1] * len(SPECIAL_POINTS)
+    s.rmark = [-1] * N_ROUTES
+    s.supply = [0] * (2 * n)
+    s.stock = [0] * (2 * n)
+    s.onboard = [0] * (2 * n)
+    s.at = [[] for _ in range(n)]
+    s.free = list(range(N_POINTS))
+    s.free_house = list(HOUSE_POINTS)
+    s.level = [0] * (NA * n)
+    s.track = [0] * n
+    s.unused = [()] * n
+    s.used = [()] * n
+    s.fresh = ()
+    s.plate = ()
+    s.out = ()
+    s.completed = 0
+    s.ew = ()
+    s.stack = []
+    s.xparam = list(X_PARAM_DEFAULTS) * n
+    # setup: spec/bigbox_2021.hansa:8
+    personal_traders, per_seat_traders, personal_merchants = SETUP_PERSONAL
+    for p in range(n):
+        seat = p + 1
+        s.supply[2 * p] = personal_traders + per_seat_traders * seat
+        s.supply[2 * p + 1] = personal_merchants
+        s.stock[2 * p] = TRADERS - OFF_BOARD[0] - s.supply[2 * p]
+        s.stock[2 * p + 1] = MERCHANTS - OFF_BOARD[1] - s.supply[2 * p + 1]
+    start = [m for m in range(N_MARKER_TYPES) for _ in range(MARKER_START[m])]
+    rng.shuffle(start)
+    for route, marker in zip(TAVERN_ROUTES, start, strict=True):
+        s.rmark[route] = marker
+    rest = [m for m in range(N_MARKER_TYPES) for _ in range(MARKER_COUNT[m] - MARKER_START[m])]
+    rng.shuffle(rest)
+    s.msupply = tuple(rest)
+    # Mission cards: one secret card per player, dealt after the markers from the same seed.
+    s.mission = tuple(rng.sample(range(len(MISSION_CARDS)), n))
+    # Emperor's Favour: as many random tiles face up as players, drawn last from the same seed.
+    s.fav_shown = tuple(sorted(rng.sample(range(N_FAVOUR), min(n, N_FAVOUR))))
+    s.fav_held = [()] * n
+    s.fav_turn = 0
+    s.actions_left = _actions_value(s, 0)
+    _settle(s)
+    return s
+
+
+# ---- pieces, abilities, cities
+def _put(s: State, x: int, code: int) -> None:
+    """Put piece `code` on the free connection point `x`, keeping the route tables current."""
+    s.pt[x] = code
+    r = POINT_ROUTE[x]
+    mask = s.mask[r] & ~POINT_BIT[x]
+    s.mask[r] = mask
+    s.onboard[code] += 1
+    free = s.free
+    del free[bisect_left(free, x)]
+    if not POINT_MERCHANT_ONLY[x]:
+        free = s.free_house
+        del free[bisect_left(free, x)]
+    insort(s.at[code >> 1], x)
+    if mask == 0:
+        owner = code >> 1
+        pt = s.pt
+        for y in ROUTE_POINTS[r]:
+            if pt[y] >> 1 != owner:
+                return
+        s.full_owner[r] = owner
+
+
+def _take(s: State, x: int) -> int:
+    """Lift the piece off connection point `x` and return its code."""
+    code = s.pt[x]
+    s.pt[x] = -1
+    r = POINT_ROUTE[x]
+    s.mask[r] |= POINT_BIT[x]
+    s.full_owner[r] = -1
+    s.onboard[code] -= 1
+    insort(s.free, x)
+    if not POINT_MERCHANT_ONLY[x]:
+        insort(s.free_house, x)
+    at = s.at[code >> 1]
+    del at[bisect_left(at, x)]
+    return code
+
+
+def _ability_value(s: State, p: int, ability: int) -> int:
+    return ABILITY_VALUES[ability][s.level[p * NA + ability]]
+
+
+def _actions_value(s: State, p: int) -> int:
+    extra = s.xparam[p * N_X_PARAMS + X_EXTRA_ACTIONS]  # a rule may grant actions every turn
+    return ABILITY_VALUES[AB_ACTIONS_PER_TURN][s.level[p * NA + AB_ACTIONS_PER_TURN]] + extra
+
+
+def _can_develop(s: State, p: int, ability: int) -> bool:
+    return s.level[p * NA + ability] < ABILITY_MAX[ability]
+
+
+def _develop(s: State, p: int, ability: int) -> None:
+    """Move the track's leftmost piece to the personal supply; a new Actions value counts now."""
+    i = p * NA + ability
+    old = ABILITY_VALUES[ability][s.level[i]]
+    s.level[i] += 1
+    s.supply[2 * p + ABILITY_KIND[ability]] += 1
+    if ability == AB_ACTIONS_PER_TURN and p == s.player:
+        s.actions_left += ABILITY_VALUES[ability][s.level[i]] - old
+
+
+def _posts_left_to_right(s: State, c: int) -> list[int]:
+    """The post codes of city `c` from lowest to highest value: additional posts, then spaces."""
+    spaces = CITY_SPACES[c]
+    post = s.post
+    return list(s.extra[c]) + [post[spaces[i]] for i in range(s.filled[c])]
+
+
+def _controller(s: State, c: int) -> int:
+    """Who controls city `c`: most posts; a tie goes to the tied player with the rightmost post."""
+    posts = _posts_left_to_right(s, c)
+    if not posts:
+        return -1
+    counts = [0] * s.num_players
+    for code in posts:
+        counts[code >> 1] += 1
+    best = max(counts)
+    tied = [p for p in range(s.num_players) if counts[p] == best]
+    if len(tied) == 1:
+        return tied[0]
+    for code in reversed(posts):
+        if counts[code >> 1] == best:
+            return code >> 1
+    return -1
+
+
+def _post_counts(s: State, p: int) -> list[int]:
+    """Posts player `p` holds in each city."""
+    counts = [0] * N_CITIES
+    post = s.post
+    for c in range(N_CITIES):
+        n = 0
+        for code in s.extra[c]:
+            if code >> 1 == p:
+                n += 1
+        spaces = CITY_SPACES[c]
+        for i in range(s.filled[c]):
+            if post[spaces[i]] >> 1 == p:
+                n += 1
+        counts[c] = n
+    return counts
+
+
+def _connected(counts: list[int], a: int, b: int) -> bool:
+    """Whether cities a and b are linked through cities where counts > 0."""
+    if not counts[a] or not counts[b]:
+        return False
+    seen = {a}
+    todo = [a]
+    while todo:
+        c = todo.pop()
+        if c == b:
+            return True
+        for d in CITY_NEIGHBORS[c]:
+            if counts[d] and d not in seen:
+                seen.add(d)
+                todo.append(d)
+    return False
+
+
+def _check_east_west(s: State, p: int) -> None:
+    """Award the next East-West prize if player p has just linked the two East-West cities."""
+    # create_route east-west awards: spec/bigbox_2021.hansa:23
+    if p in s.ew or len(s.ew) >= len(EAST_WEST_AWARDS):
+        return
+    if _connected(_post_counts(s, p), EAST_WEST[0], EAST_WEST[1]):
+        s.track[p] += EAST_WEST_AWARDS[len(s.ew)]
+        s.ew += (p,)
+
+
+# ---- the turn decision and the settle loop
+def _legal_turn(s: State) -> list[int]:
+    """The active player's decision between actions: an action, a bonus marker, or the end."""
+    p = s.player
+    acts = [A_END_TURN]
+    if s.fav_turn == 2:  # the tile taken this turn used up the turn
+        return acts
+    if s.actions_left > 0:
+        _legal_income(s, p, acts)
+        _legal_place(s, p, acts)
+        _legal_displace(s, p, acts)
+        _legal_move(s, p, acts)
+        _legal_create_route(s, p, acts)
+    if s.unused[p]:
+        _legal_marker_uses(s, p, acts)
+    _legal_favour(s, p, acts)  # last: the tiles' ids follow every other turn action's
+    return acts
+
+
+def _apply_turn(s: State, action: int) -> None:
+    p = s.player
+    if action >= A_FAVOUR:
+        _apply_favour(s, p, action - A_FAVOUR)
+        return
+    if action != A_END_TURN:
+        s.fav_turn = 1  # any action or marker use: the turn's start has passed
+    if action == A_END_TURN:
+        _end_turn(s)
+    elif action >= A_USE_MARKER:
+        _use_marker(s, p, action - A_USE_MARKER)
+    else:
+        s.actions_left -= 1
+        if action < A_PLACE:
+            _apply_income(s, p, action)
+        elif action < A_DISPLACE:
+            _apply_place(s, p, action)
+        elif action < A_MOVE:
+            _apply_displace(s, p, action)
+        elif action == A_MOVE:
+            _apply_move(s, p, action)
+        else:
+            _apply_create_route(s, p, action)
+        _x_after_action(s, p, action)  # triggered favour tiles of the holders
+
+
+def _end_turn(s: State) -> None:
+    """End of turn: place the drawn markers, then the next player's turn begins."""
+    if s.plate:
+        s.stack.append((F_MARKERS, s.player))
+    else:
+        _next_player(s)
+
+
+def _next_player(s: State) -> None:
+    s.player = (s.player + 1) % s.num_players
+    s.actions_left = _actions_value(s, s.player)
+    s.fav_turn = 0
+
+
+def _settle(s: State) -> None:
+    """Resolve everything that needs no choice, until a player has a real decision or the game ends.
+
+    A frame's SETTLE function returns True when it changed the state (popped itself, applied the
+    only possibility); the loop then looks again.
+    """
+    stack = s.stack
+    while True:
+        if stack:
+            top = stack[-1]
+            if SETTLE[top[0]](s, top):
+                continue
+            return
+        # Between actions: markers taken in the finished action become usable.
+        if s.fresh:
+            p = s.player
+            s.unused[p] = tuple(sorted(s.unused[p] + s.fresh))
+            s.fresh = ()
+        if not s.ending and _x_end(s, s.player):
+            s.ending = True
+        if s.ending:
+            s.terminal = True
+            return
+        if s.actions_left <= 0 and (s.fav_turn == 2 or not _any_marker_use(s, s.player)):
+            _end_turn(s)
+            continue
+        return
+
+
+def _settle_never(s: State, top: tuple) -> bool:
+    return False
+
+
+# ---- rules in words: helpers the compiled expressions call, then the compiled rules
+def _x_posts_in(s: State, p: int, c: int) -> int:
+    """Posts player p holds in city c (additional posts included)."""
+    n = 0
+    for code in s.extra[c]:
+        if code >> 1 == p:
+            n += 1
+    spaces = CITY_SPACES[c]
+    post = s.post
+    for i in range(s.filled[c]):
+        if post[spaces[i]] >> 1 == p:
+            n += 1
+    return n
+
+
+def _x_posts(s: State, p: int) -> int:
+    return sum(_post_counts(s, p))
+
+
+def _x_controlled(s: State, p: int) -> int:
+    return sum(1 for c in range(N_CITIES) if _controller(s, c) == p)
+
+
+def _x_pieces_on(s: State, p: int, r: int) -> int:
+    pt = s.pt
+    return sum(1 for x in ROUTE_POINTS[r] if pt[x] >= 0 and pt[x] >> 1 == p)
+
+
+def _x_free_points(s: State, r: int) -> int:
+    pt = s.pt
+    return sum(1 for x in ROUTE_POINTS[r] if pt[x] < 0)
+
+
+# fmt: off
+def _x_full(s: State, p: int) -> int:
+    # unrolled over the abilities (an end trigger may read it after every action)
+    lv = s.level
+    b = p * NA
+    return (
+        (lv[b + 0] >= 4)
+        + (lv[b + 1] >= 5)
+        + (lv[b + 2] >= 3)
+        + (lv[b + 3] >= 3)
+        + (lv[b + 4] >= 3)
+    )
+# fmt: on
+
+
+def _x_markers(s: State, p: int) -> int:
+    count = len(s.unused[p]) + len(s.used[p])
+    if p == s.player:
+        count += len(s.fresh)
+    return count
+
+
+def _x_largest_network(s: State, p: int) -> int:
+    """Posts in p's largest connected group of cities (the network category reads it)."""
+    counts = _post_counts(s, p)
+    seen = set()
+    best = 0
+    for start in range(N_CITIES):
+        if not counts[start] or start in seen:
+            continue
+        seen.add(start)
+        todo = [start]
+        total = 0
+        while todo:
+            c = todo.pop()
+            total += counts[c]
+            for d in CITY_NEIGHBORS[c]:
+                if counts[d] and d not in seen:
+                    seen.add(d)
+                    todo.append(d)
+        best = max(best, total)
+    return best
+
+
+def _x_network(s: State, p: int, place: int) -> int:
+    """Posts in p's `place`-th largest connected group of cities (0 = the largest)."""
+    counts = _post_counts(s, p)
+    seen = set()
+    sizes = []
+    for start in range(N_CITIES):
+        if not counts[start] or start in seen:
+            continue
+        seen.add(start)
+        todo = [start]
+        total = 0
+        while todo:
+            c = todo.pop()
+            total += counts[c]
+            for d in CITY_NEIGHBORS[c]:
+                if counts[d] and d not in seen:
+                    seen.add(d)
+                    todo.append(d)
+        sizes.append(total)
+    sizes.sort(reverse=True)
+    return sizes[place] if place < len(sizes) else 0
+
+
+def _x_rank(s: State, p: int) -> int:
+    mine = s.track[p]
+    return 1 + sum(1 for q in range(s.num_players) if s.track[q] > mine)
+
+
+def _x_take(s: State, p: int, kind: int, count: int) -> None:
+    """Up to `count` pieces of `kind` from p's general stock to p's supply."""
+    n = max(0, min(count, s.stock[2 * p + kind]))
+    s.stock[2 * p + kind] -= n
+    s.supply[2 * p + kind] += n
+
+
+def _x_receive(s: State, p: int, m: int) -> None:
+    """Player p takes a marker of type m from the marker supply, if one is left there; it is
+    usable from the next action on."""
+    supply = s.msupply
+    if m not in supply:
+        return
+    i = supply.index(m)
+    s.msupply = supply[:i] + supply[i + 1 :]
+    if p == s.player and s.stack:
+        s.fresh += (m,)
+    else:
+        s.unused[p] = tuple(sorted(s.unused[p] + (m,)))
+
+
+# fmt: off
+def _favour_0(s: State, p: int) -> None:
+    s.xparam[p * N_X_PARAMS + 5] = max(0, 1)
+
+
+def _favour_1(s: State, p: int) -> None:
+    s.xparam[p * N_X_PARAMS + 3] = max(0, 1)
+
+
+def _favour_2(s: State, p: int) -> None:
+    pass
+
+
+def _favour_3(s: State, p: int) -> None:
+    s.xparam[p * N_X_PARAMS + 4] = max(0, 2)
+
+
+def _favour_4(s: State, p: int) -> None:
+    s.xparam[p * N_X_PARAMS + 2] = max(0, 4)
+
+
+def _favour_5(s: State, p: int) -> None:
+    s.xparam[p * N_X_PARAMS + 1] = max(0, 7)
+
+
+def _favour_when_2(s: State, p: int) -> None:
+    _x_may_take(s, p, 3, 1)
+
+
+def _x_after_action(s: State, a: int, action: int) -> None:
+    n = s.num_players
+    groups = []
+    if A_INCOME <= action < A_PLACE:
+        for k in range(1, n + 1):  # clockwise from the actor, who is last
+            h = (a + k) % n
+            held = s.fav_held[h]
+            if 2 in held and h != a:
+                base = len(s.stack)
+                _favour_when_2(s, h)
+                groups.append(s.stack[base:])
+                del s.stack[base:]
+    for group in groups:  # the first holder's decisions end up on top
+        s.stack[0:0] = group
+
+
+def _x_end(s: State, p: int) -> bool:
+    return (max(s.track) >= 20) or (s.completed >= 10)
+
+
+def _x_ends_met(s: State, p: int) -> list[str]:
+    return [name for name, met in (('track_pp', (max(s.track) >= 20)), ('completed_cities', (s.completed >= 10)), ) if met]  # noqa: E501
+
+
+def _score_A(s: State, p: int) -> int:
+    return s.track[p]
+
+
+def _score_B(s: State, p: int) -> int:
+    return sum((s.xparam[p * N_X_PARAMS + X_FULL_ABILITY_PP] if s.xparam[p * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0 and ABILITY_FULL_PP[a1] else ABILITY_FULL_PP[a1]) for a1 in range(NA) if (s.level[p * NA + a1] >= ABILITY_MAX[a1]))  # noqa: E501
+
+
+def _score_C(s: State, p: int) -> int:
+    return X_TABLE_0[min(max(_x_markers(s, p), 0), 10)]
+
+
+def _score_D(s: State, p: int) -> int:
+    return sum(SPECIAL_POINTS[j] for j, h in enumerate(s.special) if h >= 0 and h >> 1 == p)
+
+
+def _score_E(s: State, p: int) -> int:
+    return sum(s.xparam[p * N_X_PARAMS + X_CITY_PP] for c1 in range(N_CITIES) if (_controller(s, c1) == p))  # noqa: E501
+
+
+def _score_F(s: State, p: int) -> int:
+    return (_x_largest_network(s, p) * _ability_value(s, p, 0))
+
+
+# fmt: on
+
+
+# ---- Emperor's Favour tiles ()
+# At the start of a turn (before any action or marker use) a player holding 2 or more unused bonus
+# markers may give up the turn's actions to take one face-up tile, then chooses which 2 unused
+# markers flip to used (they still score; a decision only when there is a real choice). One tile
+# per turn; a taken tile leaves the display and its effects apply to the taker once the markers
+# are flipped (a triggered tile's effects wait for its trigger). `fav_turn`: 0 the turn has just
+# begun, 1 the player has acted, 2 the player took a tile this turn.
+FAVOUR_EFFECT = (
+    _favour_0,
+    _favour_1,
+    _favour_2,
+    _favour_3,
+    _favour_4,
+    _favour_5,
+)
+FLIP_INDEX = {pair: i for i, pair in enumerate(FLIP_PAIRS)}
+
+
+def _legal_favour(s: State, p: int, acts: list[int]) -> None:
+    if s.fav_turn == 0 and len(s.unused[p]) >= 2:
+        for t in s.fav_shown:
+            acts.append(A_FAVOUR + t)
+
+
+def _apply_favour(s: State, p: int, t: int) -> None:
+    s.fav_shown = tuple(x for x in s.fav_shown if x != t)
+    s.fav_held[p] = tuple(sorted(s.fav_held[p] + (t,)))
+    s.actions_left = 0
+    s.fav_turn = 2
+    s.stack.append((F_FLIP, p, t))
+
+
+def _flip_pairs(unused: tuple[int, ...]) -> list[int]:
+    """The distinct pairs of marker types among `unused` (sorted), as FLIP action offsets."""
+    found = set()
+    for i in range(len(unused) - 1):
+        a = unused[i]
+        for b in unused[i + 1 :]:
+            found.add(FLIP_INDEX[(a, b)])
+    return sorted(found)
+
+
+def _legal_flip(s: State, top: tuple) -> list[int]:
+    return [A_FLIP + i for i in _flip_pairs(s.unused[top[1]])]
+
+
+def _apply_flip(s: State, top: tuple, action: int) -> None:
+    _flip(s, top, action - A_FLIP)
+
+
+def _flip(s: State, top: tuple, pair: int) -> None:
+    _, p, t = top
+    a, b = FLIP_PAIRS[pair]
+    rest = list(s.unused[p])
+    rest.remove(a)
+    rest.remove(b)
+    s.unused[p] = tuple(rest)
+    s.used[p] = tuple(sorted(s.used[p] + (a, b)))
+    s.stack.pop()
+    FAVOUR_EFFECT[t](s, p)
+
+
+def _settle_flip(s: State, top: tuple) -> bool:
+    """Only one pair of marker types to flip (say, exactly 2 unused markers): no decision."""
+    pairs = _flip_pairs(s.unused[top[1]])
+    if len(pairs) == 1:
+        _flip(s, top, pairs[0])
+        return True
+    return False
+
+
+# ---- `you may take N pieces from the stock`: a decision of that player (rules in words)
+# Frame (F_TAKE_STOCK, player, pieces left, kinds): kinds bit 1 a trader may be taken, bit 2 a
+# merchant. One piece per decision, or stop; only kinds the player's general stock holds are
+# offered, and with none there (or none left to take) the frame goes without a decision. A
+# triggered effect's frame may belong to a player other than the turn player (the holder of a
+# favour tile reacting to another player's Income): play returns to the turn when it is done.
+def _x_may_take(s: State, p: int, kinds: int, count: int) -> None:
+    if count > 0:
+        s.stack.append((F_TAKE_STOCK, p, count, kinds))
+
+
+def _take_kinds(s: State, top: tuple) -> list[int]:
+    _, p, left, kinds = top
+    if left <= 0:
+        return []
+    return [k for k in (0, 1) if kinds >> k & 1 and s.stock[2 * p + k]]
+
+
+def _legal_take_stock(s: State, top: tuple) -> list[int]:
+    return [A_TAKE_PIECE] + [A_TAKE_PIECE + 1 + k for k in _take_kinds(s, top)]
+
+
+def _apply_take_stock(s: State, top: tuple, action: int) -> None:
+    s.stack.pop()
+    if action == A_TAKE_PIECE:
+        return  # declined: the rest of the pieces too
+    _, p, left, kinds = top
+    k = action - A_TAKE_PIECE - 1
+    s.stock[2 * p + k] -= 1
+    s.supply[2 * p + k] += 1
+    if left > 1:
+        s.stack.append((F_TAKE_STOCK, p, left - 1, kinds))
+
+
+def _settle_take_stock(s: State, top: tuple) -> bool:
+    if _take_kinds(s, top):
+        return False
+    s.stack.pop()
+    return True
+
+
+def _take_stock_problem(s: State, top: tuple) -> tuple[str, str] | None:
+    """(field, problem) when no rule of the game leaves this choice (TAKE_STOCK_SOURCES, from the
+    spec): the player holds no tile whose trigger gives it to them in this turn, no rule of the
+    turn player or of setup gives it, or it offers other kinds or more pieces than such a rule."""
+    _, p, left, kinds = top
+    fitting = []
+    for tile, who, k, most in TAKE_STOCK_SOURCES:
+        if tile >= 0 and tile not in s.fav_held[p]:
+            continue
+        if who in ("turn", "you") and p != s.player or who == "another" and p == s.player:
+            continue
+        fitting.append((k, most))
+    if not fitting:
+        return (
+            "player",
+            f"player {p} cannot have this choice in player {s.player}'s turn: no tile they hold"
+            " has a trigger that gives it, and no other rule of the game gives it to them",
+        )
+    most = [m for k, m in fitting if k == kinds]
+    if not most:
+        offered = " or ".join(
+            "/".join(KIND_NAMES[i] for i in (0, 1) if k >> i & 1) for k, _m in fitting
+        )
+        return ("kinds", f"the rules give player {p} a choice of {offered} here, not this one")
+    if all(0 <= m < left for m in most):
+        return ("left", f"{left} pieces left, but the rule gives at most {max(most)}")
+    return None
+
+
+# ---- end trigger: a replacement marker must be drawn from the empty supply
+# spec/bigbox_2021.hansa:38
+def _end_marker_supply_empty(s: State) -> None:
+    """The game ends after this action; the marker just taken is never usable."""
+    s.ending = True
+
+
+# ---- action: income
+# spec/bigbox_2021.hansa:18
+def _legal_income(s: State, p: int, acts: list[int]) -> None:
+    stock = s.stock
+    if stock[2 * p] or stock[2 * p + 1]:
+        cap = _ability_value(s, p, AB_INCOME)
+        acts += _income_options(cap, stock[2 * p], stock[2 * p + 1])
+
+
+def _apply_income(s: State, p: int, action: int) -> None:
+    traders, merchants = divmod(action - A_INCOME, MERCHANTS + 1)
+    s.stock[2 * p] -= traders
+    s.supply[2 * p] += traders
+    s.stock[2 * p + 1] -= merchants
+    s.supply[2 * p + 1] += merchants
+
+
+# ---- action: place
+# spec/bigbox_2021.hansa:19
+def _legal_place(s: State, p: int, acts: list[int]) -> None:
+    avail = (s.supply[2 * p] > 0) | ((s.supply[2 * p + 1] > 0) << 1)
+    if avail:
+        mask = s.mask
+        for r in range(N_ROUTES):
+            acts += PLACE_OPTIONS[r][mask[r]][avail]
+
+
+def _apply_place(s: State, p: int, action: int) -> None:
+    x, kind = divmod(action - A_PLACE, 2)
+    s.supply[2 * p + kind] -= 1
+    _put(s, x, 2 * p + kind)
+
+
+# ---- action: displace
+# spec/bigbox_2021.hansa:20
+def _legal_displace(s: State, p: int, acts: list[int]) -> None:
+    traders = s.supply[2 * p]
+    merchants = s.supply[2 * p + 1]
+    total = traders + merchants
+    if total <= MIN_DISPLACE_COST:
+        return
+    pt = s.pt
+    for x in _pickable(s, p, 1):
+        code = pt[x]
+        if total > DISPLACE_COST[code & 1]:
+            if traders and not POINT_MERCHANT_ONLY[x]:
+                acts.append(A_DISPLACE + 2 * x)
+            if merchants:
+                acts.append(A_DISPLACE + 2 * x + 1)
+
+
+MIN_DISPLACE_COST = min(DISPLACE_COST)
+
+
+def _apply_displace(s: State, p: int, action: int) -> None:
+    """Replace an opponent's piece; its owner then places it nearby; the displacer pays the cost."""
+    x, kind = divmod(action - A_DISPLACE, 2)
+    victim = _take(s, x)
+    s.supply[2 * p + kind] -= 1
+    _put(s, x, 2 * p + kind)
+    victim_kind = victim & 1
+    extras = COMPENSATION[victim_kind]
+    if victim_kind == 0:  # a rule may set the player's compensation for a displaced trader
+        extras = s.xparam[(victim >> 1) * N_X_PARAMS + X_TRADER_COMPENSATION]
+    frame = (F_DISPLACED, victim >> 1, POINT_ROUTE[x], victim_kind, extras)
+    s.stack.append(frame)
+    cost = DISPLACE_COST[victim_kind]
+    low, high = _payment_range(s, p, cost)
+    if low == high:
+        _pay(s, p, cost, low)
+    else:
+        s.stack.append((F_PAY, p, cost))
+
+
+def _payment_range(s: State, p: int, cost: int) -> tuple[int, int]:
+    """The fewest and most merchants the displacer can pay `cost` pieces with."""
+    return max(0, cost - s.supply[2 * p]), min(cost, s.supply[2 * p + 1])
+
+
+def _pay(s: State, p: int, cost: int, merchants: int) -> None:
+    s.supply[2 * p] -= cost - merchants
+    s.stock[2 * p] += cost - merchants
+    s.supply[2 * p + 1] -= merchants
+    s.stock[2 * p + 1] += merchants
+
+
+def _legal_pay(s: State, top: tuple) -> list[int]:
+    low, high = _payment_range(s, top[1], top[2])
+    return [A_PAY + m for m in range(low, high + 1)]
+
+
+def _apply_pay(s: State, top: tuple, action: int) -> None:
+    s.stack.pop()
+    _pay(s, top[1], top[2], action - A_PAY)
+
+
+# The displaced player's frame: (F_DISPLACED, owner, route, holding kind or -1, extras left).
+def _ring_points(s: State, route: int, kind: int, q: int) -> list[int]:
+    """PLACE_DISPLACED ids of the free points a piece of `kind` may take on the nearest routes (by
+    distance from `route`) that have one; each ring lists its routes in order, so the ids come
+    sorted. Rings beyond the first are found breadth-first over ROUTE_ADJACENT."""
+    mask = s.mask
+    table = RING_ANY if kind else RING_HOUSE
+    if s.xparam[q * N_X_PARAMS + X_DISPLACEMENT_REACH]:
+        # A rule (Emperor's Favour) lets the displaced owner use any free point on any route.
+        found = []
+        for r in range(N_ROUTES):
+            found += table[r][mask[r]]
+        return found
+    ring = ROUTE_ADJACENT[route]
+    seen = None
+    while ring:
+        found = []
+        for r in ring:
+            found += table[r][mask[r]]
+        if found:
+            return found
+        if seen is None:
+            seen = set(ring)
+            seen.add(route)
+        nxt = set()
+        for r in ring:
+            for r2 in ROUTE_ADJACENT[r]:
+                if r2 not in seen:
+                    nxt.add(r2)
+        seen |= nxt
+        ring = sorted(nxt)
+    return []
+
+
+def _extra_source(s: State, q: int) -> int:
+    """The zone the displaced owner's next extra piece comes from: the first zone in FALLBACK order
+    (0 general stock, 1 personal supply, 2 own pieces on routes) holding any of q's pieces, or -1.
+    The owner then chooses the kind among the pieces of that zone."""
+    for source in FALLBACK:
+        if source == 0 and (s.stock[2 * q] or s.stock[2 * q + 1]):
+            return 0
+        if source == 1 and (s.supply[2 * q] or s.supply[2 * q + 1]):
+            return 1
+        if source == 2 and (s.onboard[2 * q] or s.onboard[2 * q + 1]):
+            return 2
+    return -1
+
+
+def _legal_displaced(s: State, top: tuple) -> list[int]:
+    _, q, route, holding, left = top
+    if holding >= 0:
+        return _ring_points(s, route, holding, q)
+    acts = []
+    lifts = []
+    source = _extra_source(s, q)
+    zone = s.stock if source == 0 else s.supply if source == 1 else s.onboard
+    for kind in (0, 1):
+        if source < 0 or not zone[2 * q + kind]:
+            continue
+        room = bool(_ring_points(s, route, kind, q))
+        if source < 2:
+            if room:
+                acts.append(A_EXTRA + kind)
+        else:
+            code = 2 * q + kind
+            for x in s.at[q]:
+                if s.pt[x] == code and (room or POINT_ROUTE[x] != route):
+                    lifts.append(A_LIFT + x)
+    if lifts:
+        acts += sorted(lifts)
+    acts.append(A_DECLINE)
+    return acts
+
+
+def _settle_displaced(s: State, top: tuple) -> bool:
+    _, q, route, holding, left = top
+    if holding >= 0:
+        if _ring_points(s, route, holding, q):
+            return False
+        # Decision displaced_piece_without_point = personal_supply: no point anywhere takes it.
+        s.supply[2 * q + holding] += 1
+        s.stack[-1] = (F_DISPLACED, q, route, -1, left)
+        return True
+    if left <= 0 or _legal_displaced(s, top) == [A_DECLINE]:
+        s.stack.pop()
+        return True
+    return False
+
+
+def _apply_displaced(s: State, top: tuple, action: int) -> None:
+    _, q, route, holding, left = top
+    if action < A_EXTRA:
+        _put(s, action - A_PLACE_DISPLACED, 2 * q + holding)
+        s.stack[-1] = (F_DISPLACED, q, route, -1, left)
+    elif action < A_EXTRA + 2:
+        kind = action - A_EXTRA
+        if _extra_source(s, q) == 0:
+            s.stock[2 * q + kind] -= 1
+        else:
+            s.supply[2 * q + kind] -= 1
+        s.stack[-1] = (F_DISPLACED, q, route, kind, left - 1)
+    elif action < A_DECLINE:
+        code = _take(s, action - A_LIFT)
+        s.stack[-1] = (F_DISPLACED, q, route, code & 1, left - 1)
+    else:
+        s.stack.pop()
+
+
+# ---- action: move (also Move-N-tradesmen)
+# spec/bigbox_2021.hansa:22
+# Frame: (F_MOVE, mover, whose 0 own / 1 opponents / 2 any, picks left, held codes,
+#         phase 0 pick / 1 drop, picked (point, code) pairs, unchanged so far)
+# Decision no_op_actions = illegal: the last drop may not restore the board as it was (unless
+# nothing else is possible).
+def _legal_move(s: State, p: int, acts: list[int]) -> None:
+    if s.onboard[2 * p] or s.onboard[2 * p + 1]:
+        acts.append(A_MOVE)
+
+
+def _apply_move(s: State, p: int, action: int) -> None:
+    count = _ability_value(s, p, AB_MOVE_COUNT)
+    s.stack.append((F_MOVE, p, 0, count, (), 0, (), True))
+
+
+def _pickable(s: State, p: int, whose: int) -> list[int]:
+    """Sorted points with pieces the player may pick: own (0), opponents' (1), anyone's (2)."""
+    if whose == 0:
+        return s.at[p]
+    found = []
+    for q in range(s.num_players):
+        if q != p or whose == 2:
+            found += s.at[q]
+    found.sort()
+    return found
+
+
+def _drop_points(s: State, whose: int, picked: tuple, held: tuple) -> list[int]:
+    """DROP ids for the first held piece that still leave house points for the held traders."""
+    free = s.free
+    free_house = s.free_house
+    traders_after = 0
+    for code in held[1:]:
+        if not code & 1:
+            traders_after += 1
+    if len(free_house) > traders_after:
+        return [A_DROP + x for x in (free if held[0] & 1 else free_house)]
+    if held[0] & 1:  # a merchant must leave the house points to the held traders
+        return [A_DROP + x for x in free if POINT_MERCHANT_ONLY[x]]
+    return []
+
+
+def _legal_move_frame(s: State, top: tuple) -> list[int]:
+    _, p, whose, left, held, phase, picked, unchanged = top
+    if phase == 0:
+        acts = [A_PICK + x for x in _pickable(s, p, whose)] if left > 0 else []
+        if held:
+            acts.append(A_DONE_PICKING)
+        return acts
+    acts = _drop_points(s, whose, picked, held)
+    if unchanged and len(held) == 1:
+        restoring = {A_DROP + x for x, code in picked if code == held[0]}
+        changing = [a for a in acts if a not in restoring]
+        if changing:
+            return changing
+    return acts
+
+
+def _settle_move(s: State, top: tuple) -> bool:
+    _, p, whose, left, held, phase, picked, unchanged = top
+    if phase == 0:
+        if left > 0 and _pickable(s, p, whose):
+            return False
+        if held:
+            s.stack[-1] = (F_MOVE, p, whose, left, held, 1, picked, unchanged)
+        else:
+            s.stack.pop()
+        return True
+    if held:
+        return False
+    s.stack.pop()
+    return True
+
+
+def _apply_move_frame(s: State, top: tuple, action: int) -> None:
+    _, p, whose, left, held, phase, picked, unchanged = top
+    if action == A_DONE_PICKING:
+        s.stack[-1] = (F_MOVE, p, whose, left, held, 1, picked, unchanged)
+    elif action < A_DONE_PICKING:
+        x = action - A_PICK
+        code = _take(s, x)
+        s.stack[-1] = (F_MOVE, p, whose, left - 1, held + (code,), 0, picked + ((x, code),), True)
+    else:
+        x = action - A_DROP
+        _put(s, x, held[0])
+        unchanged = unchanged and (x, held[0]) in picked
+        s.stack[-1] = (F_MOVE, p, whose, left, held[1:], 1, picked, unchanged)
+
+
+# ---- action: create a trade route
+# spec/bigbox_2021.hansa:23
+def _legal_create_route(s: State, p: int, acts: list[int]) -> None:
+    full_owner = s.full_owner
+    if p in full_owner:
+        for r in range(N_ROUTES):
+            if full_owner[r] == p:
+                acts.append(A_CREATE + r)
+
+
+def _apply_create_route(s: State, p: int, action: int) -> None:
+    """Steps 1 (prestige for city control) and 2 (bonus marker); step 3 is the player's choice."""
+    r = action - A_CREATE
+    for c in ROUTE_CITIES[r]:
+        owner = _controller(s, c)
+        if owner >= 0:
+            s.track[owner] += s.xparam[owner * N_X_PARAMS + X_CONTROL_PP]
+    marker = s.rmark[r]
+    if marker >= 0:
+        s.rmark[r] = -1
+        s.fresh += (marker,)
+        if s.msupply:
+            s.plate += s.msupply[:1]
+            s.msupply = s.msupply[1:]
+        else:
+            _end_marker_supply_empty(s)
+    s.stack.append((F_ROUTE, p, r))
+
+
+def _route_kinds(s: State, r: int) -> tuple[bool, bool]:
+    """Whether the route holds a trader, a merchant."""
+    pt = s.pt
+    has_trader = has_merchant = False
+    for x in ROUTE_POINTS[r]:
+        if pt[x] & 1:
+            has_merchant = True
+        else:
+            has_trader = True
+    return has_trader, has_merchant
+
+
+def _legal_route(s: State, top: tuple) -> list[int]:
+    _, p, r = top
+    has_trader, has_merchant = _route_kinds(s, r)
+    acts = []
+    privilege = _ability_value(s, p, AB_POST_PRIVILEGE)
+    for c in ROUTE_CITIES_SORTED[r]:
+        filled = s.filled[c]
+        if filled < CITY_SIZE[c]:
+            space = CITY_SPACES[c][filled]
+            if SPACE_PRIV[space] <= privilege:
+                if has_trader and not SPACE_ROUND[space]:
+                    acts.append(A_ESTABLISH + 2 * c)
+                if has_merchant and SPACE_ROUND[space]:  # strict: square = trader, round = merchant
+                    acts.append(A_ESTABLISH + 2 * c + 1)
+    if _has_usable_marker(s, p, ADDITIONAL_MARKERS):
+        for c in ROUTE_CITIES_SORTED[r]:
+            if s.filled[c] > 0:
+                if has_trader:
+                    acts.append(A_ADDITIONAL + 2 * c)
+                if has_merchant:
+                    acts.append(A_ADDITIONAL + 2 * c + 1)
+    for ability in ROUTE_ABILITIES[r]:
+        if _can_develop(s, p, ability):
+            acts.append(A_DEVELOP + ability)
+    if r == SPECIAL_ROUTE and has_merchant:
+        for j, holder in enumerate(s.special):
+            if holder < 0 and SPECIAL_PRIV[j] <= privilege:
+                acts.append(A_SPECIAL + j)
+    acts.append(A_NO_POST)
+    return acts
+
+
+def _lift_kind_from_route(s: State, r: int, kind: int) -> int:
+    for x in ROUTE_POINTS[r]:
+        if s.pt[x] >= 0 and s.pt[x] & 1 == kind:
+            return _take(s, x)
+    raise AssertionError("no piece of that kind on the route")
+
+
+def _apply_route(s: State, top: tuple, action: int) -> None:
+    """Step 3, then every piece left on the route goes to the general stock."""
+    _, p, r = top
+    s.stack.pop()
+    if A_ESTABLISH <= action < A_ESTABLISH + 2 * N_CITIES:
+        c, kind = divmod(action - A_ESTABLISH, 2)
+        code = _lift_kind_from_route(s, r, kind)
+        space = CITY_SPACES[c][s.filled[c]]
+        s.post[space] = code
+        s.filled[c] += 1
+        s.track[p] += SPACE_COIN[space]
+        if s.filled[c] == CITY_SIZE[c]:
+            s.completed += 1
+        _check_east_west(s, p)
+    if A_ADDITIONAL <= action < A_ADDITIONAL + 2 * N_CITIES:
+        c, kind = divmod(action - A_ADDITIONAL, 2)
+        _spend_marker(s, p, ADDITIONAL_MARKERS)
+        code = _lift_kind_from_route(s, r, kind)
+        s.extra[c] = (code,) + s.extra[c]
+        _check_east_west(s, p)
+    if A_DEVELOP <= action < A_DEVELOP + NA:
+        _develop(s, p, action - A_DEVELOP)
+    if A_SPECIAL <= action < A_SPECIAL + len(SPECIAL_POINTS):
+        s.special[action - A_SPECIAL] = _lift_kind_from_route(s, r, 1)
+    stock = s.stock
+    for x in ROUTE_POINTS[r]:
+        if s.pt[x] >= 0:
+            stock[_take(s, x)] += 1
+
+
+# ---- marker: additional trading post
+# Used only inside step 3 of creating a route (see create_route), never on its own.
+def _usable_additional_trading_post(s: State, p: int, m: int) -> bool:
+    return False
+
+
+def _effect_additional_trading_post(s: State, p: int, m: int) -> None:
+    raise AssertionError("the additional trading post is used while creating a route")
+
+
+# ---- marker: exchange trading posts
+# Swap the pieces of two adjacent occupied spaces of one city (shape and colour ignored); with
+# must_own_one the user owns one of them. Additional posts are not spaces and never swap.
+EXCHANGE_MUST_OWN = dict(EXCHANGE_MARKERS)
+
+
+def _exchange_options(s: State, p: int, must_own: bool) -> list[int]:
+    post = s.post
+    found = []
+    for c in range(N_CITIES):
+        spaces = CITY_SPACES[c]
+        for i in range(s.filled[c] - 1):
+            left, right = post[spaces[i]], post[spaces[i + 1]]
+            if left != right and (not must_own or left >> 1 == p or right >> 1 == p):
+                found.append(A_EXCHANGE + spaces[i])
+    return found
+
+
+def _usable_exchange_trading_posts(s: State, p: int, m: int) -> bool:
+    return bool(_exchange_options(s, p, EXCHANGE_MUST_OWN[m]))
+
+
+def _effect_exchange_trading_posts(s: State, p: int, m: int) -> None:
+    s.stack.append((F_EXCHANGE, p, EXCHANGE_MUST_OWN[m]))
+
+
+def _legal_exchange(s: State, top: tuple) -> list[int]:
+    return _exchange_options(s, top[1], top[2])
+
+
+def _apply_exchange(s: State, top: tuple, action: int) -> None:
+    s.stack.pop()
+    space = action - A_EXCHANGE
+    s.post[space], s.post[space + 1] = s.post[space + 1], s.post[space]
+
+
+# ---- marker: develop an ability
+DEVELOP_WHICH = dict(DEVELOP_MARKERS)  # marker type -> ability index, -1 = any
+
+
+def _develop_options(s: State, p: int, which: int) -> list[int]:
+    abilities = range(NA) if which < 0 else (which,)
+    return [A_DEVELOP + a for a in abilities if _can_develop(s, p, a)]
+
+
+def _usable_develop_ability(s: State, p: int, m: int) -> bool:
+    return bool(_develop_options(s, p, DEVELOP_WHICH[m]))
+
+
+def _effect_develop_ability(s: State, p: int, m: int) -> None:
+    s.stack.append((F_DEVELOP, p, DEVELOP_WHICH[m]))
+
+
+def _legal_develop(s: State, top: tuple) -> list[int]:
+    return _develop_options(s, top[1], top[2])
+
+
+def _apply_develop(s: State, top: tuple, action: int) -> None:
+    s.stack.pop()
+    _develop(s, top[1], action - A_DEVELOP)
+
+
+# ---- marker: extra actions this turn
+EXTRA_ACTIONS = dict(EXTRA_ACTION_MARKERS)
+
+
+def _usable_extra_actions(s: State, p: int, m: int) -> bool:
+    return True
+
+
+def _effect_extra_actions(s: State, p: int, m: int) -> None:
+    s.actions_left += EXTRA_ACTIONS[m]
+
+
+# ---- marker: move other players' tradesmen
+# Runs the move frame with `whose` = opponents (1) or any (2); swaps allowed, no displacing.
+MOVE_MARKER_PARAMS = {
+    m: (count, 1 if whose == "opponents" else 2) for m, count, whose in MOVE_MARKERS
+}
+
+
+def _usable_move_tradesmen(s: State, p: int, m: int) -> bool:
+    return bool(_pickable(s, p, MOVE_MARKER_PARAMS[m][1]))
+
+
+def _effect_move_tradesmen(s: State, p: int, m: int) -> None:
+    count, whose = MOVE_MARKER_PARAMS[m]
+    s.stack.append((F_MOVE, p, whose, count, (), 0, (), True))
+
+
+# ---- using bonus markers
+# A taken marker may be used once on its owner's turn between actions (never in the action that took
+# it: those wait in `fresh` until the action ends). Each type's kind gives its usability and effect.
+# bonus marker additional_trading_post (additional_trading_post): spec/bigbox_2021.hansa:28
+# bonus marker exchange_trading_posts (exchange_trading_posts): spec/bigbox_2021.hansa:29
+# bonus marker develop_ability (develop_ability): spec/bigbox_2021.hansa:30
+# bonus marker plus_3_actions (extra_actions): spec/bigbox_2021.hansa:31
+# bonus marker plus_4_actions (extra_actions): spec/bigbox_2021.hansa:32
+# bonus marker move_tradesmen (move_tradesmen): spec/bigbox_2021.hansa:33
+MARKER_USABLE = (
+    _usable_additional_trading_post,
+    _usable_exchange_trading_posts,
+    _usable_develop_ability,
+    _usable_extra_actions,
+    _usable_extra_actions,
+    _usable_move_tradesmen,
+)
+MARKER_EFFECT = (
+    _effect_additional_trading_post,
+    _effect_exchange_trading_posts,
+    _effect_develop_ability,
+    _effect_extra_actions,
+    _effect_extra_actions,
+    _effect_move_tradesmen,
+)
+
+
+def _legal_marker_uses(s: State, p: int, acts: list[int]) -> None:
+    last = -1
+    for m in s.unused[p]:  # kept sorted
+        if m != last and MARKER_USABLE[m](s, p, m):
+            acts.append(A_USE_MARKER + m)
+        last = m
+
+
+def _any_marker_use(s: State, p: int) -> bool:
+    for m in s.unused[p]:
+        if MARKER_USABLE[m](s, p, m):
+            return True
+    return False
+
+
+def _has_usable_marker(s: State, p: int, types: tuple[int, ...]) -> bool:
+    for m in s.unused[p]:
+        if m in types:
+            return True
+    return False
+
+
+def _spend_marker(s: State, p: int, types: tuple[int, ...]) -> None:
+    """Flip one unused marker of the given types: it moves to the used pile (it still scores)."""
+    unused = list(s.unused[p])
+    for i, m in enumerate(unused):
+        if m in types:
+            del unused[i]
+            s.unused[p] = tuple(unused)
+            s.used[p] = tuple(sorted(s.used[p] + (m,)))
+            return
+    raise AssertionError("no such marker")
+
+
+def _use_marker(s: State, p: int, m: int) -> None:
+    _spend_marker(s, p, (m,))
+    MARKER_EFFECT[m](s, p, m)
+
+
+# ---- end of turn: placing drawn markers
+# spec/bigbox_2021.hansa:34
+def _marker_routes(s: State) -> list[int]:
+    """Routes a drawn marker may go to (conditions: 3).
+
+    no_marker, no_pieces, vacant_space_in_a_city
+    """
+    found = []
+    filled = s.filled
+    for r in range(N_ROUTES):
+        if s.rmark[r] >= 0:
+            continue
+        if s.mask[r] != FULL_MASK[r]:
+            continue
+        a, b = ROUTE_CITIES[r]
+        if filled[a] >= CITY_SIZE[a] and filled[b] >= CITY_SIZE[b]:
+            continue
+        found.append(r)
+    return found
+
+
+def _legal_markers(s: State, top: tuple) -> list[int]:
+    return [A_PLACE_MARKER + r for r in _marker_routes(s)]
+
+
+def _settle_markers(s: State, top: tuple) -> bool:
+    if not s.plate:
+        s.stack.pop()
+        _next_player(s)
+        return True
+    if not _marker_routes(s):
+        # Decision unplaceable_marker = out_of_game.
+        s.out = tuple(sorted(s.out + s.plate[:1]))
+        s.plate = s.plate[1:]
+        return True
+    return False
+
+
+def _apply_markers(s: State, top: tuple, action: int) -> None:
+    s.rmark[action - A_PLACE_MARKER] = s.plate[0]
+    s.plate = s.plate[1:]
+
+
+# score M (mission cards): spec/modules/missions.hansa:6
+def _mission_posts(s: State, p: int, c: int) -> bool:
+    """Whether player `p` holds a trading post (an additional one counts) in city `c`."""
+    for code in s.extra[c]:
+        if code >> 1 == p:
+            return True
+    spaces = CITY_SPACES[c]
+    for i in range(s.filled[c]):
+        if s.post[spaces[i]] >> 1 == p:
+            return True
+    return False
+
+
+def _score_M(s: State, p: int) -> int:
+    """MISSION_POST_PP per city of the player's card with a post, MISSION_ALL_PP more for control
+    of every one."""
+    cities = MISSION_CARDS[s.mission[p]]
+    pp = MISSION_POST_PP * sum(1 for c in cities if _mission_posts(s, p, c))
+    if all(_controller(s, c) == p for c in cities):
+        pp += MISSION_ALL_PP
+    return pp
+
+
+# ---- final scoring
+SCORERS = (
+    _score_A,
+    _score_B,
+    _score_C,
+    _score_D,
+    _score_E,
+    _score_F,
+    _score_M,
+)
+
+
+def score_breakdown(s: State) -> list[dict[str, int]]:
+    """Per player, the points of each scoring category (as if the game ended now)."""
+    return [
+        {key: scorer(s, p) for key, scorer in zip(SCORE_KEYS, SCORERS, strict=True)}
+        for p in range(s.num_players)
+    ]
+
+
+# ---- winners and the tie-break chain
+# spec/bigbox_2021.hansa:48
+def winners(s: State) -> list[int]:
+    """Players with the most points; ties go down the TIEBREAK chain (ability or score)."""
+    breakdown = score_breakdown(s)
+    totals = [sum(b.values()) for b in breakdown]
+    best = max(totals)
+    alive = [p for p in range(s.num_players) if totals[p] == best]
+    for rule, what, index in TIEBREAK:
+        if len(alive) == 1 or rule == "shared":
+            break
+        if what == "ability":
+            values = {p: s.level[p * NA + index] for p in alive}
+        else:
+            values = {p: breakdown[p][SCORE_KEYS[index]] for p in alive}
+        target = min(values.values()) if rule == "fewest" else max(values.values())
+        alive = [p for p in alive if values[p] == target]
+    return alive
+
+
+# ---- names and state JSON (docs/state-format.md)
+KIND_NAMES = ("trader", "merchant")
+ROUTE_LABELS = tuple(f"{CITY_NAMES[a]}–{CITY_NAMES[b]}" for a, b in ROUTE_CITIES)
+POINT_LABELS = tuple(
+    f"{ROUTE_LABELS[POINT_ROUTE[x]]} #{ROUTE_POINTS[POINT_ROUTE[x]].index(x) + 1}"
+    for x in range(N_POINTS)
+)
+_action_names: dict[int, str] = {}
+
+
+def _describe_action(kind: str, i: int, routes: tuple[str, ...], points: tuple[str, ...]) -> str:
+    if kind == "END_TURN":
+        return "end the turn"
+    if kind == "INCOME":
+        t, m = divmod(i, MERCHANTS + 1)
+        return f"income: {t} traders, {m} merchants"
+    if kind in ("PLACE", "DISPLACE"):
+        x, k = divmod(i, 2)
+        return f"{kind.lower()} {KIND_NAMES[k]} on {points[x]}"
+    if kind == "MOVE":
+        return "move own tradesmen"
+    if kind == "CREATE":
+        return f"create route {routes[i]}"
+    if kind == "USE_MARKER":
+        return f"use bonus marker {MARKER_LABELS[i]}"
+    if kind == "PAY":
+        return f"pay the displacement cost with {i} merchants"
+    if kind == "PICK":
+        return f"pick up the piece on {points[i]}"
+    if kind == "DONE_PICKING":
+        return "stop picking up"
+    if kind == "DROP":
+        return f"put the held piece on {points[i]}"
+    if kind == "REMOVE":
+        return f"remove the piece on {points[i]}"
+    if kind == "DONE_REMOVING":
+        return "stop removing"
+    if kind in ("ESTABLISH", "ADDITIONAL"):
+        c, k = divmod(i, 2)
+        what = "a trading post" if kind == "ESTABLISH" else "an additional trading post"
+        return f"establish {what} in {CITY_NAMES[c]} with a {KIND_NAMES[k]}"
+    if kind == "DEVELOP":
+        return f"develop {ABILITY_NAMES[i]}"
+    if kind == "SPECIAL":
+        return f"take special prestige space {i + 1} ({SPECIAL_POINTS[i]} PP)"
+    if kind == "NO_POST":
+        return "neither post nor ability: all route pieces to the stock"
+    if kind == "EXCHANGE":
+        c = SPACE_CITY[i]
+        j = CITY_SPACES[c].index(i)
+        return f"exchange the posts on spaces {j + 1} and {j + 2} of {CITY_NAMES[c]}"
+    if kind == "PLACE_DISPLACED":
+        return f"place the displaced piece on {points[i]}"
+    if kind == "EXTRA":
+        return f"take an extra {KIND_NAMES[i]}"
+    if kind == "LIFT":
+        return f"take the extra piece from {points[i]}"
+    if kind == "DECLINE":
+        return "decline further extra pieces"
+    if kind == "FAVOUR":
+        return f"take favour tile {FAVOUR_NAMES[i]!r} (flip 2 unused markers; no actions)"
+    if kind == "FLIP":
+        a, b = FLIP_PAIRS[i]
+        return f"flip bonus markers {MARKER_LABELS[a]} and {MARKER_LABELS[b]} for the favour tile"
+    if kind == "TAKE_PIECE":
+        if i == 0:
+            return "take no (further) piece from the general stock"
+        return f"take a {KIND_NAMES[i - 1]} from the general stock to the personal supply"
+    return f"place the drawn marker on {routes[i]}"
+
+
+def action_text(
+    action: int,
+    routes: tuple[str, ...] = ROUTE_LABELS,
+    points: tuple[str, ...] = POINT_LABELS,
+) -> str:
+    """The text of an action id written with the given route and point labels (a game log's key
+    names every route in one direction); `action_name` is it with the module's own labels."""
+    for kind, base, size in ACTION_RANGES:
+        if base <= action < base + size:
+            return _describe_action(kind, action - base, routes, points)
+    return f"<no action {action!r}>"
+
+
+def action_name(action: int) -> str:
+    """A readable name for an action id (independent of the state), made when first asked for."""
+    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
+        return f"<no action {action!r}>"
+    name = _action_names.get(action)
+    if name is None:
+        name = _action_names[action] = action_text(action)
+    return name
+
+
+def _piece_name(code: int) -> str | None:
+    return None if code < 0 else ("t", "m")[code & 1] + str(code >> 1)
+
+
+def _marker_names(markers: tuple[int, ...]) -> list[str]:
+    return [MARKER_KEYS[m] for m in markers]
+
+
+def _point_ref(x: int, code: int) -> dict:
+    r = POINT_ROUTE[x]
+    return {
+        "route": [CITY_NAMES[c] for c in ROUTE_CITIES[r]],
+        "point": ROUTE_POINTS[r].index(x),
+        "piece": _piece_name(code),
+    }
+
+
+def _read_point_ref(rd: StateReader, value, path: str, n: int) -> tuple[int, int]:
+    ref = rd.object(value, path, ("route", "point", "piece"))
+    r, flipped = _read_route_direction(rd, ref["route"], path + ".route")
+    points = ROUTE_POINTS[r][::-1] if flipped else ROUTE_POINTS[r]
+    j = rd.integer(ref["point"], path + ".point", 0, len(points) - 1)
+    code = _read_piece(rd, ref["piece"], path + ".piece", n)
+    if code < 0:
+        raise rd.fail(path + ".piece", "a picked piece cannot be null")
+    return points[j], code
+
+
+def _frame_to_dict(top: tuple) -> dict:
+    kind = top[0]
+    out = {"frame": FRAME_NAMES[kind], "player": top[1]}
+    if kind == F_PAY:
+        out["cost"] = top[2]
+    elif kind == F_DISPLACED:
+        out["route"] = [CITY_NAMES[c] for c in ROUTE_CITIES[top[2]]]
+        out["holding"] = None if top[3] < 0 else KIND_NAMES[top[3]]
+        out["extras_left"] = top[4]
+    elif kind == F_MOVE:
+        out["whose"] = WHOSE_NAMES[top[2]]
+        out["left"] = top[3]
+        out["holding"] = [_piece_name(c) for c in top[4]]
+        out["phase"] = ("pick", "drop")[top[5]]
+        out["picked"] = [_point_ref(x, code) for x, code in top[6]]
+        out["unchanged"] = top[7]
+    elif kind == F_REMOVE:
+        out["whose"] = WHOSE_NAMES[top[2]]
+        out["to"] = ("personal_supply", "stock")[top[3]]
+        out["left"] = top[4]
+        out["removed"] = top[5]
+    elif kind == F_ROUTE:
+        out["route"] = [CITY_NAMES[c] for c in ROUTE_CITIES[top[2]]]
+    elif kind == F_EXCHANGE:
+        out["must_own_one"] = top[2]
+    elif kind == F_DEVELOP:
+        out["ability"] = "any" if top[2] < 0 else ABILITY_NAMES[top[2]]
+    elif kind == F_FLIP:
+        out["tile"] = FAVOUR_NAMES[top[2]]
+    elif kind == F_TAKE_STOCK:
+        out["left"] = top[2]
+        out["kinds"] = [KIND_NAMES[k] for k in (0, 1) if top[3] >> k & 1]
+    return out
+
+
+def state_to_dict(s: State) -> dict:
+    n = s.num_players
+    players = []
+    for p in range(n):
+        players.append(
+            {
+                "supply": {"traders": s.supply[2 * p], "merchants": s.supply[2 * p + 1]},
+                "stock": {"traders": s.stock[2 * p], "merchants": s.stock[2 * p + 1]},
+                "abilities": {ABILITY_NAMES[a]: s.level[p * NA + a] for a in range(NA)},
+                "track": s.track[p],
+                "markers": {"unused": _marker_names(s.unused[p]), "used": _marker_names(s.used[p])},
+            }
+        )
+        players[-1]["mission"] = s.mission[p] + 1
+        players[-1]["parameters"] = {
+            name: s.xparam[p * N_X_PARAMS + i] for i, name in enumerate(X_PARAM_NAMES)
+        }
+    return {
+        "format": "hansa-state",
+        "version": 1,
+        "game": GAME_NAME,
+        "players": n,
+        "turn": {
+            "player": s.player,
+            "actions_left": s.actions_left,
+            "game_ends_after_action": s.ending,
+            "game_over": s.terminal,
+            "markers_taken_this_action": _marker_names(s.fresh),
+            "markers_to_place": _marker_names(s.plate),
+        },
+        "player_state": players,
+        "marker_supply": _marker_names(s.msupply),
+        "markers_out_of_game": _marker_names(s.out),
+        "completed_cities": s.completed,
+        "east_west": list(s.ew),
+        "routes": [
+            {
+                "cities": [CITY_NAMES[a], CITY_NAMES[b]],
+                "points": [_piece_name(s.pt[x]) for x in ROUTE_POINTS[r]],
+                "marker": None if s.rmark[r] < 0 else MARKER_KEYS[s.rmark[r]],
+            }
+            for r, (a, b) in enumerate(ROUTE_CITIES)
+        ],
+        "cities": [
+            {
+                "name": CITY_NAMES[c],
+                "posts": [_piece_name(s.post[x]) for x in CITY_SPACES[c]],
+                "additional_posts": [_piece_name(code) for code in s.extra[c]],
+            }
+            for c in range(N_CITIES)
+        ],
+        "special_prestige": [_piece_name(code) for code in s.special],
+        "stack": [_frame_to_dict(top) for top in s.stack],
+        "favour": {
+            "face_up": [FAVOUR_NAMES[t] for t in s.fav_shown],
+            "held": [[FAVOUR_NAMES[t] for t in s.fav_held[p]] for p in range(n)],
+            "this_turn": FAVOUR_TURN_NAMES[s.fav_turn],
+        },
+    }
+
+
+FAVOUR_TURN_NAMES = ("may_take", "acted", "taken")
+
+
+# ---- reading: every field checked, then the invariants of a reachable position
+CITY_INDEX = {name: c for c, name in enumerate(CITY_NAMES)}
+ROUTE_INDEX = {}
+for _r, (_a, _b) in enumerate(ROUTE_CITIES):
+    ROUTE_INDEX[(CITY_NAMES[_a], CITY_NAMES[_b])] = _r
+    ROUTE_INDEX[(CITY_NAMES[_b], CITY_NAMES[_a])] = _r
+
+
+def _read_piece(rd: StateReader, value, path: str, n: int) -> int:
+    if value is None:
+        return -1
+    if isinstance(value, str) and len(value) >= 2 and value[0] in "tm" and value[1:].isdigit():
+        p = int(value[1:])
+        if p < n and str(p) == value[1:]:
+            return 2 * p + (value[0] == "m")
+    raise rd.fail(
+        path,
+        f"expected a piece like 't0' (trader of player 0) or 'm{n - 1}', or null, "
+        f"got {rd.describe(value)}",
+    )
+
+
+def _read_markers(rd: StateReader, value, path: str) -> tuple[int, ...]:
+    items = rd.array(value, path)
+    return tuple(sorted(rd.choice(v, f"{path}[{i}]", MARKER_KEYS) for i, v in enumerate(items)))
+
+
+def _read_route(rd: StateReader, value, path: str) -> int:
+    return _read_route_direction(rd, value, path)[0]
+
+
+def _read_route_direction(rd: StateReader, value, path: str) -> tuple[int, bool]:
+    """The route between two named cities, and whether they were named against the board's order."""
+    pair = rd.array(value, path, 2)
+    key = (pair[0], pair[1])
+    if not all(isinstance(v, str) for v in pair) or key not in ROUTE_INDEX:
+        raise rd.fail(path, f"no route between {rd.describe(pair[0])} and {rd.describe(pair[1])}")
+    r = ROUTE_INDEX[key]
+    return r, CITY_NAMES[ROUTE_CITIES[r][0]] != pair[0]
+
+
+def _read_frame(rd: StateReader, value, path: str, n: int) -> tuple:
+    head = rd.object(
+        value,
+        path,
+        ("frame", "player"),
+        (
+            "cost",
+            "route",
+            "holding",
+            "extras_left",
+            "whose",
+            "left",
+            "phase",
+            "to",
+            "removed",
+            "must_own_one",
+            "ability",
+            "picked",
+            "unchanged",
+            "tile",
+            "kinds",
+        ),
+    )
+    kind = rd.choice(head["frame"], path + ".frame", FRAME_NAMES[1:]) + 1
+    player = rd.integer(head["player"], path + ".player", 0, n - 1)
+    need = {
+        F_PAY: ("cost",),
+        F_DISPLACED: ("route", "holding", "extras_left"),
+        F_MOVE: ("whose", "left", "holding", "phase"),
+        F_REMOVE: ("whose", "to", "left", "removed"),
+        F_ROUTE: ("route",),
+        F_EXCHANGE: ("must_own_one",),
+        F_DEVELOP: ("ability",),
+        F_MARKERS: (),
+        F_FLIP: ("tile",),
+        F_TAKE_STOCK: ("left", "kinds"),
+    }[kind]
+    optional = ("picked", "unchanged") if kind == F_MOVE else ()
+    rd.object(value, path, ("frame", "player") + need, optional)
+    if kind == F_PAY:
+        return (kind, player, rd.integer(head["cost"], path + ".cost", 1, max(DISPLACE_COST)))
+    if kind == F_DISPLACED:
+        route = _read_route(rd, head["route"], path + ".route")
+        holding = head["holding"]
+        held = -1 if holding is None else rd.choice(holding, path + ".holding", KIND_NAMES)
+        # a rule may raise a player's compensation (parameters): any count up to all pieces
+        left = rd.integer(head["extras_left"], path + ".extras_left", 0, TRADERS + MERCHANTS)
+        return (kind, player, route, held, left)
+    if kind == F_MOVE:
+        whose = rd.choice(head["whose"], path + ".whose", WHOSE_NAMES)
+        left = rd.integer(head["left"], path + ".left", 0, N_POINTS)
+        items = rd.array(head["holding"], path + ".holding")
+        held = tuple(_read_piece(rd, v, f"{path}.holding[{i}]", n) for i, v in enumerate(items))
+        if -1 in held:
+            raise rd.fail(path + ".holding", "a held piece cannot be null")
+        phase = rd.choice(head["phase"], path + ".phase", ("pick", "drop"))
+        items = rd.array(head.get("picked", []), path + ".picked")
+        picked = tuple(
+            _read_point_ref(rd, v, f"{path}.picked[{i}]", n) for i, v in enumerate(items)
+        )
+        unchanged = rd.boolean(head.get("unchanged", False), path + ".unchanged")
+        return (kind, player, whose, left, held, phase, picked, unchanged)
+    if kind == F_REMOVE:
+        whose = rd.choice(head["whose"], path + ".whose", WHOSE_NAMES[1:]) + 1
+        to = rd.choice(head["to"], path + ".to", ("personal_supply", "stock"))
+        left = rd.integer(head["left"], path + ".left", 0, N_POINTS)
+        removed = rd.integer(head["removed"], path + ".removed", 0, N_POINTS)
+        return (kind, player, whose, to, left, removed)
+    if kind == F_ROUTE:
+        return (kind, player, _read_route(rd, head["route"], path + ".route"))
+    if kind == F_EXCHANGE:
+        return (kind, player, rd.boolean(head["must_own_one"], path + ".must_own_one"))
+    if kind == F_DEVELOP:
+        which = rd.choice(head["ability"], path + ".ability", ("any",) + ABILITY_NAMES) - 1
+        return (kind, player, which)
+    if kind == F_FLIP:
+        return (kind, player, rd.choice(head["tile"], path + ".tile", FAVOUR_NAMES))
+    if kind == F_TAKE_STOCK:
+        left = rd.integer(head["left"], path + ".left", 1, TRADERS + MERCHANTS)
+        items = rd.array(head["kinds"], path + ".kinds")
+        kinds = 0
+        for i, v in enumerate(items):
+            bit = 1 << rd.choice(v, f"{path}.kinds[{i}]", KIND_NAMES)
+            if kinds & bit:
+                raise rd.fail(f"{path}.kinds[{i}]", "a kind is listed twice")
+            kinds |= bit
+        if not kinds:
+            raise rd.fail(path + ".kinds", "name the kinds that may be taken")
+        return (kind, player, left, kinds)
+    return (kind, player)
+
+
+# No game puts anything near this many PP on the track; a bound keeps 10**30 out of the arithmetic.
+TRACK_LIMIT = 1_000_000
+
+
+def state_from_dict(data: dict, num_players: int) -> State:
+    """Build a State from its JSON form, checking every field and then every invariant."""
+    rd = StateReader()
+    top = rd.object(
+        data,
+        "",
+        ("format", "version", "game", "players", "turn", "player_state"),
+        (
+            "marker_supply",
+            "markers_out_of_game",
+            "completed_cities",
+            "east_west",
+            "routes",
+            "cities",
+            "special_prestige",
+            "stack",
+            "favour",
+        ),
+    )
+    if top["format"] != "hansa-state":
+        raise rd.fail("format", f"expected 'hansa-state', got {rd.describe(top['format'])}")
+    rd.integer(top["version"], "version", 1, 1)
+    if top["game"] != GAME_NAME:
+        raise rd.fail(
+            "game", f"this is the module of {GAME_NAME!r}, not {rd.describe(top['game'])}"
+        )
+    n = rd.integer(top["players"], "players", 2, 5)
+    if n != num_players:
+        raise rd.fail(
+            "players", f"the state has {n} players but the game was loaded for {num_players}"
+        )
+    if n not in PLAYER_COUNTS:
+        raise rd.fail("players", f"{GAME_NAME} is not played by {n}")
+    s = State()
+    s.num_players = n
+    turn = rd.object(
+        top["turn"],
+        "turn",
+        ("player", "actions_left"),
+        (
+            "game_ends_after_action",
+            "game_over",
+            "markers_taken_this_action",
+            "markers_to_place",
+        ),
+    )
+    s.player = rd.integer(turn["player"], "turn.player", 0, n - 1)
+    s.actions_left = rd.integer(turn["actions_left"], "turn.actions_left", 0, 1000)
+    s.ending = rd.boolean(turn.get("game_ends_after_action", False), "turn.game_ends_after_action")
+    s.terminal = rd.boolean(turn.get("game_over", False), "turn.game_over")
+    s.fresh = _read_markers(
+        rd, turn.get("markers_taken_this_action", []), "turn.markers_taken_this_action"
+    )
+    plate = rd.array(turn.get("markers_to_place", []), "turn.markers_to_place")
+    s.plate = tuple(
+        rd.choice(v, f"turn.markers_to_place[{i}]", MARKER_KEYS) for i, v in enumerate(plate)
+    )
+    supply = rd.array(top.get("marker_supply", []), "marker_supply")
+    s.msupply = tuple(
+        rd.choice(v, f"marker_supply[{i}]", MARKER_KEYS) for i, v in enumerate(supply)
+    )
+    s.out = _read_markers(rd, top.get("markers_out_of_game", []), "markers_out_of_game")
+    s.completed = rd.integer(top.get("completed_cities", 0), "completed_cities", 0, N_CITIES)
+    ew = rd.array(top.get("east_west", []), "east_west")
+    s.ew = tuple(rd.integer(v, f"east_west[{i}]", 0, n - 1) for i, v in enumerate(ew))
+
+    s.supply = [0] * (2 * n)
+    s.stock = [0] * (2 * n)
+    s.level = [0] * (NA * n)
+    s.track = [0] * n
+    s.unused = [()] * n
+    s.used = [()] * n
+    s.xparam = list(X_PARAM_DEFAULTS) * n
+    players = rd.array(top["player_state"], "player_state", n)
+    missions: list[int] = []
+    for p, entry in enumerate(players):
+        path = f"player_state[{p}]"
+        entry = rd.object(
+            entry,
+            path,
+            ("supply", "stock", "abilities", "track"),
+            ("markers", "mission", "parameters"),
+        )
+        missions.append(
+            rd.integer(entry.get("mission", p + 1), f"{path}.mission", 1, len(MISSION_CARDS)) - 1
+        )
+        given = rd.object(entry.get("parameters", {}), f"{path}.parameters", (), X_PARAM_NAMES)
+        for i, name in enumerate(X_PARAM_NAMES):
+            s.xparam[p * N_X_PARAMS + i] = rd.integer(
+                given.get(name, X_PARAM_DEFAULTS[i]), f"{path}.parameters.{name}", -1, 1000
+            )
+        for zone, target in (("supply", s.supply), ("stock", s.stock)):
+            counts = rd.object(entry[zone], f"{path}.{zone}", ("traders", "merchants"))
+            target[2 * p] = rd.integer(counts["traders"], f"{path}.{zone}.traders", 0, TRADERS)
+            target[2 * p + 1] = rd.integer(
+                counts["merchants"], f"{path}.{zone}.merchants", 0, MERCHANTS
+            )
+        abilities = rd.object(entry["abilities"], f"{path}.abilities", ABILITY_NAMES)
+        for a, name in enumerate(ABILITY_NAMES):
+            s.level[p * NA + a] = rd.integer(
+                abilities[name], f"{path}.abilities.{name}", 0, ABILITY_MAX[a]
+            )
+        s.track[p] = rd.integer(entry["track"], f"{path}.track", 0, TRACK_LIMIT)
+        markers = rd.object(
+            entry.get("markers", {"unused": [], "used": []}),
+            f"{path}.markers",
+            (),
+            ("unused", "used"),
+        )
+        s.unused[p] = _read_markers(rd, markers.get("unused", []), f"{path}.markers.unused")
+        s.used[p] = _read_markers(rd, markers.get("used", []), f"{path}.markers.used")
+    if len(set(missions)) != n:
+        raise rd.fail("player_state", "each player holds a different mission card")
+    s.mission = tuple(missions)
+
+    s.pt = [-1] * N_POINTS
+    s.mask = list(FULL_MASK)
+    s.full_owner = [-1] * N_ROUTES
+    s.onboard = [0] * (2 * n)
+    s.at = [[] for _ in range(n)]
+    s.free = list(range(N_POINTS))
+    s.free_house = list(HOUSE_POINTS)
+    s.rmark = [-1] * N_ROUTES
+    seen_routes = set()
+    for i, entry in enumerate(rd.array(top.get("routes", []), "routes")):
+        path = f"routes[{i}]"
+        entry = rd.object(entry, path, ("cities",), ("points", "marker"))
+        r, flipped = _read_route_direction(rd, entry["cities"], path + ".cities")
+        if r in seen_routes:
+            raise rd.fail(path, f"route {ROUTE_LABELS[r]} is listed twice")
+        seen_routes.add(r)
+        points = rd.array(
+            entry.get("points", [None] * len(ROUTE_POINTS[r])),
+            path + ".points",
+            len(ROUTE_POINTS[r]),
+        )
+        order = ROUTE_POINTS[r][::-1] if flipped else ROUTE_POINTS[r]
+        for j, value in enumerate(points):
+            code = _read_piece(rd, value, f"{path}.points[{j}]", n)
+            x = order[j]
+            if code >= 0:
+                if POINT_MERCHANT_ONLY[x] and not code & 1:
+                    raise rd.fail(f"{path}.points[{j}]", "a ship point holds merchants only")
+                _put(s, x, code)
+        marker = entry.get("marker")
+        if marker is not None:
+            s.rmark[r] = rd.choice(marker, path + ".marker", MARKER_KEYS)
+
+    s.post = [-1] * N_SPACES
+    s.filled = [0] * N_CITIES
+    s.extra = [()] * N_CITIES
+    seen_cities = set()
+    for i, entry in enumerate(rd.array(top.get("cities", []), "cities")):
+        path = f"cities[{i}]"
+        entry = rd.object(entry, path, ("name",), ("posts", "additional_posts"))
+        c = rd.choice(entry["name"], path + ".name", CITY_NAMES)
+        if c in seen_cities:
+            raise rd.fail(path, f"city {CITY_NAMES[c]} is listed twice")
+        seen_cities.add(c)
+        spaces = CITY_SPACES[c]
+        posts = rd.array(entry.get("posts", [None] * len(spaces)), path + ".posts", len(spaces))
+        filled = 0
+        for j, value in enumerate(posts):
+            code = _read_piece(rd, value, f"{path}.posts[{j}]", n)
+            if code >= 0:
+                if j != filled:
+                    raise rd.fail(
+                        f"{path}.posts[{j}]", "posts fill a city from the left, without gaps"
+                    )
+                filled += 1
+                s.post[spaces[j]] = code
+        s.filled[c] = filled
+        extra = rd.array(entry.get("additional_posts", []), path + ".additional_posts")
+        s.extra[c] = tuple(
+            _read_piece(rd, v, f"{path}.additional_posts[{j}]", n) for j, v in enumerate(extra)
+        )
+        if -1 in s.extra[c]:
+            raise rd.fail(path + ".additional_posts", "an additional post cannot be null")
+        if s.extra[c] and not filled:
+            raise rd.fail(
+                path + ".additional_posts", "additional posts need the leftmost space occupied"
+            )
+    special = rd.array(
+        top.get("special_prestige", [None] * len(SPECIAL_POINTS)),
+        "special_prestige",
+        len(SPECIAL_POINTS),
+    )
+    s.special = [_read_piece(rd, v, f"special_prestige[{j}]", n) for j, v in enumerate(special)]
+    for j, code in enumerate(s.special):
+        if code >= 0 and not code & 1:
+            raise rd.fail(f"special_prestige[{j}]", "special prestige spaces hold merchants only")
+    s.stack = [
+        _read_frame(rd, v, f"stack[{i}]", n)
+        for i, v in enumerate(rd.array(top.get("stack", []), "stack"))
+    ]
+    _read_favour(rd, s, top.get("favour", {}))
+    _check_invariants(rd, s)
+    return s
+
+
+def _read_favour(rd: StateReader, s: State, value) -> None:
+    """`favour`: the face-up tiles, each player's tiles, and whether a tile may still be taken."""
+    favour = rd.object(value, "favour", (), ("face_up", "held", "this_turn"))
+    shown = rd.array(favour.get("face_up", []), "favour.face_up")
+    s.fav_shown = tuple(
+        sorted(rd.choice(v, f"favour.face_up[{i}]", FAVOUR_NAMES) for i, v in enumerate(shown))
+    )
+    held = rd.array(favour.get("held", [[]] * s.num_players), "favour.held", s.num_players)
+    s.fav_held = []
+    for p, tiles in enumerate(held):
+        tiles = rd.array(tiles, f"favour.held[{p}]")
+        s.fav_held.append(
+            tuple(
+                sorted(
+                    rd.choice(v, f"favour.held[{p}][{i}]", FAVOUR_NAMES)
+                    for i, v in enumerate(tiles)
+                )
+            )
+        )
+    every = list(s.fav_shown) + [t for tiles in s.fav_held for t in tiles]
+    if len(set(every)) != len(every):
+        raise rd.fail("favour", "a favour tile is listed twice (face up or held)")
+    s.fav_turn = rd.choice(
+        favour.get("this_turn", "may_take"), "favour.this_turn", FAVOUR_TURN_NAMES
+    )
+    if s.fav_turn == 2 and s.actions_left:
+        raise rd.fail("favour.this_turn", "a player who took a tile this turn has no actions left")
+
+
+def _check_invariants(rd: StateReader, s: State) -> None:
+    """Conservation of pieces and markers and the counters a reachable position agrees with."""
+    n = s.num_players
+    held = [0] * (2 * n)
+    for i, top in enumerate(s.stack):
+        if top[0] == F_DISPLACED and top[3] >= 0:
+            held[2 * top[1] + top[3]] += 1
+        if top[0] == F_MOVE:
+            for code in top[4]:
+                held[code] += 1
+        if top[0] == F_TAKE_STOCK:
+            continue  # a triggered effect's choice may be any player's
+        if top[0] != F_DISPLACED and top[1] != s.player:
+            raise rd.fail(
+                f"stack[{i}].player", f"only the active player {s.player} decides this frame"
+            )
+    on_posts = [0] * (2 * n)
+    for code in s.post:
+        if code >= 0:
+            on_posts[code] += 1
+    for codes in s.extra:
+        for code in codes:
+            on_posts[code] += 1
+    for code in s.special:
+        if code >= 0:
+            on_posts[code] += 1
+    for p in range(n):
+        for kind, total, name in ((0, TRADERS, "traders"), (1, MERCHANTS, "merchants")):
+            code = 2 * p + kind
+            on_tracks = sum(
+                ABILITY_MAX[a] - s.level[p * NA + a] for a in range(NA) if ABILITY_KIND[a] == kind
+            )
+            marker = 1 if SCORE_MARKER == kind else 0
+            count = (
+                s.supply[code]
+                + s.stock[code]
+                + s.onboard[code]
+                + on_posts[code]
+                + held[code]
+                + on_tracks
+                + marker
+            )
+            if count != total:
+                raise rd.fail(
+                    f"player_state[{p}]",
+                    f"player {p} has {count} {name} in all zones (supply, stock, routes, posts, "
+                    f"ability tracks, score marker, held) but owns exactly {total}",
+                )
+    counts = [0] * N_MARKER_TYPES
+    for group in [s.fresh, s.plate, s.msupply, s.out] + list(s.unused) + list(s.used):
+        for m in group:
+            counts[m] += 1
+    for m in s.rmark:
+        if m >= 0:
+            counts[m] += 1
+    for m in range(N_MARKER_TYPES):
+        if counts[m] != MARKER_COUNT[m]:
+            raise rd.fail(
+                "marker_supply",
+                f"{counts[m]} bonus markers {MARKER_KEYS[m]!r} in all places (supply, routes, "
+                f"players, plate, out of game) but the game has {MARKER_COUNT[m]}",
+            )
+    complete = sum(1 for c in range(N_CITIES) if s.filled[c] == CITY_SIZE[c])
+    if complete != s.completed:
+        raise rd.fail("completed_cities", f"{s.completed} given but {complete} cities are complete")
+    if len(set(s.ew)) != len(s.ew) or len(s.ew) > len(EAST_WEST_AWARDS):
+        raise rd.fail("east_west", "each player completes the East-West connection at most once")
+    for p in s.ew:
+        if not _connected(_post_counts(s, p), EAST_WEST[0], EAST_WEST[1]):
+            raise rd.fail("east_west", f"player {p} has no East-West connection")
+    if s.terminal and s.stack:
+        raise rd.fail("stack", "a finished game has no pending decisions")
+    if (s.terminal or s.ending) and not _end_condition_met(s):
+        field = "turn.game_over" if s.terminal else "turn.game_ends_after_action"
+        raise rd.fail(field, "no end condition of the game is met in this position")
+    _check_stack_shape(rd, s)
+    if not s.terminal:
+        # A hand-written position may leave a forced step pending (an empty frame, a turn with no
+        # actions left): resolve it the way play would, then it must offer a decision.
+        _settle(s)
+        if not s.terminal and not s._legal():
+            raise rd.fail("stack", "the position has no legal decision")
+
+
+def _end_condition_met(s: State) -> bool:
+    """Whether some end trigger of the rule set holds (what a game over or ending needs)."""
+    if not s.msupply:
+        return True
+    if _x_end(s, s.player):
+        return True
+    return False
+
+
+def _frame_problem(s: State, top: tuple) -> tuple[str, str] | None:
+    """(field, problem) when a frame is not one the rules can build: a move or removal bigger
+    than the Book or the marker allows, or a marker frame without a used marker of that type."""
+    kind, p = top[0], top[1]
+    used = set(s.used[p])
+    if kind == F_MOVE:
+        _, _, whose, left, held, _phase, picked, _ = top
+        if whose == 0:
+            limit = _ability_value(s, p, AB_MOVE_COUNT)
+            source = f"the Book allows {limit}"
+        else:
+            limits = [c for m, c, w in MOVE_MARKERS if m in used and WHOSE_NAMES.index(w) == whose]
+            if not limits:
+                return ("whose", f"no used move marker of player {p} moves {WHOSE_NAMES[whose]}")
+            limit = max(limits)
+            source = f"the marker allows {limit}"
+        if left + max(len(picked), len(held)) > limit:
+            return ("left", f"{left} left and {len(picked)} picked, but {source}")
+        codes = tuple(code for _x, code in picked)
+        if picked and codes[len(codes) - len(held) :] != held:
+            return ("holding", "the held pieces are the last ones picked, in order")
+        if whose == 1 and any(code >> 1 == p for code in codes):
+            return ("picked", "this move picks opponents' pieces only")
+    elif kind == F_REMOVE:
+        _, _, whose, to, left, removed = top
+        limits = [
+            c
+            for m, c, w, t in REMOVE_MARKERS
+            if m in used and WHOSE_NAMES.index(w) == whose and ("personal", "stock").index(t) == to
+        ]
+        if not limits:
+            return ("whose", f"no used remove marker of player {p} fits this frame")
+        if left + removed > max(limits):
+            limit = max(limits)
+            return ("left", f"{left} left and {removed} removed, but the marker allows {limit}")
+    elif kind == F_DEVELOP:
+        if not any(m in used and which == top[2] for m, which in DEVELOP_MARKERS):
+            return ("ability", f"no used develop marker of player {p} develops that")
+    elif kind == F_EXCHANGE:
+        if not any(m in used and must == top[2] for m, must in EXCHANGE_MARKERS):
+            return ("must_own_one", f"no used exchange marker of player {p} fits this frame")
+    elif kind == F_TAKE_STOCK:
+        return _take_stock_problem(s, top)
+    return None
+
+
+def _check_stack_shape(rd: StateReader, s: State) -> None:
+    """Only stacks play builds: one frame, or a displacement payment above its displaced frame."""
+    kinds = [top[0] for top in s.stack]
+    # Below them, choices left by triggered effects wait for the action to finish.
+    waiting = 0
+    while waiting < len(kinds) and kinds[waiting] == F_TAKE_STOCK:
+        waiting += 1
+    kinds = kinds[waiting:]
+    if len(kinds) > 2 or (len(kinds) == 2 and kinds != [F_DISPLACED, F_PAY]):
+        shown = ", ".join(FRAME_NAMES[k] for k in kinds)
+        raise rd.fail("stack", f"no play leaves the decisions [{shown}] pending")
+    if kinds == [F_PAY]:
+        raise rd.fail("stack[0]", "a displacement cost is paid while the displaced piece is held")
+    if kinds == [F_DISPLACED, F_PAY]:
+        below, pay = s.stack[-2:]
+        if below[3] < 0 or pay[2] != DISPLACE_COST[below[3]] or below[4] != COMPENSATION[below[3]]:
+            raise rd.fail("stack", "a pending payment keeps the displaced piece, cost and extras")
+    for i, top in enumerate(s.stack):
+        path = f"stack[{i}]"
+        problem = _frame_problem(s, top)
+        if problem is not None:
+            raise rd.fail(f"{path}.{problem[0]}", problem[1])
+        if top[0] == F_DISPLACED and top[1] == s.player:
+            raise rd.fail(path + ".player", "the turn player cannot be the displaced player")
+        if top[0] == F_ROUTE:
+            owner = s.full_owner[top[2]]
+            if owner != top[1]:
+                raise rd.fail(path + ".route", "the route must be full of the creator's pieces")
+        if top[0] == F_MOVE and top[5] == 1 and not top[4]:
+            raise rd.fail(path + ".holding", "the drop phase of a move holds pieces")
+        if top[0] == F_MOVE:
+            for _x, code in top[6]:
+                if top[2] == 0 and code >> 1 != top[1]:
+                    raise rd.fail(path + ".picked", "a move picks the mover's own pieces")
+        if top[0] == F_MARKERS and not s.plate:
+            raise rd.fail(path, "no drawn markers to place (turn.markers_to_place is empty)")
+        if top[0] == F_FLIP:
+            if top[1] != s.player or s.fav_turn != 2 or top[2] not in s.fav_held[top[1]]:
+                raise rd.fail(
+                    path,
+                    "markers are flipped by the turn player for the tile taken this turn"
+                    " (favour.this_turn 'taken', the tile among the player's)",
+                )
+            if len(s.unused[top[1]]) < 2:
+                raise rd.fail(path, "flipping needs 2 unused markers")
+    if s.fresh and kinds != [F_ROUTE]:
+        raise rd.fail(
+            "turn.markers_taken_this_action", "markers are only taken while creating a route"
+        )
+
+
+# ---- what one player may see (docs/game-api.md, "Observations")
+# The only hidden information of these rules is the order of the face-down marker supply: its size
+# and its contents (every marker not visible elsewhere) are public, its order is not. Per-player
+# secrets of future modules (mission cards) belong in the observation's "own" part, filled for the
+# observing player only.
+def observation(s: State, player: int) -> dict:
+    """The position as `player` sees it: the state JSON without the face-down marker order."""
+    _check_observer(s, player)
+    seen = state_to_dict(s)
+    del seen["marker_supply"]
+    seen["format"] = "hansa-observation"
+    seen["observer"] = player
+    seen["current_player"] = s._current_player()
+    seen["marker_supply_size"] = len(s.msupply)
+    seen["marker_supply_counts"] = {
+        MARKER_KEYS[m]: s.msupply.count(m) for m in range(N_MARKER_TYPES) if m in s.msupply
+    }
+    seen["own"] = {}
+    for q, entry in enumerate(seen["player_state"]):
+        card = entry.pop("mission")
+        if q == player:
+            seen["own"]["mission"] = card
+            seen["own"]["mission_cities"] = [CITY_NAMES[c] for c in MISSION_CARDS[card - 1]]
+    return seen
+
+
+def information_state_string(s: State, player: int) -> str:
+    """The observation as canonical JSON: equal strings for positions `player` cannot tell apart."""
+    return encode(observation(s, player))
+
+
+def _check_observer(s: State, player: int) -> None:
+    if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < s.num_players:
+        raise HansaError(f"observer must be a player from 0 to {s.num_players - 1}, got {player!r}")
+
+
+# ---- the observation tensor: generic code (runtime/observation_tensor.py) reads these tables
+def observation_tensor_layout(num_players: int) -> tuple:
+    """The named blocks of `observation_tensor` for `num_players`: (name, offset, shape, meaning).
+
+    Owners are relative to the observer: 0 = the observer, 1 = the next seat, and so on.
+    """
+    return tensor_codec(num_players).layout
+
+
+def observation_tensor_size(num_players: int) -> int:
+    return tensor_codec(num_players).size
+
+
+def observation_tensor(s: State, player: int, out=None):
+    """The observation as a flat float32 numpy vector laid out by `observation_tensor_layout`
+    (written into `out` when given)."""
+    _check_observer(s, player)
+    if out is None:
+        import numpy
+
+        out = numpy.empty(observation_tensor_size(s.num_players), numpy.float32)
+    return tensor_codec(s.num_players).encode(s, player, out)
+
+
+_tensor_codecs: dict = {}
+
+
+def tensor_codec(num_players: int):
+    """The layout and encoders of this game's tensor for `num_players` (made once)."""
+    codec = _tensor_codecs.get(num_players)
+    if codec is None:
+        codec = _tensor_codecs[num_players] = TensorCodec(globals(), num_players)
+    return codec
+
+
+def resample_hidden(s: State, rng, observer: int | None = None) -> None:
+    """Reshuffle what `observer` cannot see (the face-down marker order; the other
+    players' mission cards, redealt from the cards the observer does not hold) with `rng`.
+
+    A search agent draws one such completion of the position per iteration (determinization).
+    `observer` None: the player to decide now.
+    """
+    rest = list(s.msupply)
+    rng.shuffle(rest)
+    s.msupply = tuple(rest)
+    if observer is None:
+        observer = s._current_player()
+    if 0 <= observer < s.num_players:
+        own = s.mission[observer]
+        unseen = [m for m in range(len(MISSION_CARDS)) if m != own]
+        rng.shuffle(unseen)
+        dealt = iter(unseen)
+        s.mission = tuple(own if q == observer else next(dealt) for q in range(s.num_players))
+    s._cached = None
+
+
+# ---- rule facts for agents: the module's own rules, read through public functions
+def city_controller(s: State, c: int) -> int:
+    """Who controls city `c` now (-1: nobody), by this game's control rule."""
+    return _controller(s, c)
+
+
+def controller_if_post(s: State, c: int, player: int, additional: bool = False) -> int:
+    """Who would control city `c` if `player` added a post there (its next space, or an additional
+    post when `additional`; in a city without spaces, a post right of any there), by this game's
+    control rule; the state is left as it was."""
+    code = 2 * player
+    if not CITY_SPACES[c]:
+        extra = s.extra[c]
+        s.extra[c] = extra + (code,)
+        try:
+            return _controller(s, c)
+        finally:
+            s.extra[c] = extra
+    if additional:
+        extra = s.extra[c]
+        s.extra[c] = (code,) + extra
+        try:
+            return _controller(s, c)
+        finally:
+            s.extra[c] = extra
+    spaces = CITY_SPACES[c]
+    filled = s.filled[c]
+    if filled >= len(spaces):
+        return _controller(s, c)
+    space = spaces[filled]
+    s.post[space] = code
+    s.filled[c] = filled + 1
+    try:
+        return _controller(s, c)
+    finally:
+        s.post[space] = -1
+        s.filled[c] = filled
+
+
+def controller_if_exchange(s: State, space: int) -> int:
+    """Who would control the city of `space` if its post and the one to its right swapped places
+    (the Exchange marker), by this game's control rule; the state is left as it was."""
+    c = SPACE_CITY[space]
+    right = space + 1
+    i = CITY_SPACES[c].index(space)
+    if i + 1 >= s.filled[c]:
+        raise HansaError(f"space {space} has no post to its right to exchange with")
+    post = s.post
+    post[space], post[right] = post[right], post[space]
+    try:
+        return _controller(s, c)
+    finally:
+        post[space], post[right] = post[right], post[space]
+
+
+def networks(s: State, p: int) -> list[tuple[int, ...]]:
+    """Player `p`'s networks: groups of cities holding p's posts linked through such cities, each
+    sorted, largest post count first."""
+    counts = _post_counts(s, p)
+    seen = set()
+    groups = []
+    for start in range(N_CITIES):
+        if not counts[start] or start in seen:
+            continue
+        seen.add(start)
+        todo = [start]
+        group = []
+        while todo:
+            c = todo.pop()
+            group.append(c)
+            for d in CITY_NEIGHBORS[c]:
+                if counts[d] and d not in seen:
+                    seen.add(d)
+                    todo.append(d)
+        groups.append(tuple(sorted(group)))
+    groups.sort(key=lambda g: (-sum(counts[c] for c in g), g))
+    return groups
+
+
+# ---- dispatch by frame kind
+def _legal_none(s: State, top: tuple) -> list[int]:
+    return []
+
+
+def _apply_none(s: State, top: tuple, action: int) -> None:
+    raise AssertionError("no decision of this kind in this game")
+
+
+LEGAL = (
+    None,
+    _legal_pay,
+    _legal_displaced,
+    _legal_move_frame,
+    _legal_none,
+    _legal_route,
+    _legal_exchange,
+    _legal_develop,
+    _legal_markers,
+    _legal_flip,
+    _legal_take_stock,
+)
+APPLY = (
+    None,
+    _apply_pay,
+    _apply_displaced,
+    _apply_move_frame,
+    _apply_none,
+    _apply_route,
+    _apply_exchange,
+    _apply_develop,
+    _apply_markers,
+    _apply_flip,
+    _apply_take_stock,
+)
+SETTLE = (
+    None,
+    _settle_never,
+    _settle_displaced,
+    _settle_move,
+    _settle_never,
+    _settle_never,
+    _settle_never,
+    _settle_never,
+    _settle_markers,
+    _settle_flip,
+    _settle_take_stock,
+)
+INFO = GameInfo(
+    name=GAME_NAME,
+    rules=RULES_NAME,
+    board=BOARD_ID,
+    player_counts=PLAYER_COUNTS,
+    num_distinct_actions=NUM_ACTIONS,
+    score_keys=SCORE_KEYS,
+)
