@@ -1,0 +1,291 @@
+"""The native backend: a game whose rule step, legal actions and clone run in C (the extension
+`compiler/targets/native` builds), behind the same `Game`/`State` API as the Python backend.
+
+A native state is a C object; what is not on the hot path (JSON, observations, winners, rule facts
+for agents) is answered by converting it to the Python backend's state of the same game, field for
+field, so both backends write the same JSON and observations by construction (docs/native.md).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from hansa.compiler.errors import HansaError
+from hansa.runtime.game import Game
+from hansa.runtime.serialize import encode
+
+# Frame kinds shared by both targets (compiler/targets/*/templates): the native frame is
+# (kind, player, a, b, c, d, held, picked points, picked codes).
+F_PAY, F_DISPLACED, F_MOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = 1, 2, 3, 5, 6, 7, 8
+DEFAULT_PLAYOUT_CAP = 20_000
+
+
+def frame_to_native(top: tuple) -> tuple:
+    kind, player = top[0], top[1]
+    if kind == F_MOVE:
+        _, _, whose, left, held, phase, picked, unchanged = top
+        xs = [x for x, _code in picked]
+        codes = [code for _x, code in picked]
+        return (kind, player, whose, left, phase, int(unchanged), list(held), xs, codes)
+    if kind == F_DISPLACED:
+        return (kind, player, top[2], top[3], top[4], 0, [], [], [])
+    if kind in (F_PAY, F_ROUTE, F_EXCHANGE, F_DEVELOP):
+        return (kind, player, int(top[2]), 0, 0, 0, [], [], [])
+    if kind == F_MARKERS:
+        return (kind, player, 0, 0, 0, 0, [], [], [])
+    raise HansaError(f"the native backend has no decision frame of kind {kind}")
+
+
+def frame_from_native(frame: tuple) -> tuple:
+    kind, player, a, b, c, d, held, xs, codes = frame
+    if kind == F_MOVE:
+        return (kind, player, a, b, tuple(held), c, tuple(zip(xs, codes, strict=True)), bool(d))
+    if kind == F_DISPLACED:
+        return (kind, player, a, b, c)
+    if kind == F_EXCHANGE:
+        return (kind, player, bool(a))
+    if kind in (F_PAY, F_ROUTE, F_DEVELOP):
+        return (kind, player, a)
+    return (kind, player)
+
+
+def _counts(markers: tuple, n_types: int) -> list[int]:
+    counts = [0] * n_types
+    for m in markers:
+        counts[m] += 1
+    return counts
+
+
+def _multiset(counts: list[int]) -> tuple[int, ...]:
+    return tuple(m for m, n in enumerate(counts) for _ in range(n))
+
+
+def fields_of(py, n_types: int) -> tuple:
+    """The native fields of a Python backend state (the order `_export` writes)."""
+    return (
+        (py.num_players, py.player, py.actions_left, int(py.ending), int(py.terminal), py.completed),
+        list(py.pt),
+        list(py.mask),
+        list(py.full_owner),
+        list(py.post),
+        list(py.filled),
+        [list(e) for e in py.extra],
+        list(py.special),
+        list(py.rmark),
+        list(py.supply),
+        list(py.stock),
+        list(py.onboard),
+        list(py.level),
+        list(py.track),
+        [_counts(u, n_types) for u in py.unused],
+        [_counts(u, n_types) for u in py.used],
+        _counts(py.out, n_types),
+        list(py.fresh),
+        list(py.plate),
+        list(py.msupply),
+        list(py.ew),
+        [frame_to_native(top) for top in py.stack],
+    )
+
+
+def python_state(module: ModuleType, fields: tuple):
+    """The Python backend's state holding the same position as the native `fields`."""
+    (n, player, actions_left, ending, terminal, completed), pt, mask, full_owner = fields[:4]
+    post, filled, extra, special, rmark, supply, stock, onboard, level, track = fields[4:14]
+    unused, used, out, fresh, plate, msupply, ew, frames = fields[14:]
+    s = module.State.__new__(module.State)
+    s._cached = None
+    s.num_players, s.player, s.actions_left = n, player, actions_left
+    s.ending, s.terminal, s.completed = bool(ending), bool(terminal), completed
+    s.pt, s.mask, s.full_owner, s.post, s.filled = pt, mask, full_owner, post, filled
+    s.extra = [tuple(e) for e in extra]
+    s.special, s.rmark, s.supply, s.stock, s.onboard = special, rmark, supply, stock, onboard
+    s.level, s.track = level, track
+    s.unused = [_multiset(c) for c in unused]
+    s.used = [_multiset(c) for c in used]
+    s.out = _multiset(out)
+    s.fresh, s.plate, s.msupply, s.ew = tuple(fresh), tuple(plate), tuple(msupply), tuple(ew)
+    s.stack = [frame_from_native(f) for f in frames]
+    merchant_only = module.POINT_MERCHANT_ONLY
+    s.at = [[] for _ in range(n)]
+    for x, code in enumerate(pt):
+        if code >= 0:
+            s.at[code >> 1].append(x)
+    s.free = [x for x, code in enumerate(pt) if code < 0]
+    s.free_house = [x for x in s.free if not merchant_only[x]]
+    return s
+
+
+def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> type:
+    """The state type of one native game: the extension's C state with the rest of the API."""
+    n_types = module.N_MARKER_TYPES
+    score_keys = module.SCORE_KEYS
+
+    class NativeState(ext.State):
+        __slots__ = ()
+        python_module = module
+
+        # ---- conversions
+        def to_python(self):
+            """The Python backend's state of this position (a copy)."""
+            return python_state(module, self._export())
+
+        def _illegal(self, action):
+            raise HansaError(self.to_python()._illegal_message(action))
+
+        # ---- the rest of the State API (docs/game-api.md)
+        def legal_actions_mask(self) -> list[int]:
+            mask = [0] * module.NUM_ACTIONS
+            for a in self.legal_actions():
+                mask[a] = 1
+            return mask
+
+        def action_to_string(self, action: int) -> str:
+            return module.action_name(action)
+
+        def score_breakdown(self) -> list[dict[str, int]]:
+            return [dict(zip(score_keys, row, strict=True)) for row in self._native_scores()]
+
+        def returns(self) -> list[int]:
+            rows = self._native_scores()
+            if not self.is_terminal():
+                return [0] * len(rows)
+            return [sum(row) for row in rows]
+
+        def winners(self) -> list[int]:
+            return self.to_python().winners()
+
+        def end_conditions_met(self) -> list[str]:
+            return [end_names[i] for i in self._native_ends_met()]
+
+        def to_dict(self) -> dict:
+            return self.to_python().to_dict()
+
+        def to_json(self) -> str:
+            return encode(self.to_dict())
+
+        def resample_hidden(self, rng, observer: int | None = None) -> None:
+            py = self.to_python()
+            py.resample_hidden(rng, observer)
+            self._import(fields_of(py, n_types))
+
+        def __deepcopy__(self, memo: dict):
+            return self.clone()
+
+        def __eq__(self, other: object) -> bool:
+            if not isinstance(other, NativeState):
+                return NotImplemented
+            return self._export() == other._export()
+
+        __hash__ = None  # type: ignore[assignment]
+
+        def __str__(self) -> str:
+            return self.to_json()
+
+        def __repr__(self) -> str:
+            return f"<{module.GAME_NAME} native state: {self.to_python()._decision_name()}>"
+
+        def __getattr__(self, name: str):
+            # observations and rule facts for agents: answered by the Python backend's state
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return getattr(self.to_python(), name)
+
+    NativeState.__name__ = NativeState.__qualname__ = f"NativeState_{module.__name__.rsplit('.')[-1]}"
+    return NativeState
+
+
+class NativeGame(Game):
+    """A game played by the native backend: `Game` with native states and native loops."""
+
+    backend = "native"
+
+    def __init__(self, module: ModuleType, ext: ModuleType, end_names: list[str], players=None):
+        super().__init__(module, players)
+        self.ext = ext
+        self.end_names = list(end_names)
+        self.state_type = state_class(ext, module, end_names)
+
+    def new_initial_state(self, seed: int = 0):
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise HansaError(f"seed must be a whole number, got {seed!r}")
+        if not 0 <= abs(seed) < 2**64:
+            return self.from_python(self.module.new_initial_state(self.players, seed))
+        return self.ext.new_state(self.state_type, self.players, abs(seed))
+
+    def from_python(self, py):
+        """The native state of a Python backend state of this game."""
+        return self.ext.load(self.state_type, fields_of(py, self.module.N_MARKER_TYPES))
+
+    def state_from_json(self, text):
+        return self.from_python(super().state_from_json(text))
+
+    def playouts(
+        self, n: int, seed: int = 0, policy: str = "random", cap: int = DEFAULT_PLAYOUT_CAP
+    ) -> list[dict]:
+        """Play `n` whole games natively from the start positions of seeds seed, seed+1, …, each
+        decision drawn uniformly from the legal ones (a SplitMix64 stream seeded by `seed`).
+
+        Each result: `returns` (final PP per player), `length` (decisions), `end` (the end
+        triggers that held at the end, by name, or ["marker_supply_empty"])."""
+        if policy != "random":
+            raise HansaError(f"unknown playout policy {policy!r}: the native loops play 'random'")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise HansaError(f"the number of playouts must be a whole number >= 0, got {n!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise HansaError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+        results = []
+        for returns, length, met, supply_empty in self.ext.playouts(
+            self.players, n, seed, seed, cap
+        ):
+            end = [self.end_names[i] for i in range(len(self.end_names)) if met >> i & 1]
+            if supply_empty:
+                end = ["marker_supply_empty"]
+            results.append(
+                {"returns": list(returns), "length": length if length >= 0 else None, "end": end}
+            )
+        return results
+
+    @property
+    def _end_names(self) -> list[str]:
+        return self.state_type.__dict__.get("_names_cache") or _end_names_of(self)
+
+    def random_steps(self, state, steps: int, seed: int = 0) -> int:
+        """Apply up to `steps` uniformly random decisions to a native `state` in place (rollouts);
+        returns how many were made (fewer when the game ends)."""
+        return self.ext.random_steps(state, steps, seed)
+
+    def __repr__(self) -> str:
+        return f"<hansa game {self.info.name!r}, {self.players} players, native>"
+
+
+def native_game(model, module: ModuleType, players: int | None = None) -> NativeGame:
+    """Build (or take from the cache) the native extension of `model` and bind it to the Python
+    rule module of the same game."""
+    from hansa.compiler.targets.native.build import load_extension
+    from hansa.compiler.targets.native.codegen import end_rule_names, render_native
+
+    ext = load_extension(render_native(model))
+    return NativeGame(module, ext, end_rule_names(model), players)
+
+
+def model_of(name: str, spec_dir: str | None = None):
+    """The model of game `name` declared in the spec folder (the installed spec by default)."""
+    from pathlib import Path
+
+    from hansa.compiler.errors import did_you_mean
+    from hansa.compiler.model.build import build_model
+    from hansa.compiler.project import load_project
+    from hansa.compiler.rules.resolve import resolve
+
+    if spec_dir is None:
+        import hansa.spec
+
+        spec_dir = str(Path(hansa.spec.__path__[0]))
+    project = load_project([Path(spec_dir)])
+    project.raise_for_errors()
+    if name not in project.games:
+        raise HansaError(f"unknown game {name!r}{did_you_mean(name, project.games)}")
+    decl = project.games[name]
+    rules = resolve(decl.rules, project.rulesets)
+    return build_model(decl, rules, project.boards[decl.board])
