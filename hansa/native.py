@@ -269,7 +269,7 @@ def native_game(model, module: ModuleType, players: int | None = None) -> Native
     return NativeGame(module, ext, end_rule_names(model), players)
 
 
-def model_of(name: str, spec_dir: str | None = None):
+def model_of(name: str, spec_dir: str | None = None, extra: list[str] | None = None):
     """The model of game `name` declared in the spec folder (the installed spec by default)."""
     from pathlib import Path
 
@@ -282,7 +282,7 @@ def model_of(name: str, spec_dir: str | None = None):
         import hansa.spec
 
         spec_dir = str(Path(hansa.spec.__path__[0]))
-    project = load_project([Path(spec_dir)])
+    project = load_project([Path(p) for p in (extra or [])] + [Path(spec_dir)])
     project.raise_for_errors()
     if name not in project.games:
         raise HansaError(f"unknown game {name!r}{did_you_mean(name, project.games)}")

@@ -15,7 +15,8 @@ FIELD_NAMES = (
     "onboard", "level", "track", "unused", "used", "out", "fresh", "plate", "msupply", "ew",
     "stack",
 )
-FULL_EVERY = 64  # decisions between two comparisons of the state JSON (fields: every decision)
+FIELDS_EVERY = 32  # decisions between two comparisons of every field (legal actions: each one)
+FULL_EVERY = 256  # … and of the state JSON, scores and end conditions
 
 
 @dataclass
@@ -65,31 +66,35 @@ def _first_difference(a: dict, b: dict, path: str = "") -> tuple[str, object, ob
     return path, a, b
 
 
-def _rule_of(module, action: int | None) -> str:
-    """The spec line of the rule an action belongs to (the module's action kind → origin)."""
-    if action is None:
-        return ""
-    origins = getattr(module, "NATIVE_ORIGINS", None) or {}
-    for kind, base, size in module.ACTION_RANGES:
-        if base <= action < base + size:
-            return origins.get(kind, "")
-    return ""
+def compare_game(py_game, native_game, seed: int, origins: dict | None = None, cap=500_000):
+    """Play one seeded random game on both backends; (decisions, Divergence or None).
+
+    The legal actions are compared after every decision and the whole position every
+    `FIELDS_EVERY` decisions and at the end; when they differ, the game is replayed comparing
+    everything after every decision, so the divergence reported is the first one."""
+    decisions, found = _play(py_game, native_game, seed, cap, every=FIELDS_EVERY)
+    if found is None:
+        return decisions, None
+    _decisions, exact = _play(py_game, native_game, seed, decisions, every=1, origins=origins)
+    return decisions, exact or found
 
 
-def compare_game(py_game, native_game, seed: int, origins: dict | None = None, cap=20_000):
-    """Play one seeded random game on both backends; (decisions, Divergence or None)."""
+def _play(py_game, native_game, seed: int, cap: int, every: int, origins=None):
     rng = random.Random(seed)
     py = py_game.new_initial_state(seed)
     nat = native_game.new_initial_state(seed)
     action = None
     module = py_game.module
+    n_types = module.N_MARKER_TYPES
     decision = 0
     while True:
-        problem = _compare(py, nat, module.N_MARKER_TYPES, full=decision % FULL_EVERY == 0)
+        problem = _compare(
+            py, nat, n_types, fields=decision % every == 0, full=decision % FULL_EVERY == 0
+        )
         if problem is not None:
             what, a, b = problem
             text = module.action_name(action) if action is not None else ""
-            rule = (origins or {}).get(_kind_of(module, action), "") if action is not None else ""
+            rule = (origins or {}).get(_origin_key(module, action), "") if action is not None else ""
             return decision, Divergence(seed, decision, action, text, what, a, b, rule)
         if py.is_terminal() or decision >= cap:
             return decision, None
@@ -99,6 +104,39 @@ def compare_game(py_game, native_game, seed: int, origins: dict | None = None, c
         decision += 1
 
 
+# The action kinds of the layout by the rule component whose spec line `origins` holds.
+_ORIGIN_OF_KIND = {
+    "INCOME": "action:Income",
+    "PLACE": "action:Place",
+    "DISPLACE": "action:Displace",
+    "PAY": "action:Displace",
+    "PLACE_DISPLACED": "action:Displace",
+    "EXTRA": "action:Displace",
+    "LIFT": "action:Displace",
+    "DECLINE": "action:Displace",
+    "MOVE": "action:Move",
+    "PICK": "action:Move",
+    "DONE_PICKING": "action:Move",
+    "DROP": "action:Move",
+    "CREATE": "action:CreateRoute",
+    "ESTABLISH": "action:CreateRoute",
+    "ADDITIONAL": "marker:additional_trading_post",
+    "DEVELOP": "action:CreateRoute",
+    "SPECIAL": "action:CreateRoute",
+    "NO_POST": "action:CreateRoute",
+    "EXCHANGE": "marker:exchange_trading_posts",
+    "PLACE_MARKER": "marker_rules",
+    "END_TURN": "marker_rules",
+}
+
+
+def _origin_key(module, action: int) -> str:
+    kind = _kind_of(module, action)
+    if kind == "USE_MARKER":
+        return "marker:" + module.MARKER_KEYS[action - module.A_USE_MARKER]
+    return _ORIGIN_OF_KIND.get(kind, "")
+
+
 def _kind_of(module, action: int) -> str:
     for kind, base, size in module.ACTION_RANGES:
         if base <= action < base + size:
@@ -106,7 +144,7 @@ def _kind_of(module, action: int) -> str:
     return ""
 
 
-def _compare(py, nat, n_types: int, full: bool = True):
+def _compare(py, nat, n_types: int, fields: bool = True, full: bool = True):
     """The first difference between the two states: legal actions, then every field of the
     position (the native fields against those of the Python state), then (when `full`, and at
     the end) the state JSON, scores and end conditions."""
@@ -115,6 +153,8 @@ def _compare(py, nat, n_types: int, full: bool = True):
         return "legal actions", a, b
     if py.current_player() != nat.current_player():
         return "current player", py.current_player(), nat.current_player()
+    if not fields and not py.is_terminal():
+        return None
     mine, theirs = fields_of(py, n_types), nat._export()
     if mine != theirs:
         for name, x, y in zip(FIELD_NAMES, mine, theirs, strict=True):
