@@ -82,15 +82,13 @@ def compile_game(
 def _native(name: str, players: int | None, spec_dir: str | None) -> Game:
     """The native game `name` of the spec folder (the installed spec by default), bound to the
     Python rule module compiled from the same spec (so both backends read one set of rules)."""
-    from pathlib import Path
-
     from hansa.compiler.targets.python.codegen import compile_module
     from hansa.native import model_of, native_game
 
     if spec_dir is None:
-        import hansa.spec
+        from hansa.native import installed_spec
 
-        spec_dir = str(Path(hansa.spec.__path__[0]))
+        spec_dir = str(installed_spec())
     if not isinstance(name, str):
         raise HansaError(f"unknown game {name!r}")
     model = model_of(name, spec_dir)

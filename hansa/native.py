@@ -17,7 +17,7 @@ from hansa.runtime.serialize import encode
 # Frame kinds shared by both targets (compiler/targets/*/templates): the native frame is
 # (kind, player, a, b, c, d, held, picked points, picked codes).
 F_PAY, F_DISPLACED, F_MOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = 1, 2, 3, 5, 6, 7, 8
-DEFAULT_PLAYOUT_CAP = 20_000
+DEFAULT_PLAYOUT_CAP = 2_000_000
 
 
 def frame_to_native(top: tuple) -> tuple:
@@ -279,9 +279,7 @@ def model_of(name: str, spec_dir: str | None = None, extra: list[str] | None = N
     from hansa.compiler.rules.resolve import resolve
 
     if spec_dir is None:
-        import hansa.spec
-
-        spec_dir = str(Path(hansa.spec.__path__[0]))
+        spec_dir = str(installed_spec())
     project = load_project([Path(p) for p in (extra or [])] + [Path(spec_dir)])
     project.raise_for_errors()
     if name not in project.games:
@@ -289,3 +287,21 @@ def model_of(name: str, spec_dir: str | None = None, extra: list[str] | None = N
     decl = project.games[name]
     rules = resolve(decl.rules, project.rulesets)
     return build_model(decl, rules, project.boards[decl.board])
+
+
+def installed_spec():
+    """The spec folder the built games were compiled from: the package's `hansa.spec` data (the
+    checkout's spec/ in an editable install)."""
+    from importlib import resources
+    from pathlib import Path
+
+    try:
+        folder = Path(str(resources.files("hansa.spec")))
+        if folder.is_dir() and any(folder.glob("*.hansa")):
+            return folder
+    except (ModuleNotFoundError, TypeError):
+        pass
+    folder = Path(__file__).resolve().parent.parent / "spec"
+    if folder.is_dir():
+        return folder
+    raise HansaError("the native backend needs the spec the games were built from; none found")

@@ -196,8 +196,9 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
     route_abilities = [
         sorted(set(city_abilities[a]) | set(city_abilities[b])) for a, b in route_cities
     ]
+    # pieces one move decision may hold: the Move count ability's most, or a move marker's count
     max_held = max(
-        [max(values) for values in k["ABILITY_VALUES"]]
+        [max(k["ABILITY_VALUES"][k["AB_MOVE_COUNT"]])]
         + [entry[1] for entry in k.get("MOVE_MARKERS", ())]
     )
     n_markers = sum(k["MARKER_COUNT"])
@@ -211,7 +212,7 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         "N_EAST_WEST_AWARDS": len(k["EAST_WEST_AWARDS"]),
         "N_TAVERN_ROUTES": len(k["TAVERN_ROUTES"]),
         "MIN_DISPLACE_COST": min(k["DISPLACE_COST"]),
-        "MAX_HELD": max(8, 2 * max_held + 2),
+        "MAX_HELD": max_held + 1,
         "MAX_EXTRA": max(4, n_markers),
         "MAX_MARKERS": max(8, n_markers + 2),
         "MAX_CITY_SIZE": max(len(s) for s in city_spaces),

@@ -1,0 +1,167 @@
+"""The native backend (compiler/targets/native, hansa/native.py): built with the system C
+compiler, checked decision for decision against the Python backend (docs/native.md)."""
+
+from __future__ import annotations
+
+import random
+import shutil
+
+import pytest
+
+import hansa
+from hansa.compiler.errors import HansaError
+from hansa.native import model_of, native_game
+from hansa.play.differential import compare_game, verify
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("cc") is None and shutil.which("gcc") is None,
+    reason="no C compiler: the native backend cannot be built here",
+)
+
+# Every built game the native target supports (the others are refused, test below).
+NATIVE_GAMES = [
+    "bigbox-hanseatic-3p",
+    "bigbox-hanseatic-45p",
+    "harbour-master-hanseatic-45p",
+    "last-seat-book-hanseatic-45p",
+    "no-bullying-hanseatic-45p",
+    "no-compensation-hanseatic-45p",
+    "short-hanseatic-45p",
+    "stock-tiebreak-hanseatic-45p",
+    "three-full-abilities-hanseatic-45p",
+]
+GAMES_PER_BUILT_GAME = 2  # whole random games (~20-40k decisions each); `hansa verify` runs 200
+
+
+@pytest.fixture(scope="module")
+def base():
+    return hansa.load_game("bigbox-hanseatic-45p", 4, backend="native")
+
+
+@pytest.mark.parametrize("name", NATIVE_GAMES)
+def test_both_backends_agree_on_every_decision_of_seeded_random_games(name):
+    native = hansa.load_game(name, backend="native")
+    python = hansa.Game(native.module, native.players)
+    result = verify(python, native, GAMES_PER_BUILT_GAME, seed=1000, origins=None)
+    assert result.divergence is None, result.divergence.report()
+    assert result.games == GAMES_PER_BUILT_GAME and result.decisions > 10_000
+
+
+def test_the_setup_draw_reproduces_the_python_random_module(base):
+    """The start markers and the face-down supply come from CPython's Mersenne Twister."""
+    python = hansa.Game(base.module, 4)
+    for seed in list(range(150)) + [2**32 + 5, 2**40 + 17, 12345678901]:
+        assert base.new_initial_state(seed).to_dict() == python.new_initial_state(seed).to_dict()
+
+
+def test_api_is_the_python_backends(base):
+    python = hansa.Game(base.module, 4)
+    state, twin = base.new_initial_state(3), python.new_initial_state(3)
+    rng = random.Random(3)
+    for _ in range(300):
+        action = rng.choice(twin.legal_actions())
+        assert state.action_to_string(action) == twin.action_to_string(action)
+        state.apply_action(action)
+        twin.apply_action(action)
+    assert state.current_player() == twin.current_player()
+    assert state.score_breakdown() == twin.score_breakdown()
+    assert state.to_json() == twin.to_json()
+    assert state.observation(1) == twin.observation(1)
+    assert list(state.observation_tensor(0)) == list(twin.observation_tensor(0))
+    assert state.legal_actions_mask() == twin.legal_actions_mask()
+    loaded = base.state_from_json(twin.to_json())
+    assert loaded == state and loaded.legal_actions() == twin.legal_actions()
+
+
+def test_an_illegal_action_raises_the_python_message_and_changes_nothing(base):
+    python = hansa.Game(base.module, 4)
+    state, twin = base.new_initial_state(5), python.new_initial_state(5)
+    before = state.to_json()
+    for bad in (999_999, -1, True, "x", 570):
+        with pytest.raises(HansaError) as native_error:
+            state.apply_action(bad)
+        with pytest.raises(HansaError) as python_error:
+            twin.apply_action(bad)
+        assert native_error.value.message == python_error.value.message
+    assert state.to_json() == before
+
+
+def test_a_clone_is_independent(base):
+    state = base.new_initial_state(9)
+    base.random_steps(state, 200, seed=1)
+    copy = state.clone()
+    assert copy == state
+    base.random_steps(copy, 50, seed=2)
+    assert copy != state
+    assert base.state_from_json(state.to_json()) == state
+
+
+def test_native_playouts_end_games_with_their_results(base):
+    results = base.playouts(3, seed=4)
+    assert len(results) == 3
+    for result in results:
+        assert result["length"] > 100 and result["end"]
+        assert set(result["end"]) <= {"track_pp", "completed_cities", "marker_supply_empty"}
+        assert len(result["returns"]) == 4 and max(result["returns"]) > 0
+    assert base.playouts(3, seed=4) == results  # seeded: the same games again
+    with pytest.raises(HansaError, match="policy"):
+        base.playouts(1, policy="greedy")
+
+
+def test_random_steps_leave_a_position_the_python_backend_accepts(base):
+    """Native random play (the rollout loop) reaches positions whose JSON the checked loader of
+    the Python backend reads back unchanged, and the Python rule step agrees from there."""
+    python = hansa.Game(base.module, 4)
+    state = base.new_initial_state(11)
+    for seed in range(8):
+        base.random_steps(state, 1500, seed=seed)
+        twin = python.state_from_json(state.to_json())
+        assert twin.to_json() == state.to_json()
+        assert twin.legal_actions() == state.legal_actions()
+        if state.is_terminal():
+            assert twin.returns() == state.returns() and twin.winners() == state.winners()
+            break
+
+
+def test_a_game_the_native_target_cannot_play_is_refused_naming_the_construct():
+    module = hansa.load_game("bigbox-britannia-45p").module
+    with pytest.raises(HansaError) as error:
+        native_game(model_of("bigbox-britannia-45p", "spec"), module)
+    assert "cannot be built natively" in error.value.message
+    assert "countries" in error.value.message and "britannia_45p.hansa" in error.value.message
+    assert hansa.load_game("bigbox-britannia-45p").new_initial_state(0).legal_actions()
+
+
+def test_without_a_c_compiler_one_clear_message_and_python_still_plays(monkeypatch, tmp_path):
+    monkeypatch.setenv("HANSA_CACHE", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CC", raising=False)
+    from hansa.compiler.targets.native import build
+
+    monkeypatch.setattr(build, "_LOADED", {})
+    with pytest.raises(HansaError, match="needs a C compiler"):
+        hansa.load_game("bigbox-hanseatic-3p", backend="native")
+    assert not list(tmp_path.iterdir())
+    assert hansa.load_game("bigbox-hanseatic-3p").new_initial_state(0).legal_actions()
+
+
+def test_a_divergence_is_reported_with_the_decision_and_both_sides(base):
+    python = hansa.Game(base.module, 4)
+
+    class Shifted:  # a "backend" whose setup draws another seed's markers
+        module = base.module
+
+        def new_initial_state(self, seed):
+            return base.new_initial_state(seed + 1)
+
+    decisions, divergence = compare_game(python, Shifted(), seed=0)
+    assert divergence is not None and divergence.decision == 0
+    text = divergence.report()
+    assert "decision 0" in text and "python:" in text and "native:" in text
+
+
+def test_hansa_verify_command(capsys):
+    from hansa.cli import main
+
+    assert main(["verify", "bigbox-hanseatic-3p", "-n", "1", "--seed", "7"]) == 0
+    assert "1 games" in capsys.readouterr().out
