@@ -228,6 +228,8 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         "F_DEVELOP": 7,
         "F_MARKERS": 8,
     }
+    n_words = (k["N_POINTS"] + 63) // 64
+    defines["NW"] = n_words
     defines.update({name: number for number, (name, _t) in enumerate(MARKER_TABLES)})
     for name, value in defines.items():
         lines.append(f"#define {name} {value}")
@@ -263,6 +265,15 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         "ROUTE_SHIPS": k.get("ROUTE_SHIPS", (0,)),
         "ROUTE_TAVERN": k.get("ROUTE_TAVERN", (0,)),
     }
+    merchant_only = [0] * n_words
+    for x, only in enumerate(k["POINT_MERCHANT_ONLY"]):
+        if only:
+            merchant_only[x // 64] |= 1 << (x % 64)
+    lines.append(
+        "static const uint64_t MERCHANT_ONLY_BITS[] = {"
+        + ", ".join(f"{v}ULL" for v in merchant_only)
+        + "};"
+    )
     flat.update(extra)
     for name, values in flat.items():
         lines.append(_array(name, values))
