@@ -13,6 +13,7 @@ from types import ModuleType
 from hansa.compiler.errors import HansaError
 from hansa.runtime.game import Game
 from hansa.runtime.serialize import encode
+from hansa.runtime.state import _as_action_id
 
 # Frame kinds shared by both targets (compiler/targets/*/templates): the native frame is
 # (kind, player, a, b, c, d, held, picked points, picked codes).
@@ -131,6 +132,12 @@ def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> ty
             return python_state(module, self._export())
 
         def _illegal(self, action):
+            # called by the C apply_action for anything but a legal int: an integer-like action
+            # (numpy.int64, …) is applied as its int, anything else raises the Python message
+            if action.__class__ is not int and not isinstance(action, bool):
+                as_int = _as_action_id(action)
+                if as_int.__class__ is int:
+                    return self.apply_action(as_int)
             raise HansaError(self.to_python()._illegal_message(action))
 
         # ---- the rest of the State API (docs/game-api.md)

@@ -165,3 +165,13 @@ def test_hansa_verify_command(capsys):
 
     assert main(["verify", "bigbox-hanseatic-3p", "-n", "1", "--seed", "7"]) == 0
     assert "1 games" in capsys.readouterr().out
+
+
+def test_numpy_integers_are_actions(base):
+    numpy = pytest.importorskip("numpy")
+    state = base.new_initial_state(2)
+    action = state.legal_actions()[-1]
+    state.apply_action(numpy.int64(action))
+    twin = hansa.Game(base.module, 4).new_initial_state(2)
+    twin.apply_action(action)
+    assert state.to_json() == twin.to_json()
