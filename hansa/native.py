@@ -17,7 +17,8 @@ from hansa.runtime.state import _as_action_id
 
 # Frame kinds shared by both targets (compiler/targets/*/templates): the native frame is
 # (kind, player, a, b, c, d, held, picked points, picked codes).
-F_PAY, F_DISPLACED, F_MOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = 1, 2, 3, 5, 6, 7, 8
+F_PAY, F_DISPLACED, F_MOVE, F_REMOVE = 1, 2, 3, 4
+F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = 5, 6, 7, 8
 DEFAULT_PLAYOUT_CAP = 2_000_000
 
 
@@ -30,6 +31,8 @@ def frame_to_native(top: tuple) -> tuple:
         return (kind, player, whose, left, phase, int(unchanged), list(held), xs, codes)
     if kind == F_DISPLACED:
         return (kind, player, top[2], top[3], top[4], 0, [], [], [])
+    if kind == F_REMOVE:
+        return (kind, player, top[2], top[3], top[4], top[5], [], [], [])
     if kind in (F_PAY, F_ROUTE, F_EXCHANGE, F_DEVELOP):
         return (kind, player, int(top[2]), 0, 0, 0, [], [], [])
     if kind == F_MARKERS:
@@ -43,6 +46,8 @@ def frame_from_native(frame: tuple) -> tuple:
         return (kind, player, a, b, tuple(held), c, tuple(zip(xs, codes, strict=True)), bool(d))
     if kind == F_DISPLACED:
         return (kind, player, a, b, c)
+    if kind == F_REMOVE:
+        return (kind, player, a, b, c, d)
     if kind == F_EXCHANGE:
         return (kind, player, bool(a))
     if kind in (F_PAY, F_ROUTE, F_DEVELOP):

@@ -66,21 +66,47 @@ def _first_difference(a: dict, b: dict, path: str = "") -> tuple[str, object, ob
     return path, a, b
 
 
-def compare_game(py_game, native_game, seed: int, origins: dict | None = None, cap=500_000):
+POLICIES = ("greedy", "uniform", "kinds")
+EPSILON = 0.15  # the greedy games' share of uniformly random decisions
+
+
+def policy_of_seed(seed: int) -> str:
+    """The policy of a verification game: seeds cycle through greedy agents that play a random
+    decision now and then (short, realistic games that use every rule), uniform random play
+    (long games, mostly moving pieces) and random play by action kind (KIND_WEIGHTS)."""
+    return POLICIES[seed % len(POLICIES)]
+
+
+def compare_game(
+    py_game,
+    native_game,
+    seed: int,
+    origins: dict | None = None,
+    cap: int = 500_000,
+    policy: str | None = None,
+):
     """Play one seeded random game on both backends; (decisions, Divergence or None).
 
     The legal actions are compared after every decision and the whole position every
     `FIELDS_EVERY` decisions and at the end; when they differ, the game is replayed comparing
     everything after every decision, so the divergence reported is the first one."""
-    decisions, found = _play(py_game, native_game, seed, cap, every=FIELDS_EVERY)
+    policy = policy or policy_of_seed(seed)
+    decisions, found = _play(py_game, native_game, seed, cap, FIELDS_EVERY, policy, origins)
     if found is None:
         return decisions, None
-    _decisions, exact = _play(py_game, native_game, seed, decisions, every=1, origins=origins)
+    _decisions, exact = _play(py_game, native_game, seed, decisions, 1, policy, origins)
     return decisions, exact or found
 
 
-def _play(py_game, native_game, seed: int, cap: int, every: int, origins=None):
+def _play(py_game, native_game, seed: int, cap: int, every: int, policy: str, origins=None):
     rng = random.Random(seed)
+    agents = None
+    if policy == "greedy":
+        from hansa.play.greedy import GreedyAgent
+
+        agents = [GreedyAgent(seed * 16 + p) for p in range(py_game.num_players())]
+    elif policy not in POLICIES:
+        raise ValueError(f"unknown verification policy {policy!r}")
     py = py_game.new_initial_state(seed)
     nat = native_game.new_initial_state(seed)
     action = None
@@ -98,10 +124,50 @@ def _play(py_game, native_game, seed: int, cap: int, every: int, origins=None):
             return decision, Divergence(seed, decision, action, text, what, a, b, rule)
         if py.is_terminal() or decision >= cap:
             return decision, None
-        action = rng.choice(py.legal_actions())
+        legal = py.legal_actions()
+        if agents is not None and rng.random() >= EPSILON:
+            action = agents[py.current_player()].step(py, legal)
+        else:
+            action = _choose(rng, legal, module.ACTION_RANGES, by_kind=policy == "kinds")
         py.apply_action(action)
         nat.apply_action(action)
         decision += 1
+
+
+# Weights of the action kinds for the "kinds" games (1 for the others): a game that
+# creates routes and uses its bonus markers often, and ends turns and moves pieces less often
+# than uniform play does (which spends most decisions moving pieces back and forth and hardly
+# ever uses a marker), so the backends are compared on every rule.
+KIND_WEIGHTS = {
+    "END_TURN": 0.05,
+    "MOVE": 0.05,
+    "DONE_PICKING": 3.0,
+    "INCOME": 3.0,
+    "PLACE": 3.0,
+    "CREATE": 8.0,
+    "USE_MARKER": 8.0,
+    "ESTABLISH": 3.0,
+    "ADDITIONAL": 5.0,
+    "SPECIAL": 5.0,
+    "DEVELOP": 2.0,
+    "NO_POST": 0.2,
+}
+
+
+def _choose(rng: random.Random, legal: list[int], ranges, by_kind: bool) -> int:
+    """A random legal action: uniformly, or `by_kind`: a kind of action first by KIND_WEIGHTS
+    among the kinds offered, then an action of that kind uniformly."""
+    if not by_kind:
+        return rng.choice(legal)
+    groups: dict[str, list[int]] = {}
+    for action in legal:
+        for kind, base, size in ranges:
+            if base <= action < base + size:
+                groups.setdefault(kind, []).append(action)
+                break
+    kinds = sorted(groups)
+    weights = [KIND_WEIGHTS.get(kind, 1.0) for kind in kinds]
+    return rng.choice(groups[rng.choices(kinds, weights)[0]])
 
 
 # The action kinds of the layout by the rule component whose spec line `origins` holds.
@@ -177,12 +243,17 @@ def _compare(py, nat, n_types: int, fields: bool = True, full: bool = True):
     return None
 
 
-def verify(py_game, native_game, games: int, seed: int = 0, origins=None) -> VerifyResult:
-    """`games` seeded random games (seeds seed, seed+1, …) on both backends, compared after every
-    decision; stops at the first divergence."""
+def verify(
+    py_game, native_game, games: int, seed: int = 0, origins=None, policy: str | None = None
+) -> VerifyResult:
+    """`games` seeded games (seeds seed, seed+1, …; the policy of each by `policy_of_seed`
+    unless one is given) on both backends, compared after every decision; stops at the first
+    divergence."""
     result = VerifyResult()
     for i in range(games):
-        decisions, divergence = compare_game(py_game, native_game, seed + i, origins)
+        decisions, divergence = compare_game(
+            py_game, native_game, seed + i, origins, policy=policy
+        )
         result.games += 1
         result.decisions += decisions
         if divergence is not None:

@@ -21,6 +21,9 @@ pytestmark = pytest.mark.skipif(
 # Every built game the native target supports (the others are refused, test below).
 NATIVE_GAMES = [
     "bigbox-hanseatic-3p",
+    "guild-charter-hanseatic-45p",
+    "original-hanseatic-23p",
+    "original-hanseatic-45p",
     "bigbox-hanseatic-45p",
     "harbour-master-hanseatic-45p",
     "last-seat-book-hanseatic-45p",
@@ -30,7 +33,10 @@ NATIVE_GAMES = [
     "stock-tiebreak-hanseatic-45p",
     "three-full-abilities-hanseatic-45p",
 ]
-GAMES_PER_BUILT_GAME = 2  # whole random games (~20-40k decisions each); `hansa verify` runs 200
+# Per built game: greedy agents playing a random decision now and then (short games that use
+# every rule), plus one uniformly random game and one random by action kind (~20-40k decisions
+# each, mostly moving pieces); `hansa verify` cycles through the three policies.
+GREEDY_GAMES = 200
 
 
 @pytest.fixture(scope="module")
@@ -42,9 +48,13 @@ def base():
 def test_both_backends_agree_on_every_decision_of_seeded_random_games(name):
     native = hansa.load_game(name, backend="native")
     python = hansa.Game(native.module, native.players)
-    result = verify(python, native, GAMES_PER_BUILT_GAME, seed=1000, origins=None)
+    result = verify(python, native, GREEDY_GAMES, seed=1000, policy="greedy")
     assert result.divergence is None, result.divergence.report()
-    assert result.games == GAMES_PER_BUILT_GAME and result.decisions > 10_000
+    assert result.games == GREEDY_GAMES and result.decisions > 200 * GREEDY_GAMES
+    for policy in ("uniform", "kinds"):
+        result = verify(python, native, 1, seed=7, policy=policy)
+        assert result.divergence is None, result.divergence.report()
+        assert result.decisions > 5_000
 
 
 def test_the_setup_draw_reproduces_the_python_random_module(base):

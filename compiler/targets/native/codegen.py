@@ -49,7 +49,6 @@ REQUIRED: dict[str, object] = {
     "merchant_any_space": False,
     "develop_from_route": True,
     "special_prestige": True,
-    "marker_remove_tradesmen": False,
     "usable_in_taking_action": False,
     "placement": ("no_marker", "no_pieces", "vacant_space_in_a_city"),
     "end_marker_supply_empty": True,
@@ -76,6 +75,8 @@ MARKER_TABLES = (
     ("MK_DEVELOP", "DEVELOP_MARKERS"),
     ("MK_EXTRA", "EXTRA_ACTION_MARKERS"),
     ("MK_MOVE", "MOVE_MARKERS"),
+    ("MK_REMOVE", "REMOVE_MARKERS"),
+    ("MK_RULE", "RULE_MARKERS"),
 )
 
 
@@ -92,8 +93,6 @@ def check_supported(model: GameModel) -> None:
         value = comp.get(key, wanted)
         if value != wanted and not (isinstance(wanted, list) and not value):
             problems.append(f"{key} = {value!r}{_origin_for(model, key)}")
-    if model.constants.get("REMOVE_MARKERS"):
-        problems.append("bonus markers of kind remove_tradesmen")
     if max(model.players) > MAX_PLAYERS:
         problems.append(f"more than {MAX_PLAYERS} players")
     try:
@@ -119,12 +118,13 @@ def _origin_for(model: GameModel, key: str) -> str:
 
 
 def _marker_tables(model: GameModel) -> dict[str, tuple[int, ...]]:
-    """MARKER_KIND, MARKER_PARAM, MARKER_PARAM2 per marker type."""
+    """MARKER_KIND, MARKER_PARAM, MARKER_PARAM2, MARKER_PARAM3 per marker type."""
     k = model.constants
     n = k["N_MARKER_TYPES"]
     kind = [-1] * n
     param = [0] * n
     param2 = [0] * n
+    param3 = [0] * n
     for number, (_name, table) in enumerate(MARKER_TABLES):
         for entry in k.get(table, ()):
             m = entry if isinstance(entry, int) else entry[0]
@@ -133,13 +133,20 @@ def _marker_tables(model: GameModel) -> dict[str, tuple[int, ...]]:
                 param[m] = int(bool(entry[1]))
             elif table in ("DEVELOP_MARKERS", "EXTRA_ACTION_MARKERS"):
                 param[m] = int(entry[1])
-            elif table == "MOVE_MARKERS":
+            elif table in ("MOVE_MARKERS", "REMOVE_MARKERS"):
                 param[m] = int(entry[1])
                 param2[m] = 1 if entry[2] == "opponents" else 2
+                if table == "REMOVE_MARKERS":
+                    param3[m] = 0 if entry[3] == "personal" else 1
     for m, value in enumerate(kind):
         if value < 0:
             raise Unsupported(f"the bonus marker {k['MARKER_KEYS'][m]!r} (a marker written in words)")
-    return {"MARKER_KIND": tuple(kind), "MARKER_PARAM": tuple(param), "MARKER_PARAM2": tuple(param2)}
+    return {
+        "MARKER_KIND": tuple(kind),
+        "MARKER_PARAM": tuple(param),
+        "MARKER_PARAM2": tuple(param2),
+        "MARKER_PARAM3": tuple(param3),
+    }
 
 
 def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, ...]], int]:
@@ -150,7 +157,7 @@ def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, .
     compiler = CExprCompiler(
         comp.get("expr_names"), k["ABILITY_NAMES"], categories, comp.get("expr_marker_ids", {})
     )
-    functions = compiler.hook_functions(rules, ())
+    functions = compiler.hook_functions(rules, (), comp.get("expr_first_rule_marker", 0))
     by_key = {}
     for i, (key, _kind) in enumerate(categories):
         name = f"score_{key}"

@@ -79,7 +79,7 @@ C_QUANTITIES: dict[str, str] = {
 }
 
 # The hooks the native templates call (others are refused by the target).
-C_HOOKS = ("score", "end", "tiebreak", "setup", "forbid")
+C_HOOKS = ("score", "end", "tiebreak", "setup", "forbid", "marker_used")
 
 _ACTION_TESTS = {
     "income": "(A_INCOME <= action && action < A_PLACE)",
@@ -291,13 +291,23 @@ class CExprCompiler:
         return [f"x_receive(s, {env.you}, {self.marker_ids[effect.name]});"]
 
     # ---- whole functions
-    def hook_functions(self, rules: tuple[HookRule, ...], tie_exprs) -> dict[str, str]:
-        """C function text by name: x_setup, x_forbidden, x_end, x_end_met, score_K, x_tie_N."""
+    def hook_functions(
+        self, rules: tuple[HookRule, ...], tie_exprs, marker_first: int = 0
+    ) -> dict[str, str]:
+        """C function text by name: x_setup, x_forbidden, x_end, x_end_met, score_K, x_tie_N,
+        x_marker_rule (the effects of the bonus markers written in words, by marker type)."""
         out: dict[str, str] = {}
         env = Env()
         for rule in rules:
             if rule.hook not in C_HOOKS:
                 raise Unsupported(f"the rule hook '{rule.hook}' ({rule.text()})")
+        lines = ["switch (m) {"]
+        for i, rule in enumerate(r for r in rules if r.hook == "marker_used"):
+            lines.append(f"case {marker_first + i}: {{")
+            lines.extend("    " + line for line in self.effects(rule.effects, env))
+            lines += ["    break;", "}"]
+        lines += ["}", "(void)s; (void)p;"]
+        out["x_marker_rule"] = _function("void x_marker_rule(S *s, int p, int m)", lines)
         setup = [r for r in rules if r.hook == "setup"]
         if setup:
             lines = [line for rule in setup for line in self.effects(rule.effects, env)]
