@@ -69,7 +69,14 @@ def _multiset(counts: list[int]) -> tuple[int, ...]:
 def fields_of(py, n_types: int) -> tuple:
     """The native fields of a Python backend state (the order `_export` writes)."""
     return (
-        (py.num_players, py.player, py.actions_left, int(py.ending), int(py.terminal), py.completed),
+        (
+            py.num_players,
+            py.player,
+            py.actions_left,
+            int(py.ending),
+            int(py.terminal),
+            py.completed,
+        ),
         list(py.pt),
         list(py.mask),
         list(py.full_owner),
@@ -203,7 +210,9 @@ def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> ty
                 raise AttributeError(name)
             return getattr(self.to_python(), name)
 
-    NativeState.__name__ = NativeState.__qualname__ = f"NativeState_{module.__name__.rsplit('.')[-1]}"
+    NativeState.__name__ = NativeState.__qualname__ = (
+        f"NativeState_{module.__name__.rsplit('.')[-1]}"
+    )
     return NativeState
 
 
@@ -257,10 +266,6 @@ class NativeGame(Game):
                 {"returns": list(returns), "length": length if length >= 0 else None, "end": end}
             )
         return results
-
-    @property
-    def _end_names(self) -> list[str]:
-        return self.state_type.__dict__.get("_names_cache") or _end_names_of(self)
 
     def random_steps(self, state, steps: int, seed: int = 0) -> int:
         """Apply up to `steps` uniformly random decisions to a native `state` in place (rollouts);

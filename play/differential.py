@@ -11,8 +11,26 @@ from hansa.native import fields_of
 
 FIELD_NAMES = (
     "scalars (players, player, actions left, ending, terminal, completed cities)",
-    "pt", "mask", "full_owner", "post", "filled", "extra", "special", "rmark", "supply", "stock",
-    "onboard", "level", "track", "unused", "used", "out", "fresh", "plate", "msupply", "ew",
+    "pt",
+    "mask",
+    "full_owner",
+    "post",
+    "filled",
+    "extra",
+    "special",
+    "rmark",
+    "supply",
+    "stock",
+    "onboard",
+    "level",
+    "track",
+    "unused",
+    "used",
+    "out",
+    "fresh",
+    "plate",
+    "msupply",
+    "ew",
     "stack",
 )
 FIELDS_EVERY = 32  # decisions between two comparisons of every field (legal actions: each one)
@@ -120,7 +138,9 @@ def _play(py_game, native_game, seed: int, cap: int, every: int, policy: str, or
         if problem is not None:
             what, a, b = problem
             text = module.action_name(action) if action is not None else ""
-            rule = (origins or {}).get(_origin_key(module, action), "") if action is not None else ""
+            rule = (
+                (origins or {}).get(_origin_key(module, action), "") if action is not None else ""
+            )
             return decision, Divergence(seed, decision, action, text, what, a, b, rule)
         if py.is_terminal() or decision >= cap:
             return decision, None
@@ -251,9 +271,7 @@ def verify(
     divergence."""
     result = VerifyResult()
     for i in range(games):
-        decisions, divergence = compare_game(
-            py_game, native_game, seed + i, origins, policy=policy
-        )
+        decisions, divergence = compare_game(py_game, native_game, seed + i, origins, policy=policy)
         result.games += 1
         result.decisions += decisions
         if divergence is not None:

@@ -7,11 +7,11 @@ import random
 import shutil
 
 import pytest
+from hansa.compiler.errors import HansaError
+from hansa.play.differential import compare_game, verify
 
 import hansa
-from hansa.compiler.errors import HansaError
 from hansa.native import model_of, native_game
-from hansa.play.differential import compare_game, verify
 
 pytestmark = pytest.mark.skipif(
     shutil.which("cc") is None and shutil.which("gcc") is None,

@@ -140,7 +140,9 @@ def _marker_tables(model: GameModel) -> dict[str, tuple[int, ...]]:
                     param3[m] = 0 if entry[3] == "personal" else 1
     for m, value in enumerate(kind):
         if value < 0:
-            raise Unsupported(f"the bonus marker {k['MARKER_KEYS'][m]!r} (a marker written in words)")
+            raise Unsupported(
+                f"the bonus marker {k['MARKER_KEYS'][m]!r} (a marker written in words)"
+            )
     return {
         "MARKER_KIND": tuple(kind),
         "MARKER_PARAM": tuple(param),
@@ -268,7 +270,9 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         "MARKER_START": k["MARKER_START"],
         "CITY_COINS": k.get("CITY_COINS", (0,)),
         "CITY_GREEN": k.get("CITY_GREEN", (0,)),
-        "CITY_COLOUR_SPACES": [v for row in k.get("CITY_COLOUR_SPACES", ((0, 0, 0, 0),)) for v in row],
+        "CITY_COLOUR_SPACES": [
+            v for row in k.get("CITY_COLOUR_SPACES", ((0, 0, 0, 0),)) for v in row
+        ],
         "ROUTE_SHIPS": k.get("ROUTE_SHIPS", (0,)),
         "ROUTE_TAVERN": k.get("ROUTE_TAVERN", (0,)),
     }

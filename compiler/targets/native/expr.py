@@ -149,9 +149,13 @@ class CExprCompiler:
             category = self._category(named)
         elif quantity.arg:
             raise Unsupported(f"the quantity '{quantity.name}' (by {quantity.arg})")
-        return "((int64_t)" + code.format(
-            P=who, Y=env.you, C=env.city, R=env.route, V=env.victim, A=ability, K=category
-        ) + ")"
+        return (
+            "((int64_t)"
+            + code.format(
+                P=who, Y=env.you, C=env.city, R=env.route, V=env.victim, A=ability, K=category
+            )
+            + ")"
+        )
 
     def _category(self, named: str) -> int:
         for i, (key, kind) in enumerate(self.categories):
@@ -267,9 +271,7 @@ class CExprCompiler:
 
     def _effect_lose_pp(self, effect: Effect, env: Env) -> list[str]:
         you = env.you
-        return [
-            f"s->track[{you}] = max64(0, s->track[{you}] - {self.amount(effect.amount, env)});"
-        ]
+        return [f"s->track[{you}] = max64(0, s->track[{you}] - {self.amount(effect.amount, env)});"]
 
     def _effect_extra_actions(self, effect: Effect, env: Env) -> list[str]:
         return [
