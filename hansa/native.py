@@ -98,6 +98,7 @@ def fields_of(py, n_types: int) -> tuple:
         list(py.msupply),
         list(py.ew),
         [frame_to_native(top) for top in py.stack],
+        list(getattr(py, "mission", ())),
     )
 
 
@@ -105,7 +106,7 @@ def python_state(module: ModuleType, fields: tuple):
     """The Python backend's state holding the same position as the native `fields`."""
     (n, player, actions_left, ending, terminal, completed), pt, mask, full_owner = fields[:4]
     post, filled, extra, special, rmark, supply, stock, onboard, level, track = fields[4:14]
-    unused, used, out, fresh, plate, msupply, ew, frames = fields[14:]
+    unused, used, out, fresh, plate, msupply, ew, frames, mission = fields[14:]
     s = module.State.__new__(module.State)
     s._cached = None
     s.num_players, s.player, s.actions_left = n, player, actions_left
@@ -119,6 +120,8 @@ def python_state(module: ModuleType, fields: tuple):
     s.out = _multiset(out)
     s.fresh, s.plate, s.msupply, s.ew = tuple(fresh), tuple(plate), tuple(msupply), tuple(ew)
     s.stack = [frame_from_native(f) for f in frames]
+    if "mission" in module.State.__slots__:
+        s.mission = tuple(mission)
     merchant_only = module.POINT_MERCHANT_ONLY
     s.at = [[] for _ in range(n)]
     for x, code in enumerate(pt):

@@ -52,8 +52,6 @@ REQUIRED: dict[str, object] = {
     "usable_in_taking_action": False,
     "placement": ("no_marker", "no_pieces", "vacant_space_in_a_city"),
     "end_marker_supply_empty": True,
-    "score_templates": [],
-    "missions": False,
     "pawn": False,
     "x_turn_start": False,
     "x_after_route": False,
@@ -67,6 +65,9 @@ REQUIRED: dict[str, object] = {
     "x_marker_triggers": False,
     "x_may_take": False,
 }
+
+# Scoring categories with a template (not written in words): the C expression of each.
+SCORE_TEMPLATES = {"missions": "mission_score(s, p)"}
 
 # Marker kinds by number (templates: MK_*), and the model tables that list each kind's types.
 MARKER_TABLES = (
@@ -93,6 +94,9 @@ def check_supported(model: GameModel) -> None:
         value = comp.get(key, wanted)
         if value != wanted and not (isinstance(wanted, list) and not value):
             problems.append(f"{key} = {value!r}{_origin_for(model, key)}")
+    for key, kind, _params in comp.get("score_templates", []):
+        if kind not in SCORE_TEMPLATES:
+            problems.append(f"the scoring category {key} of kind {kind!r}{_origin_for(model, key)}")
     if max(model.players) > MAX_PLAYERS:
         problems.append(f"more than {MAX_PLAYERS} players")
     try:
@@ -161,8 +165,13 @@ def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, .
     )
     functions = compiler.hook_functions(rules, (), comp.get("expr_first_rule_marker", 0))
     by_key = {}
-    for i, (key, _kind) in enumerate(categories):
+    for i, (key, kind) in enumerate(categories):
         name = f"score_{key}"
+        if kind in SCORE_TEMPLATES and name not in functions:
+            by_key[i] = (
+                f"static int64_t score_{i}(S *s, int p) {{ return {SCORE_TEMPLATES[kind]}; }}\n"
+            )
+            continue
         if name not in functions:
             raise Unsupported(f"the scoring category {key!r} (not written in words)")
         by_key[i] = functions.pop(name).replace(f"score_{key}(", f"score_{i}(", 1)
@@ -298,6 +307,11 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         ("ROUTE_ABILITIES", route_abilities),
     ):
         lines.append(_ragged(name, rows))
+    cards = k.get("MISSION_CARDS", ())
+    lines.append(_ragged("MISSION_CARDS", cards or ((),)))
+    lines.append(f"#define N_MISSION_CARDS {len(cards)}")
+    if not cards:
+        lines.append("#define MISSION_POST_PP 0\n#define MISSION_ALL_PP 0")
     return "\n".join(lines)
 
 
@@ -328,6 +342,7 @@ def render_native(model: GameModel, header_hash: str = "") -> str:
         coin_pp=bool(model.constants["COIN_PP"]),
         x_forbid=bool(comp.get("x_forbid")),
         x_setup=bool(comp.get("x_setup")),
+        missions=bool(comp.get("missions")),
         module_name=module_name,
     )
     try:
