@@ -270,6 +270,10 @@ class NativeGame(Game):
             )
         return results
 
+    def observation_tensor_writer(self):
+        """The Python backend's writer, reading each native state once converted."""
+        return _ConvertingWriter(super().observation_tensor_writer())
+
     def random_steps(self, state, steps: int, seed: int = 0) -> int:
         """Apply up to `steps` uniformly random decisions to a native `state` in place (rollouts);
         returns how many were made (fewer when the game ends)."""
@@ -277,6 +281,37 @@ class NativeGame(Game):
 
     def __repr__(self) -> str:
         return f"<hansa game {self.info.name!r}, {self.players} players, native>"
+
+
+class _ConvertingWriter:
+    """A `TensorWriter` (runtime/observation_tensor.py) for native states: each state is
+    converted to the Python backend's once per write, then written by the Python codec."""
+
+    def __init__(self, writer) -> None:
+        self._writer = writer
+        self.codec = writer.codec
+        self.size = writer.size
+
+    @property
+    def home(self):
+        return self._writer.home
+
+    def set_home(self, out) -> None:
+        self._writer.set_home(out)
+
+    def write(self, state, player: int, out):
+        return self._writer.write(_python(state), player, out)
+
+    def view(self, state, player: int):
+        return self._writer.view(_python(state), player)
+
+    def write_home(self, state, player: int) -> None:
+        self._writer.write_home(_python(state), player)
+
+
+def _python(state):
+    convert = getattr(type(state), "to_python", None)
+    return convert(state) if convert is not None else state
 
 
 def native_game(model, module: ModuleType, players: int | None = None) -> NativeGame:

@@ -21,6 +21,8 @@ pytestmark = pytest.mark.skipif(
 # Every built game the native target supports (the others are refused, test below).
 NATIVE_GAMES = [
     "bigbox-hanseatic-3p",
+    "bigbox-hanseatic-3p-missions",
+    "bigbox-hanseatic-45p-missions",
     "guild-charter-hanseatic-45p",
     "original-hanseatic-23p",
     "original-hanseatic-45p",
@@ -185,3 +187,33 @@ def test_numpy_integers_are_actions(base):
     twin = hansa.Game(base.module, 4).new_initial_state(2)
     twin.apply_action(action)
     assert state.to_json() == twin.to_json()
+
+
+def test_the_rl_adapters_give_the_same_episodes_on_both_backends():
+    """`backend="native"` in the Gymnasium and PettingZoo adapters: the same seeds and actions
+    give the same observations, masks and rewards as the Python backend."""
+    numpy = pytest.importorskip("numpy")
+    gym = pytest.importorskip("hansa.rl.gymnasium")
+    pz = pytest.importorskip("hansa.rl.pettingzoo")
+    envs = [gym.HansaGymEnv("bigbox-hanseatic-3p", seat=0, backend=b) for b in ("python", "native")]
+    observations = [env.reset(seed=5)[0] for env in envs]
+    rng = random.Random(5)
+    for _ in range(60):
+        assert (observations[0]["observation"] == observations[1]["observation"]).all()
+        assert (observations[0]["action_mask"] == observations[1]["action_mask"]).all()
+        action = rng.choice(list(numpy.flatnonzero(observations[0]["action_mask"])))
+        steps = [env.step(action) for env in envs]
+        observations = [step[0] for step in steps]
+        assert steps[0][1:4] == steps[1][1:4]
+        if steps[0][2]:
+            break
+    pairs = [pz.env("bigbox-hanseatic-3p", backend=b) for b in ("python", "native")]
+    for env in pairs:
+        env.reset(seed=3)
+    for _ in range(40):
+        seen = [env.observe(env.agent_selection) for env in pairs]
+        assert (seen[0]["observation"] == seen[1]["observation"]).all()
+        action = rng.choice(list(numpy.flatnonzero(seen[0]["action_mask"])))
+        for env in pairs:
+            env.step(action)
+        assert pairs[0].rewards == pairs[1].rewards
