@@ -18,7 +18,7 @@ from hansa.runtime.state import _as_action_id
 # Frame kinds shared by both targets (compiler/targets/*/templates): the native frame is
 # (kind, player, a, b, c, d, held, picked points, picked codes).
 F_PAY, F_DISPLACED, F_MOVE, F_REMOVE = 1, 2, 3, 4
-F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = 5, 6, 7, 8
+F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS, F_PAWN = 5, 6, 7, 8, 9
 DEFAULT_PLAYOUT_CAP = 2_000_000
 
 
@@ -35,7 +35,7 @@ def frame_to_native(top: tuple) -> tuple:
         return (kind, player, top[2], top[3], top[4], top[5], [], [], [])
     if kind in (F_PAY, F_ROUTE, F_EXCHANGE, F_DEVELOP):
         return (kind, player, int(top[2]), 0, 0, 0, [], [], [])
-    if kind == F_MARKERS:
+    if kind in (F_MARKERS, F_PAWN):
         return (kind, player, 0, 0, 0, 0, [], [], [])
     raise HansaError(f"the native backend has no decision frame of kind {kind}")
 
@@ -99,6 +99,7 @@ def fields_of(py, n_types: int) -> tuple:
         list(py.ew),
         [frame_to_native(top) for top in py.stack],
         list(getattr(py, "mission", ())),
+        (getattr(py, "pawn", -1), getattr(py, "pawn_turn", 0)),
     )
 
 
@@ -106,7 +107,7 @@ def python_state(module: ModuleType, fields: tuple):
     """The Python backend's state holding the same position as the native `fields`."""
     (n, player, actions_left, ending, terminal, completed), pt, mask, full_owner = fields[:4]
     post, filled, extra, special, rmark, supply, stock, onboard, level, track = fields[4:14]
-    unused, used, out, fresh, plate, msupply, ew, frames, mission = fields[14:]
+    unused, used, out, fresh, plate, msupply, ew, frames, mission, (pawn, pawn_turn) = fields[14:]
     s = module.State.__new__(module.State)
     s._cached = None
     s.num_players, s.player, s.actions_left = n, player, actions_left
@@ -122,6 +123,8 @@ def python_state(module: ModuleType, fields: tuple):
     s.stack = [frame_from_native(f) for f in frames]
     if "mission" in module.State.__slots__:
         s.mission = tuple(mission)
+    if "pawn" in module.State.__slots__:
+        s.pawn, s.pawn_turn = pawn, pawn_turn
     merchant_only = module.POINT_MERCHANT_ONLY
     s.at = [[] for _ in range(n)]
     for x, code in enumerate(pt):

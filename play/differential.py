@@ -33,6 +33,7 @@ FIELD_NAMES = (
     "ew",
     "stack",
     "mission",
+    "pawn (region, free move)",
 )
 FIELDS_EVERY = 32  # decisions between two comparisons of every field (legal actions: each one)
 FULL_EVERY = 256  # … and of the state JSON, scores and end conditions

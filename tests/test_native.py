@@ -25,6 +25,7 @@ NATIVE_GAMES = [
     "bigbox-hanseatic-45p-missions",
     "guild-charter-hanseatic-45p",
     "original-hanseatic-23p",
+    "original-hanseatic-2p",
     "original-hanseatic-45p",
     "bigbox-hanseatic-45p",
     "harbour-master-hanseatic-45p",

@@ -52,7 +52,6 @@ REQUIRED: dict[str, object] = {
     "usable_in_taking_action": False,
     "placement": ("no_marker", "no_pieces", "vacant_space_in_a_city"),
     "end_marker_supply_empty": True,
-    "pawn": False,
     "x_turn_start": False,
     "x_after_route": False,
     "x_control_most": False,
@@ -307,6 +306,22 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         ("ROUTE_ABILITIES", route_abilities),
     ):
         lines.append(_ragged(name, rows))
+    if model.components.get("pawn"):  # the 2-player variant's neutral pawn (core/pawn.py.j2)
+        regions = k["REGION_ROUTES"]
+        n_regions = len(regions)
+        near = [
+            [
+                q
+                for q in range(n_regions)
+                if 0 < k["REGION_DISTANCE"][g][q] <= k["PAWN_FREE_BORDERS"]
+            ]
+            for g in range(n_regions)
+        ]
+        ok = [int(r in regions[g]) for g in range(n_regions) for r in range(n_routes)]
+        lines.append(_ragged("REGION_ROUTES", regions))
+        lines.append(_ragged("PAWN_NEAR", near))
+        lines.append(_array("PAWN_ROUTE_OK", ok))
+        lines.append(f"#define N_REGIONS {n_regions}\n#define F_PAWN 9")
     cards = k.get("MISSION_CARDS", ())
     lines.append(_ragged("MISSION_CARDS", cards or ((),)))
     lines.append(f"#define N_MISSION_CARDS {len(cards)}")
@@ -343,6 +358,7 @@ def render_native(model: GameModel, header_hash: str = "") -> str:
         x_forbid=bool(comp.get("x_forbid")),
         x_setup=bool(comp.get("x_setup")),
         missions=bool(comp.get("missions")),
+        pawn=bool(comp.get("pawn")),
         module_name=module_name,
     )
     try:
