@@ -91,6 +91,11 @@ def _native(name: str, players: int | None, spec_dir: str | None) -> Game:
         spec_dir = str(installed_spec())
     if not isinstance(name, str):
         raise HansaError(f"unknown game {name!r}")
-    model = model_of(name, spec_dir)
-    module = compile_module(name, spec_dir=spec_dir)
+    key = (name, spec_dir)
+    if key not in _NATIVE_LOADED:  # the installed spec does not change while a program runs
+        _NATIVE_LOADED[key] = (model_of(name, spec_dir), compile_module(name, spec_dir=spec_dir))
+    model, module = _NATIVE_LOADED[key]
     return native_game(model, module, players)
+
+
+_NATIVE_LOADED: dict = {}

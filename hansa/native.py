@@ -141,13 +141,27 @@ def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> ty
     score_keys = module.SCORE_KEYS
 
     class NativeState(ext.State):
-        __slots__ = ()
+        # the Python backend's state of this position, kept while the position does not change:
+        # `_key` is the legal-action list the C state held then (it drops it on every change)
+        __slots__ = ("_py", "_key")
         python_module = module
 
         # ---- conversions
         def to_python(self):
             """The Python backend's state of this position (a copy)."""
             return python_state(module, self._export())
+
+        def _view(self):
+            """The Python backend's state of this position, shared: read it, never change it."""
+            key = self.legal_actions()
+            try:
+                if self._key is key:
+                    return self._py
+            except AttributeError:
+                pass
+            view = python_state(module, self._export())
+            self._py, self._key = view, key
+            return view
 
         def _illegal(self, action):
             # called by the C apply_action for anything but a legal int: an integer-like action
@@ -156,7 +170,7 @@ def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> ty
                 as_int = _as_action_id(action)
                 if as_int.__class__ is int:
                     return self.apply_action(as_int)
-            raise HansaError(self.to_python()._illegal_message(action))
+            raise HansaError(self._view()._illegal_message(action))
 
         # ---- the rest of the State API (docs/game-api.md)
         def legal_actions_mask(self) -> list[int]:
@@ -178,13 +192,13 @@ def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> ty
             return [sum(row) for row in rows]
 
         def winners(self) -> list[int]:
-            return self.to_python().winners()
+            return self._view().winners()
 
         def end_conditions_met(self) -> list[str]:
             return [end_names[i] for i in self._native_ends_met()]
 
         def to_dict(self) -> dict:
-            return self.to_python().to_dict()
+            return self._view().to_dict()
 
         def to_json(self) -> str:
             return encode(self.to_dict())
@@ -208,13 +222,14 @@ def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> ty
             return self.to_json()
 
         def __repr__(self) -> str:
-            return f"<{module.GAME_NAME} native state: {self.to_python()._decision_name()}>"
+            return f"<{module.GAME_NAME} native state: {self._view()._decision_name()}>"
 
         def __getattr__(self, name: str):
-            # observations and rule facts for agents: answered by the Python backend's state
-            if name.startswith("__"):
+            # observations, rule facts and fast reads for agents: the Python backend's state of
+            # the position answers (its lists are shared: do not mutate them)
+            if name.startswith("__") or name in ("_py", "_key"):
                 raise AttributeError(name)
-            return getattr(self.to_python(), name)
+            return getattr(self._view(), name)
 
     NativeState.__name__ = NativeState.__qualname__ = (
         f"NativeState_{module.__name__.rsplit('.')[-1]}"
@@ -313,8 +328,8 @@ class _ConvertingWriter:
 
 
 def _python(state):
-    convert = getattr(type(state), "to_python", None)
-    return convert(state) if convert is not None else state
+    view = getattr(type(state), "_view", None)
+    return view(state) if view is not None else state
 
 
 def native_game(model, module: ModuleType, players: int | None = None) -> NativeGame:

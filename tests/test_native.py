@@ -199,7 +199,7 @@ def test_the_rl_adapters_give_the_same_episodes_on_both_backends():
     envs = [gym.HansaGymEnv("bigbox-hanseatic-3p", seat=0, backend=b) for b in ("python", "native")]
     observations = [env.reset(seed=5)[0] for env in envs]
     rng = random.Random(5)
-    for _ in range(60):
+    for _ in range(25):
         assert (observations[0]["observation"] == observations[1]["observation"]).all()
         assert (observations[0]["action_mask"] == observations[1]["action_mask"]).all()
         action = rng.choice(list(numpy.flatnonzero(observations[0]["action_mask"])))
@@ -211,10 +211,30 @@ def test_the_rl_adapters_give_the_same_episodes_on_both_backends():
     pairs = [pz.env("bigbox-hanseatic-3p", backend=b) for b in ("python", "native")]
     for env in pairs:
         env.reset(seed=3)
-    for _ in range(40):
+    for _ in range(20):
         seen = [env.observe(env.agent_selection) for env in pairs]
         assert (seen[0]["observation"] == seen[1]["observation"]).all()
         action = rng.choice(list(numpy.flatnonzero(seen[0]["action_mask"])))
         for env in pairs:
             env.step(action)
         assert pairs[0].rewards == pairs[1].rewards
+
+
+def test_agents_play_the_same_games_on_both_backends(base):
+    """The greedy agent and the search agent, given native states, decide as on Python states."""
+    from hansa.play.greedy import GreedyAgent
+    from hansa.play.mcts import MCTSAgent
+
+    python = hansa.Game(base.module, 4)
+    for make in (lambda p: GreedyAgent(p), lambda p: MCTSAgent(p, iterations=4, rollout="random")):
+        states = [python.new_initial_state(21), base.new_initial_state(21)]
+        agents = [[make(p) for p in range(4)] for _ in states]
+        for _ in range(40 if isinstance(agents[0][0], GreedyAgent) else 2):
+            chosen = [
+                agents[i][s.current_player()].step(s, s.legal_actions())
+                for i, s in enumerate(states)
+            ]
+            assert chosen[0] == chosen[1]
+            for s in states:
+                s.apply_action(chosen[0])
+        assert states[0].to_json() == states[1].to_json()
