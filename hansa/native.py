@@ -288,6 +288,15 @@ class NativeGame(Game):
             )
         return results
 
+    def vector(self, n: int, seed: int = 0) -> NativeVector:
+        """`n` games stepping together (seeds seed, seed+1, …; a finished game is replaced by a
+        new one with the next seed): masks and steps for learners, in C."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise HansaError(f"the number of games must be a whole number >= 1, got {n!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise HansaError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+        return NativeVector(self, n, seed)
+
     def observation_tensor_writer(self):
         """The Python backend's writer, reading each native state once converted."""
         return _ConvertingWriter(super().observation_tensor_writer())
@@ -299,6 +308,48 @@ class NativeGame(Game):
 
     def __repr__(self) -> str:
         return f"<hansa game {self.info.name!r}, {self.players} players, native>"
+
+
+class NativeVector:
+    """N native games stepping together: `masks()` (an N × actions int8 array, numpy), `step(
+    actions)` (one decision in every game; returns the done flags and, per finished game, its
+    returns), `current_players()`, `state(i)` (a native state: observations, JSON)."""
+
+    def __init__(self, game: NativeGame, n: int, seed: int) -> None:
+        import numpy as np
+
+        self.game = game
+        self.n = n
+        self._np = np
+        self._vec = game.ext.vector(n, game.players, seed)
+        self._masks = np.zeros((n, game.num_distinct_actions()), np.int8)
+        self._done = np.zeros(n, np.uint8)
+
+    def masks(self):
+        """Every game's legal-action mask (the array is reused: copy it to keep it)."""
+        self._vec.legal_masks(self._masks)
+        return self._masks
+
+    def step(self, actions) -> tuple:
+        """Apply one action per game (all checked first: an illegal one raises, nothing changes).
+        Returns (done, returns): done[i] when game i ended (it is replaced by a new game), and
+        returns[i] its final PP per player (None for the others)."""
+        np = self._np
+        chosen = np.ascontiguousarray(actions, dtype=np.int64)
+        try:
+            self._vec.step(chosen, self._done)
+        except ValueError as error:
+            raise HansaError(str(error)) from None
+        done = self._done.astype(bool)
+        returns = [self._vec.finished_returns(i) if done[i] else None for i in range(self.n)]
+        return done, returns
+
+    def current_players(self) -> list[int]:
+        return self._vec.current_players()
+
+    def state(self, i: int):
+        """A copy of game `i` as a native state."""
+        return self._vec.state(self.game.state_type, i)
 
 
 class _ConvertingWriter:

@@ -238,3 +238,39 @@ def test_agents_play_the_same_games_on_both_backends(base):
             for s in states:
                 s.apply_action(chosen[0])
         assert states[0].to_json() == states[1].to_json()
+
+
+def test_a_vector_of_games_steps_like_single_states(base):
+    numpy = pytest.importorskip("numpy")
+    vector = base.vector(3, seed=40)
+    singles = [base.new_initial_state(40 + i) for i in range(3)]
+    rng = random.Random(1)
+    for _ in range(400):
+        masks = vector.masks()
+        for i, state in enumerate(singles):
+            assert list(numpy.flatnonzero(masks[i])) == state.legal_actions()
+        actions = [rng.choice(s.legal_actions()) for s in singles]
+        done, returns = vector.step(actions)
+        for i, state in enumerate(singles):
+            state.apply_action(actions[i])
+            assert bool(done[i]) == state.is_terminal()
+        assert vector.current_players() == [s.current_player() for s in singles]
+        assert vector.state(1) == singles[1]
+    with pytest.raises(HansaError, match="illegal action"):
+        vector.step([999_999] * 3)
+    assert vector.state(1) == singles[1]
+
+
+def test_a_finished_game_of_the_vector_reports_its_returns_and_starts_again(base):
+    pytest.importorskip("numpy")
+    vector = base.vector(1, seed=8)
+    single = base.new_initial_state(8)
+    rng = random.Random(8)
+    while True:
+        action = rng.choice(single.legal_actions())
+        single.apply_action(action)
+        done, returns = vector.step([action])
+        if done[0]:
+            break
+    assert single.is_terminal() and returns[0] == single.returns()
+    assert vector.state(0) == base.new_initial_state(9)
