@@ -257,7 +257,10 @@ class NativeGame(Game):
 
     def from_python(self, py):
         """The native state of a Python backend state of this game."""
-        return self.ext.load(self.state_type, fields_of(py, self.module.N_MARKER_TYPES))
+        try:
+            return self.ext.load(self.state_type, fields_of(py, self.module.N_MARKER_TYPES))
+        except (ValueError, OverflowError) as error:
+            raise HansaError(f"this position does not fit the native state: {error}") from None
 
     def state_from_json(self, text):
         return self.from_python(super().state_from_json(text))

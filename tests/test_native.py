@@ -274,3 +274,18 @@ def test_a_finished_game_of_the_vector_reports_its_returns_and_starts_again(base
             break
     assert single.is_terminal() and returns[0] == single.returns()
     assert vector.state(0) == base.new_initial_state(9)
+
+
+def test_a_position_that_does_not_fit_the_native_state_is_one_clear_error(base):
+    python = hansa.Game(base.module, 4)
+    state = python.new_initial_state(1)
+    state.apply_action(next(a for a in state.legal_actions() if a >= base.module.A_PLACE))
+    state.apply_action(base.module.A_MOVE)
+    data = state.to_dict()
+    data["stack"][0]["left"] = 60  # a hand-written move decision with 60 picks to come
+    try:
+        loaded = python.state_from_json(data)
+    except HansaError:
+        return  # the Python backend's loader refuses it already
+    with pytest.raises(HansaError, match="does not fit the native state"):
+        base.from_python(loaded)

@@ -96,6 +96,10 @@ def check_supported(model: GameModel) -> None:
     for key, kind, _params in comp.get("score_templates", []):
         if kind not in SCORE_TEMPLATES:
             problems.append(f"the scoring category {key} of kind {kind!r}{_origin_for(model, key)}")
+    if model.constants["NUM_ACTIONS"] >= 32_000:
+        problems.append(
+            f"{model.constants['NUM_ACTIONS']} action ids (the native target holds 32,000)"
+        )
     if max(model.players) > MAX_PLAYERS:
         problems.append(f"more than {MAX_PLAYERS} players")
     try:
