@@ -17,6 +17,7 @@ from pathlib import Path
 
 import jinja2
 
+from ....runtime.state_json import SWITCH_NAMES
 from ...errors import HansaError
 from ...model.build import END_KINDS, MARKER_KINDS, GameModel, build_model
 from ...nodes.board import Board
@@ -24,6 +25,8 @@ from ...nodes.rules import Game, RuleSet, mangle_module_name
 
 TEMPLATES = Path(__file__).parent / "templates"
 GENERATOR_VERSION = "1"
+# Model tables the module derives at import (runtime/tables.py) instead of writing them out
+DERIVED_AT_IMPORT = ("FREE_POINTS", "FREE_HOUSE_POINTS")
 LINE_WIDTH = 99
 
 
@@ -159,7 +162,11 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         digest.update(rel.encode("utf-8") + b"\0")
         digest.update(sources.get(f, "").encode("utf-8") + b"\0")
     origins = {k: _comment_safe(_relative_origin(v, root)) for k, v in model.origins.items()}
-    constants = "\n".join(render_constant(name, value) for name, value in model.constants.items())
+    constants = "\n".join(
+        render_constant(name, value)
+        for name, value in model.constants.items()
+        if name not in DERIVED_AT_IMPORT
+    )
     comp = model.components
     context = dict(comp)
     context.update(
@@ -186,6 +193,9 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         scoring=comp["scoring"],
         uses_income=True,
         coin_pp=bool(model.constants["COIN_PP"]),
+    )
+    context["switches"] = render_constant(
+        "SWITCHES", tuple(name for name in SWITCH_NAMES if context[name])
     )
     try:
         text = environment().get_template("module.py.j2").render(**context)
