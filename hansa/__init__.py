@@ -25,9 +25,17 @@ def available_games() -> dict[str, str]:
     return dict(GAMES)
 
 
-def load_game(name: str, players: int | None = None) -> Game:
-    """The committed generated module of game `name` (see `hansa build`), for `players` players."""
+def load_game(name: str, players: int | None = None, backend: str = "python") -> Game:
+    """The committed generated module of game `name` (see `hansa build`), for `players` players.
+
+    `backend="native"` plays the rule step in C (built with the system C compiler from the
+    installed spec, cached; docs/native.md), with the same API, action ids and texts."""
     import importlib
+
+    if backend == "native":
+        return _native(name, players, None)
+    if backend != "python":
+        raise HansaError(f"unknown backend {backend!r}: 'python' or 'native'")
 
     from hansa.compiler.errors import did_you_mean
 
@@ -47,10 +55,47 @@ def load_game(name: str, players: int | None = None) -> Game:
 
 
 def compile_game(
-    source: str, players: int | None = None, *, game: str | None = None, spec_dir: str = "spec"
+    source: str,
+    players: int | None = None,
+    *,
+    game: str | None = None,
+    spec_dir: str = "spec",
+    backend: str = "python",
 ) -> Game:
     """Compile a game in memory from the spec: `source` is a game name declared under `spec_dir`,
-    or a .hansa file (or folder) declaring it (with `spec_dir`'s boards and rule sets)."""
+    or a .hansa file (or folder) declaring it (with `spec_dir`'s boards and rule sets).
+    `backend="native"` also builds its C rule module (docs/native.md)."""
     from hansa.compiler.targets.python.codegen import compile_module
 
-    return Game(compile_module(source, game=game, spec_dir=spec_dir), players)
+    if backend not in ("python", "native"):
+        raise HansaError(f"unknown backend {backend!r}: 'python' or 'native'")
+    module = compile_module(source, game=game, spec_dir=spec_dir)
+    if backend == "native":
+        from hansa.native import model_of, native_game
+
+        paths = [source] if source.endswith(".hansa") else []
+        model = model_of(module.GAME_NAME, spec_dir, extra=paths)
+        return native_game(model, module, players)
+    return Game(module, players)
+
+
+def _native(name: str, players: int | None, spec_dir: str | None) -> Game:
+    """The native game `name` of the spec folder (the installed spec by default), bound to the
+    Python rule module compiled from the same spec (so both backends read one set of rules)."""
+    from hansa.compiler.targets.python.codegen import compile_module
+    from hansa.native import model_of, native_game
+
+    if spec_dir is None:
+        from hansa.native import installed_spec
+
+        spec_dir = str(installed_spec())
+    if not isinstance(name, str):
+        raise HansaError(f"unknown game {name!r}")
+    key = (name, spec_dir)
+    if key not in _NATIVE_LOADED:  # the installed spec does not change while a program runs
+        _NATIVE_LOADED[key] = (model_of(name, spec_dir), compile_module(name, spec_dir=spec_dir))
+    model, module = _NATIVE_LOADED[key]
+    return native_game(model, module, players)
+
+
+_NATIVE_LOADED: dict = {}

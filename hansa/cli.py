@@ -23,6 +23,7 @@ COMMANDS = [
     "render",
     "build",
     "bench",
+    "verify",
     "play",
     "simulate",
     "replay",

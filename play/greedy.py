@@ -162,6 +162,9 @@ class SortedIds:
 def module_namespace(state) -> dict:
     """The global namespace of the generated module a state comes from (imported or in memory)."""
     cls = type(state)
+    rules = getattr(cls, "python_module", None)  # a native state: its Python rule module
+    if isinstance(rules, ModuleType):
+        return vars(rules)
     module = sys.modules.get(cls.__module__)
     if isinstance(module, ModuleType) and "ACTION_RANGES" in vars(module):
         return vars(module)

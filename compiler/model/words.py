@@ -79,6 +79,11 @@ def _switches(f: Fold, hook_rules) -> None:
     """The components every module has, whether or not it has rules in words."""
     comp = f.comp
     comp["expr_functions"] = []
+    comp["expr_rules"] = ()
+    comp["expr_names"] = None
+    comp["expr_tie_exprs"] = ()
+    comp["expr_marker_ids"] = {}
+    comp["expr_first_rule_marker"] = 0
     comp["x_setup"] = comp["x_turn_start"] = comp["x_turn_end"] = comp["x_after_route"] = False
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
     comp["x_tiebreak"] = bool(f.tie_exprs)
@@ -199,6 +204,13 @@ def fold_rules_in_words(f: Fold) -> None:
         raise HansaError([exc.diagnostic]) from None
     k.update(compiler.constants)
     comp["expr_functions"] = list(functions.values())
+    # The checked rules themselves, for targets that compile them into another language (the
+    # native target's C twin of the expression compiler): frozen nodes, read only.
+    comp["expr_rules"] = hook_rules
+    comp["expr_names"] = names
+    comp["expr_tie_exprs"] = tuple(f.tie_exprs)
+    comp["expr_marker_ids"] = _marker_ids(f, hook_rules)
+    comp["expr_first_rule_marker"] = f.first_rule_marker
     _parameters(f)
     for switch, function in (
         ("x_setup", "_x_setup"),

@@ -38,6 +38,11 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--envs", type=int, default=16, help="games of the vector environment with --rl (16)"
     )
+    parser.add_argument(
+        "--backend",
+        default=None,
+        help="instead: compare backends in one run, e.g. python,native (docs/native.md)",
+    )
     add_spec_option(parser)
 
 
@@ -151,6 +156,60 @@ def bench_rl(name: str, players: int | None, args) -> dict:
     return figures
 
 
+def native_playouts(game, seconds: float, seed: int) -> dict:
+    """Whole random games played inside the native module, for `seconds` of CPU time."""
+    decisions = games = 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        for result in game.playouts(4, seed=seed + games):
+            decisions += result["length"] or 0
+        games += 4
+    cpu = time.process_time() - start
+    return {"playout_games": games, "playout_decisions_per_second_cpu": round(decisions / cpu)}
+
+
+def bench_backends(name: str, players: int | None, args) -> dict:
+    """Per backend: decisions/s through the per-decision API and clone µs; native playouts."""
+    import hansa
+
+    backends = [b.strip() for b in args.backend.split(",") if b.strip()]
+    for backend in backends:
+        if backend not in ("python", "native"):
+            raise HansaError(f"unknown backend {backend!r}: python or native")
+    if args.spec is not None:
+        raise HansaError("--backend measures the installed games only (no --spec)")
+    figures: dict = {"game": name, "backends": {}}
+    for backend in backends:
+        game = hansa.load_game(name, players, backend=backend)
+        figures["players"] = game.num_players()
+        row = random_play(game, args.seconds, args.seed)
+        states = sample_states(game, args.seed)
+        row["clone_us"] = round(per_call(lambda s: s.clone(), states, 200), 3)
+        if backend == "native":
+            row.update(native_playouts(game, args.seconds, args.seed))
+        figures["backends"][backend] = row
+    rows = figures["backends"]
+    if "python" in rows and "native" in rows:
+        figures["api_ratio"] = round(
+            rows["native"]["decisions_per_second_cpu"] / rows["python"]["decisions_per_second_cpu"],
+            2,
+        )
+    if not args.json:
+        print(f"{name}, {figures['players']} players (per CPU second):")
+        for backend, row in rows.items():
+            extra = ""
+            if "playout_decisions_per_second_cpu" in row:
+                extra = f"  native playouts {row['playout_decisions_per_second_cpu']:,} decisions/s"
+            print(
+                f"  {backend:<7} API {row['decisions_per_second_cpu']:>10,} decisions/s"
+                f"  clone {row['clone_us']:.2f} µs{extra}",
+                flush=True,
+            )
+        if "api_ratio" in figures:
+            print(f"  native / python through the API: {figures['api_ratio']:.2f}×")
+    return figures
+
+
 def run(args) -> int:
     if not (math.isfinite(args.seconds) and 0 < args.seconds <= 3600):
         raise HansaError(f"--seconds must be more than 0 and at most 3600, not {args.seconds}")
@@ -171,6 +230,9 @@ def run(args) -> int:
                 continue
         if args.rl:
             results.append(bench_rl(name, players, args))
+            continue
+        if args.backend:
+            results.append(bench_backends(name, players, args))
             continue
         results.append(bench_game(name, players, args.seconds, args.seed, args.spec))
         if not args.json:

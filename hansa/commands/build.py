@@ -26,6 +26,14 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--out", default=None, help="output folder (default: generated/ next to the spec folder)"
     )
+    parser.add_argument(
+        "--native",
+        nargs="*",
+        metavar="GAME",
+        default=None,
+        help="also build the native (C) rule modules of these games (none named: every game the"
+        " native target supports), into the cache (docs/native.md)",
+    )
 
 
 def expected_files(spec: Path) -> dict[str, str]:
@@ -80,5 +88,35 @@ def run(args) -> int:
     print(
         f"built {len(files) - 1} games in {elapsed:.2f} s: {written} files written, "
         f"{len(stale_extra)} removed"
+    )
+    if args.native is not None:
+        return build_native(spec, args.native)
+    return 0
+
+
+def build_native(spec: Path, games: list[str]) -> int:
+    """Build the native extensions (cached by source hash); a named game the native target
+    cannot play is an error naming the construct, an unnamed one is listed."""
+    from hansa.compiler.project import load_project
+    from hansa.compiler.targets.native.build import build_extension, cache_dir
+    from hansa.compiler.targets.native.codegen import render_native
+    from hansa.native import model_of
+
+    project = load_project([spec])
+    names = games or sorted(project.games)
+    started = time.perf_counter()
+    built = []
+    for name in names:
+        try:
+            build_extension(render_native(model_of(name, str(spec))))
+        except HansaError as exc:
+            if games:
+                raise
+            print(printable(f"native: {name} not built: {exc.message}"), file=sys.stderr)
+            continue
+        built.append(name)
+    print(
+        f"built {len(built)} native games in {time.perf_counter() - started:.1f} s"
+        f" (cache: {cache_dir()})"
     )
     return 0

@@ -125,9 +125,17 @@ class _Settings:
     """What every game of an environment shares (checked once)."""
 
     def __init__(
-        self, game, players, seat, opponents, max_decisions, illegal_action, illegal_penalty
+        self,
+        game,
+        players,
+        seat,
+        opponents,
+        max_decisions,
+        illegal_action,
+        illegal_penalty,
+        backend="python",
     ) -> None:
-        self.game = hansa.load_game(game, players)
+        self.game = hansa.load_game(game, players, backend=backend)
         self.players = self.game.num_players()
         if seat is not None and (
             isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players
@@ -164,11 +172,19 @@ class HansaGymEnv(gymnasium.Env):
         max_decisions: int | None = None,
         illegal_action: str = "penalty",
         illegal_penalty: float = -1.0,
+        backend: str = "python",
     ) -> None:
         if render_mode not in (None, "ansi"):
             raise hansa.HansaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         self._settings = _Settings(
-            game, players, seat, opponents, max_decisions, illegal_action, illegal_penalty
+            game,
+            players,
+            seat,
+            opponents,
+            max_decisions,
+            illegal_action,
+            illegal_penalty,
+            backend,
         )
         self.game = self._settings.game
         self.seat = seat
@@ -242,13 +258,21 @@ class HansaVectorEnv(VectorEnv):
         illegal_penalty: float = -1.0,
         copy: bool = True,
         render_mode: str | None = None,
+        backend: str = "python",
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise hansa.HansaError(
                 f"num_envs must be a whole number of at least 1, got {num_envs!r}"
             )
         settings = self._settings = _Settings(
-            game, players, seat, opponents, max_decisions, illegal_action, illegal_penalty
+            game,
+            players,
+            seat,
+            opponents,
+            max_decisions,
+            illegal_action,
+            illegal_penalty,
+            backend,
         )
         if render_mode is not None:
             raise hansa.HansaError(f"the vector environment does not render, got {render_mode!r}")

@@ -38,11 +38,12 @@ class HansaEnv(AECEnv):
         players: int | None = None,
         render_mode: str | None = None,
         max_decisions: int | None = None,
+        backend: str = "python",
     ) -> None:
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise hansa.HansaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.game = hansa.load_game(game, players)
+        self.game = hansa.load_game(game, players, backend=backend)
         self.render_mode = render_mode
         self.max_decisions = check_max_decisions(max_decisions)
         n = self.game.num_players()

@@ -1,0 +1,386 @@
+"""Render one C rule module per game from the model (compiler/model/build.py) and jinja2
+templates, the second target beside `targets/python`.
+
+The model's tables become C arrays (ragged tables as an offset array and a value array), its
+switches select template code, and rules in words compile through `native/expr.py`. The native
+target plays a subset of what the spec can state; `check_supported` refuses every other game
+with the construct named and its spec line, so a game is never played wrong natively.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import jinja2
+
+from ...errors import HansaError
+from ...model.build import GameModel
+from .expr import CExprCompiler, Unsupported, end_names
+
+TEMPLATES = Path(__file__).parent / "templates"
+NATIVE_VERSION = "1"
+MAX_PLAYERS = 5
+
+# Components whose value must be the one the native templates implement (the Big Box rules).
+# A game with another value is refused, naming the component (docs/native.md lists them).
+REQUIRED: dict[str, object] = {
+    "option_displaced_extra_kind": "owner_chooses",
+    "option_displaced_piece_without_point": "personal_supply",
+    "option_unplaceable_marker": "out_of_game",
+    "option_no_op_actions": "illegal",
+    "option_move_must_place_all": True,
+    "green_cities": False,
+    "countries": False,
+    "permissions": False,
+    "displaced_to": "anywhere",
+    "move_rule": "anywhere",
+    "marker_move_rule": "anywhere",
+    "permanent": False,
+    "action_Income": True,
+    "action_Place": True,
+    "action_Displace": True,
+    "action_Move": True,
+    "action_CreateRoute": True,
+    "extras_declinable": True,
+    "move_swaps": True,
+    "control_tie": "rightmost_post",
+    "establish": True,
+    "merchant_any_space": False,
+    "develop_from_route": True,
+    "special_prestige": True,
+    "usable_in_taking_action": False,
+    "placement": ("no_marker", "no_pieces", "vacant_space_in_a_city"),
+    "end_marker_supply_empty": True,
+    "x_turn_start": False,
+    "x_turn_end": False,
+    "x_after_route": False,
+    "x_kinds": False,
+    "x_control_most": False,
+    "x_turns": False,
+    "x_params": False,
+    "x_reach": False,
+    "x_chosen_develop": False,
+    "favour": False,
+    "x_triggers": False,
+    "x_marker_triggers": False,
+    "x_may_take": False,
+}
+
+# Scoring categories with a template (not written in words): the C expression of each.
+SCORE_TEMPLATES = {"missions": "mission_score(s, p)"}
+
+# Marker kinds by number (templates: MK_*), and the model tables that list each kind's types.
+MARKER_TABLES = (
+    ("MK_ADDITIONAL", "ADDITIONAL_MARKERS"),
+    ("MK_EXCHANGE", "EXCHANGE_MARKERS"),
+    ("MK_DEVELOP", "DEVELOP_MARKERS"),
+    ("MK_EXTRA", "EXTRA_ACTION_MARKERS"),
+    ("MK_MOVE", "MOVE_MARKERS"),
+    ("MK_REMOVE", "REMOVE_MARKERS"),
+    ("MK_RULE", "RULE_MARKERS"),
+)
+
+
+def _where(model: GameModel, key: str) -> str:
+    origin = model.origins.get(key) or model.origins.get(key.split("_", 1)[-1], "")
+    return f" ({origin})" if origin else ""
+
+
+def check_supported(model: GameModel) -> None:
+    """Refuse a game the native target cannot play exactly: one HansaError naming the construct."""
+    comp = model.components
+    problems = []
+    for key, wanted in REQUIRED.items():
+        value = comp.get(key, wanted)
+        if value != wanted and not (isinstance(wanted, list) and not value):
+            problems.append(f"{key} = {value!r}{_origin_for(model, key)}")
+    for key, kind, _params in comp.get("score_templates", []):
+        if kind not in SCORE_TEMPLATES:
+            problems.append(f"the scoring category {key} of kind {kind!r}{_origin_for(model, key)}")
+    if model.constants["NUM_ACTIONS"] >= 32_000:
+        problems.append(
+            f"{model.constants['NUM_ACTIONS']} action ids (the native target holds 32,000)"
+        )
+    if max(model.players) > MAX_PLAYERS:
+        problems.append(f"more than {MAX_PLAYERS} players")
+    try:
+        _marker_tables(model)
+        _expr_functions(model)
+    except Unsupported as exc:
+        problems.append(str(exc))
+    if problems:
+        raise HansaError(
+            f"game {model.game!r} cannot be built natively yet: the native target does not"
+            f" implement {'; '.join(problems)} (the Python backend plays it; docs/native.md)"
+        )
+
+
+def _origin_for(model: GameModel, key: str) -> str:
+    for prefix in ("", "action:", "marker:", "end:"):
+        name = key.removeprefix("action_").removeprefix("marker_").removeprefix("end_")
+        origin = model.origins.get(prefix + name)
+        if origin:
+            return f" at {origin}"
+    origin = model.origins.get("board") if key in ("green_cities", "countries") else None
+    return f" at {origin}" if origin else ""
+
+
+def _marker_tables(model: GameModel) -> dict[str, tuple[int, ...]]:
+    """MARKER_KIND, MARKER_PARAM, MARKER_PARAM2, MARKER_PARAM3 per marker type."""
+    k = model.constants
+    n = k["N_MARKER_TYPES"]
+    kind = [-1] * n
+    param = [0] * n
+    param2 = [0] * n
+    param3 = [0] * n
+    for number, (_name, table) in enumerate(MARKER_TABLES):
+        for entry in k.get(table, ()):
+            m = entry if isinstance(entry, int) else entry[0]
+            kind[m] = number
+            if table == "EXCHANGE_MARKERS":
+                param[m] = int(bool(entry[1]))
+            elif table in ("DEVELOP_MARKERS", "EXTRA_ACTION_MARKERS"):
+                param[m] = int(entry[1])
+            elif table in ("MOVE_MARKERS", "REMOVE_MARKERS"):
+                param[m] = int(entry[1])
+                param2[m] = 1 if entry[2] == "opponents" else 2
+                if table == "REMOVE_MARKERS":
+                    param3[m] = 0 if entry[3] == "personal" else 1
+    for m, value in enumerate(kind):
+        if value < 0:
+            raise Unsupported(
+                f"the bonus marker {k['MARKER_KEYS'][m]!r} (a marker written in words)"
+            )
+    return {
+        "MARKER_KIND": tuple(kind),
+        "MARKER_PARAM": tuple(param),
+        "MARKER_PARAM2": tuple(param2),
+        "MARKER_PARAM3": tuple(param3),
+    }
+
+
+def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, ...]], int]:
+    """The C functions of the rules in words, their folded tables, and the number of end rules."""
+    comp, k = model.components, model.constants
+    rules = comp.get("expr_rules", ())
+    categories = [(key, kind) for key, kind, _params in comp["scoring"]]
+    compiler = CExprCompiler(
+        comp.get("expr_names"), k["ABILITY_NAMES"], categories, comp.get("expr_marker_ids", {})
+    )
+    functions = compiler.hook_functions(rules, (), comp.get("expr_first_rule_marker", 0))
+    by_key = {}
+    for i, (key, kind) in enumerate(categories):
+        name = f"score_{key}"
+        if kind in SCORE_TEMPLATES and name not in functions:
+            by_key[i] = (
+                f"static int64_t score_{i}(S *s, int p) {{ return {SCORE_TEMPLATES[kind]}; }}\n"
+            )
+            continue
+        if name not in functions:
+            raise Unsupported(f"the scoring category {key!r} (not written in words)")
+        by_key[i] = functions.pop(name).replace(f"score_{key}(", f"score_{i}(", 1)
+    texts = list(functions.values()) + [by_key[i] for i in sorted(by_key)]
+    return texts, compiler.constants, len(end_names(rules))
+
+
+def _ragged(name: str, rows) -> str:
+    offsets = [0]
+    values: list[int] = []
+    for row in rows:
+        values.extend(int(v) for v in row)
+        offsets.append(len(values))
+    return (
+        f"static const int16_t {name}_OFF[] = {{{', '.join(map(str, offsets))}}};\n"
+        f"static const int16_t {name}_V[] = {{{', '.join(map(str, values or [0]))}}};"
+    )
+
+
+def _array(name: str, values, ctype: str = "int32_t") -> str:
+    items = ", ".join(str(int(v)) for v in values) or "0"
+    return f"static const {ctype} {name}[] = {{{items}}};"
+
+
+def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
+    k = model.constants
+    lines = []
+    scalars = [name for name, v in k.items() if isinstance(v, (bool, int))]
+    for name in scalars:
+        lines.append(f"#define {name} {int(k[name])}")
+    n_routes = k["N_ROUTES"]
+    route_cities = k["ROUTE_CITIES"]
+    city_spaces = k["CITY_SPACES"]
+    city_abilities = k["CITY_ABILITIES"]
+    route_points = k["ROUTE_POINTS"]
+    route_adjacent = [
+        sorted({r2 for c in route_cities[r] for r2 in k["CITY_ROUTES"][c]} - {r})
+        for r in range(n_routes)
+    ]
+    route_abilities = [
+        sorted(set(city_abilities[a]) | set(city_abilities[b])) for a, b in route_cities
+    ]
+    # pieces one move decision may hold: the Move count ability's most, or a move marker's count
+    max_held = max(
+        [max(k["ABILITY_VALUES"][k["AB_MOVE_COUNT"]])]
+        + [entry[1] for entry in k.get("MOVE_MARKERS", ())]
+    )
+    n_markers = sum(k["MARKER_COUNT"])
+    defines = {
+        "MAXP": MAX_PLAYERS,
+        "NA": len(k["ABILITY_NAMES"]),
+        "TERMINAL": -4,
+        "N_SPECIAL": len(k["SPECIAL_POINTS"]),
+        "N_SPECIAL1": max(1, len(k["SPECIAL_POINTS"])),
+        "N_FALLBACK": len(k["FALLBACK"]),
+        "N_EAST_WEST_AWARDS": len(k["EAST_WEST_AWARDS"]),
+        "N_TAVERN_ROUTES": len(k["TAVERN_ROUTES"]),
+        "MIN_DISPLACE_COST": min(k["DISPLACE_COST"]),
+        "MAX_HELD": max_held + 1,
+        "MAX_EXTRA": max(4, n_markers),
+        "MAX_MARKERS": max(8, n_markers + 2),
+        "MAX_CITY_SIZE": max(len(s) for s in city_spaces),
+        "MAX_STACK": 16,
+        "MAX_LEGAL": k["NUM_ACTIONS"] + 8,
+        "N_SCORES": len(model.components["scoring"]),
+        "F_PAY": 1,
+        "F_DISPLACED": 2,
+        "F_MOVE": 3,
+        "F_REMOVE": 4,
+        "F_ROUTE": 5,
+        "F_EXCHANGE": 6,
+        "F_DEVELOP": 7,
+        "F_MARKERS": 8,
+    }
+    n_words = (k["N_POINTS"] + 63) // 64
+    defines["NW"] = n_words
+    defines.update({name: number for number, (name, _t) in enumerate(MARKER_TABLES)})
+    for name, value in defines.items():
+        lines.append(f"#define {name} {value}")
+    flat = {
+        "SETUP_PERSONAL": k["SETUP_PERSONAL"],
+        "OFF_BOARD": k["OFF_BOARD"],
+        "ABILITY_KIND": k["ABILITY_KIND"],
+        "ABILITY_MAX": k["ABILITY_MAX"],
+        "ABILITY_FULL_PP": k["ABILITY_FULL_PP"],
+        "SPACE_ROUND": k["SPACE_ROUND"],
+        "SPACE_PRIV": k["SPACE_PRIV"],
+        "SPACE_COIN": k["SPACE_COIN"],
+        "POINT_ROUTE": k["POINT_ROUTE"],
+        "POINT_MERCHANT_ONLY": k["POINT_MERCHANT_ONLY"],
+        "POINT_BIT": k["POINT_BIT"],
+        "FULL_MASK": k["FULL_MASK"],
+        "ROUTE_CITIES": [c for pair in route_cities for c in pair],
+        "ROUTE_CITIES_SORTED": [c for pair in route_cities for c in sorted(pair)],
+        "CITY_SIZE": [len(s) for s in city_spaces],
+        "TAVERN_ROUTES": k["TAVERN_ROUTES"],
+        "EAST_WEST": tuple(k["EAST_WEST"]) or (0, 0),
+        "EAST_WEST_AWARDS": k["EAST_WEST_AWARDS"],
+        "SPECIAL_POINTS": k["SPECIAL_POINTS"],
+        "SPECIAL_PRIV": k["SPECIAL_PRIV"],
+        "DISPLACE_COST": k["DISPLACE_COST"],
+        "COMPENSATION": k["COMPENSATION"],
+        "FALLBACK": k["FALLBACK"],
+        "MARKER_COUNT": k["MARKER_COUNT"],
+        "MARKER_START": k["MARKER_START"],
+        "CITY_COINS": k.get("CITY_COINS", (0,)),
+        "CITY_GREEN": k.get("CITY_GREEN", (0,)),
+        "CITY_COLOUR_SPACES": [
+            v for row in k.get("CITY_COLOUR_SPACES", ((0, 0, 0, 0),)) for v in row
+        ],
+        "ROUTE_SHIPS": k.get("ROUTE_SHIPS", (0,)),
+        "ROUTE_TAVERN": k.get("ROUTE_TAVERN", (0,)),
+    }
+    merchant_only = [0] * n_words
+    for x, only in enumerate(k["POINT_MERCHANT_ONLY"]):
+        if only:
+            merchant_only[x // 64] |= 1 << (x % 64)
+    lines.append(
+        "static const uint64_t MERCHANT_ONLY_BITS[] = {"
+        + ", ".join(f"{v}ULL" for v in merchant_only)
+        + "};"
+    )
+    flat.update(extra)
+    for name, values in flat.items():
+        lines.append(_array(name, values))
+    for name, rows in (
+        ("ABILITY_VALUES", k["ABILITY_VALUES"]),
+        ("CITY_SPACES", city_spaces),
+        ("CITY_ABILITIES", city_abilities),
+        ("CITY_NEIGHBORS", k["CITY_NEIGHBORS"]),
+        ("ROUTE_POINTS", route_points),
+        ("ROUTE_ADJACENT", route_adjacent),
+        ("ROUTE_ABILITIES", route_abilities),
+    ):
+        lines.append(_ragged(name, rows))
+    if model.components.get("pawn"):  # the 2-player variant's neutral pawn (core/pawn.py.j2)
+        regions = k["REGION_ROUTES"]
+        n_regions = len(regions)
+        near = [
+            [
+                q
+                for q in range(n_regions)
+                if 0 < k["REGION_DISTANCE"][g][q] <= k["PAWN_FREE_BORDERS"]
+            ]
+            for g in range(n_regions)
+        ]
+        ok = [int(r in regions[g]) for g in range(n_regions) for r in range(n_routes)]
+        lines.append(_ragged("REGION_ROUTES", regions))
+        lines.append(_ragged("PAWN_NEAR", near))
+        lines.append(_array("PAWN_ROUTE_OK", ok))
+        lines.append(f"#define N_REGIONS {n_regions}\n#define F_PAWN 9")
+    cards = k.get("MISSION_CARDS", ())
+    lines.append(_ragged("MISSION_CARDS", cards or ((),)))
+    lines.append(f"#define N_MISSION_CARDS {len(cards)}")
+    if not cards:
+        lines.append("#define MISSION_POST_PP 0\n#define MISSION_ALL_PP 0")
+    return "\n".join(lines)
+
+
+def render_native(model: GameModel, header_hash: str = "") -> str:
+    """The C source of the native rule module of `model` (refused when unsupported)."""
+    check_supported(model)
+    markers = _marker_tables(model)
+    functions, folded, n_ends = _expr_functions(model)
+    comp = model.components
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    tables = _tables(model, {**markers, **folded})
+    tables += f"\n#define N_END_RULES {n_ends}"
+    module_name = "@MODULE@"
+    context = dict(
+        game_comment=repr(model.game).replace("*/", "* /"),
+        header_hash=header_hash,
+        tables=tables,
+        expr_functions=functions,
+        n_scores=len(comp["scoring"]),
+        lift_from_board=bool(comp.get("lift_from_board", True)),
+        coin_pp=bool(model.constants["COIN_PP"]),
+        x_forbid=bool(comp.get("x_forbid")),
+        x_setup=bool(comp.get("x_setup")),
+        missions=bool(comp.get("missions")),
+        pawn=bool(comp.get("pawn")),
+        module_name=module_name,
+    )
+    try:
+        text = env.get_template("module.c.j2").render(**context)
+    except jinja2.TemplateError as exc:
+        raise HansaError(f"native code generation failed for game {model.game!r}: {exc}") from exc
+    # The module is named by the hash of its own text: the build cache's key.
+    digest = hashlib.sha256(f"{NATIVE_VERSION}\n{text}".encode()).hexdigest()
+    return text.replace("@MODULE@", f"hansa_native_{model.module_name}_{digest[:16]}")
+
+
+def native_module_name(c_source: str) -> str:
+    """The extension's module name, as written in its PyInit_ function."""
+    start = c_source.index("PyMODINIT_FUNC PyInit_") + len("PyMODINIT_FUNC PyInit_")
+    return c_source[start : c_source.index("(", start)]
+
+
+def end_rule_names(model: GameModel) -> list[str]:
+    return end_names(model.components.get("expr_rules", ()))

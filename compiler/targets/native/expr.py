@@ -1,0 +1,364 @@
+"""The C twin of `compiler/expr/codegen.py`: rules in words (checked expr nodes) compiled into C
+functions of the native module.
+
+One method per node class, as in the Python compiler; a quantity compiles through `C_QUANTITIES`
+(its C text, with the same holes as the catalogue's Python code). Aggregates become GCC statement
+expressions with a bounded loop. A quantity, effect or hook with no C text here is refused with
+`Unsupported`, naming it, so the native target never compiles a rule it cannot play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ...expr.check import resolve_ref
+from ...nodes.expr import Aggregate, Amount, Domain, Effect, HookRule, Ref
+
+
+class Unsupported(Exception):
+    """A construct the native target cannot compile yet; the message names it."""
+
+
+# Quantity name -> C expression text ({P} player, {Y} you, {C} city, {R} route, {V} victim,
+# {A} ability index, {K} category index). Every value is an int64_t expression.
+C_QUANTITIES: dict[str, str] = {
+    "track pp": "s->track[{P}]",
+    "score": "score_of(s, {K}, {P})",
+    "posts": "x_posts(s, {P})",
+    "posts here": "x_posts_in(s, {P}, {C})",
+    "controlled cities": "x_controlled(s, {P})",
+    "pieces here": "x_pieces_on(s, {P}, {R})",
+    "pieces on routes": "(s->onboard[2 * ({P})] + s->onboard[2 * ({P}) + 1])",
+    "traders on routes": "s->onboard[2 * ({P})]",
+    "merchants on routes": "s->onboard[2 * ({P}) + 1]",
+    "pieces in supply": "(s->supply[2 * ({P})] + s->supply[2 * ({P}) + 1])",
+    "traders in supply": "s->supply[2 * ({P})]",
+    "merchants in supply": "s->supply[2 * ({P}) + 1]",
+    "pieces in stock": "(s->stock[2 * ({P})] + s->stock[2 * ({P}) + 1])",
+    "traders in stock": "s->stock[2 * ({P})]",
+    "merchants in stock": "s->stock[2 * ({P}) + 1]",
+    "level": "s->level[({P}) * NA + ({A})]",
+    "value": "ability_value(s, {P}, {A})",
+    "fully developed abilities": "x_full(s, {P})",
+    "full pp": "ABILITY_FULL_PP[{A}]",
+    "fully developed": "(s->level[({P}) * NA + ({A})] >= ABILITY_MAX[{A}])",
+    "city pp": "CITY_CONTROL_PP",
+    "special prestige": "x_special(s, {P})",
+    "collected bonuses": "x_markers(s, {P})",
+    "unused bonuses": "count_markers(s->unused[{P}])",
+    "used bonuses": "count_markers(s->used[{P}])",
+    "largest network": "x_network(s, {P}, 0)",
+    "second largest network": "x_network(s, {P}, 1)",
+    "third largest network": "x_network(s, {P}, 2)",
+    "rank": "x_rank(s, {P})",
+    "seat": "(({P}) + 1)",
+    "completed cities": "s->completed",
+    "players": "s->num_players",
+    "you": "{Y}",
+    "them": "{P}",
+    "last seat": "(s->num_players - 1)",
+    "first seat": "0",
+    "nobody": "-1",
+    "victim": "{V}",
+    "controller": "controller(s, {C})",
+    "coins": "CITY_COINS[{C}]",
+    "spaces": "CITY_SIZE[{C}]",
+    "free spaces": "(CITY_SIZE[{C}] - s->filled[{C}])",
+    "all posts here": "(s->filled[{C}] + s->nextra[{C}])",
+    "green": "CITY_GREEN[{C}]",
+    "completed": "(s->filled[{C}] == CITY_SIZE[{C}])",
+    "abilities offered": "(CITY_ABILITIES_OFF[({C}) + 1] - CITY_ABILITIES_OFF[{C}])",
+    "white spaces": "CITY_COLOUR_SPACES[4 * ({C}) + 0]",
+    "orange spaces": "CITY_COLOUR_SPACES[4 * ({C}) + 1]",
+    "pink spaces": "CITY_COLOUR_SPACES[4 * ({C}) + 2]",
+    "black spaces": "CITY_COLOUR_SPACES[4 * ({C}) + 3]",
+    "points": "(ROUTE_POINTS_OFF[({R}) + 1] - ROUTE_POINTS_OFF[{R}])",
+    "ship points": "ROUTE_SHIPS[{R}]",
+    "free points": "x_free_points(s, {R})",
+    "tavern": "ROUTE_TAVERN[{R}]",
+}
+
+# The hooks the native templates call (others are refused by the target).
+C_HOOKS = ("score", "end", "tiebreak", "setup", "forbid", "marker_used")
+
+_ACTION_TESTS = {
+    "income": "(A_INCOME <= action && action < A_PLACE)",
+    "place": "(A_PLACE <= action && action < A_DISPLACE)",
+    "displace": "(A_DISPLACE <= action && action < A_MOVE)",
+    "move": "(action == A_MOVE)",
+    "create_route": "(A_CREATE <= action && action < A_CREATE + N_ROUTES)",
+}
+
+
+@dataclass(frozen=True)
+class Env:
+    you: str = "p"
+    player: str = "p"
+    city: str = ""
+    route: str = ""
+    victim: str = ""
+    ability: str = ""
+    depth: int = 0
+
+    def scope(self):
+        from ...expr.check import Scope
+
+        return Scope(
+            city=bool(self.city),
+            route=bool(self.route),
+            victim=bool(self.victim),
+            counting_players=self.player != self.you,
+            ability=bool(self.ability),
+        )
+
+
+class CExprCompiler:
+    """Compiles checked expressions into C text against one game's tables."""
+
+    def __init__(self, names, abilities, categories, marker_ids):
+        self.names = names
+        self.abilities = tuple(abilities)
+        self.categories = list(categories)
+        self.marker_ids = dict(marker_ids)
+        self.constants: dict[str, tuple[int, ...]] = {}
+
+    def expr(self, node, env: Env) -> str:
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            raise Unsupported(f"the expression node {type(node).__name__}")
+        return method(node, env)
+
+    def _Num(self, node, env: Env) -> str:
+        return f"((int64_t){int(node.value)})"
+
+    def _Ref(self, node: Ref, env: Env) -> str:
+        quantity, named, owner, player = resolve_ref(node, self.names, env.scope())
+        code = C_QUANTITIES.get(quantity.name)
+        if code is None:
+            raise Unsupported(f"the quantity '{quantity.name}'")
+        who = env.player
+        if owner == "your":
+            who = env.you
+        if player is not None:
+            who = self.expr(player, env)
+        ability: int | str = 0
+        category = 0
+        if quantity.arg == "ability" or quantity.needs == "ability":
+            ability = self.abilities.index(named) if named else env.ability
+        elif quantity.arg == "category":
+            category = self._category(named)
+        elif quantity.arg:
+            raise Unsupported(f"the quantity '{quantity.name}' (by {quantity.arg})")
+        return (
+            "((int64_t)"
+            + code.format(
+                P=who, Y=env.you, C=env.city, R=env.route, V=env.victim, A=ability, K=category
+            )
+            + ")"
+        )
+
+    def _category(self, named: str) -> int:
+        for i, (key, kind) in enumerate(self.categories):
+            if named in (key, kind):
+                return i
+        raise Unsupported(f"the scoring category {named!r}")
+
+    def _BinOp(self, node, env: Env) -> str:
+        left, right = self.expr(node.left, env), self.expr(node.right, env)
+        if node.op == "//":
+            return f"floordiv({left}, {right})"
+        if node.op not in ("+", "-", "*"):
+            raise Unsupported(f"the operator {node.op!r}")
+        return f"({left} {node.op} {right})"
+
+    def _Compare(self, node, env: Env) -> str:
+        if node.op not in (">=", "<=", ">", "<", "==", "!="):
+            raise Unsupported(f"the comparison {node.op!r}")
+        return f"((int64_t)({self.expr(node.left, env)} {node.op} {self.expr(node.right, env)}))"
+
+    def _BoolOp(self, node, env: Env) -> str:
+        op = {"and": "&&", "or": "||"}[node.op]
+        return "((int64_t)(" + f" {op} ".join(self.expr(i, env) for i in node.items) + "))"
+
+    def _Not(self, node, env: Env) -> str:
+        return f"((int64_t)!{self.expr(node.item, env)})"
+
+    def _Lookup(self, node, env: Env) -> str:
+        top = node.rows[-1][0]
+        values = tuple(
+            next((pp for low, pp in reversed(node.rows) if count >= low), 0)
+            for count in range(top + 1)
+        )
+        name = next((k for k, v in self.constants.items() if v == values), None)
+        if name is None:
+            name = f"X_TABLE_{len(self.constants)}"
+            self.constants[name] = values
+        return f"((int64_t){name}[clamp({self.expr(node.value, env)}, 0, {top})])"
+
+    def _Aggregate(self, node: Aggregate, env: Env) -> str:
+        var, header, cond, inner = self.loop(node.domain, env)
+        body = "1" if node.body is None else self.expr(node.body, inner)
+        fn = node.fn
+        if fn in ("count", "sum"):
+            init, step = "0", f"acc += {body};"
+        elif fn in ("max", "min"):
+            better = ">" if fn == "max" else "<"
+            init = "0"
+            step = f"{{ int64_t v = {body}; if (!any || v {better} acc) acc = v; any = 1; }}"
+        elif fn == "some":
+            init, step = "0", f"if ({body}) {{ acc = 1; break; }}"
+        elif fn == "every":
+            init, step = "1", f"if (!({body})) {{ acc = 0; break; }}"
+        else:
+            raise Unsupported(f"the aggregate {fn!r}")
+        guard = f"if (!({cond})) continue; " if cond else ""
+        return (
+            f"({{ int64_t acc = {init}; int any = 0; (void)any; "
+            f"{header} {{ {guard}{step} }} acc; }})"
+        )
+
+    def loop(self, domain: Domain, env: Env) -> tuple[str, str, str, Env]:
+        """(variable, C for-header, filter condition, the environment inside)."""
+        if domain.country:
+            raise Unsupported("a country domain ('… in COUNTRY')")
+        depth = env.depth + 1
+        if domain.kind == "city":
+            var, bound = f"c{depth}", "N_CITIES"
+            inner = replace(env, city=var, depth=depth)
+        elif domain.kind == "route":
+            var, bound = f"r{depth}", "N_ROUTES"
+            inner = replace(env, route=var, depth=depth)
+        elif domain.kind == "ability":
+            var, bound = f"a{depth}", "NA"
+            inner = replace(env, ability=var, depth=depth)
+        else:
+            var, bound = f"q{depth}", "s->num_players"
+            inner = replace(env, player=var, depth=depth)
+        conditions = []
+        if domain.kind == "opponent":
+            conditions.append(f"{var} != {env.you}")
+        if domain.where is not None:
+            conditions.append(self.expr(domain.where, inner))
+        header = f"for (int {var} = 0; {var} < {bound}; {var}++)"
+        return var, header, " && ".join(conditions), inner
+
+    def amount(self, amount: Amount, env: Env) -> str:
+        if amount.per is None:
+            return self.expr(amount.value, env)
+        var, header, cond, inner = self.loop(amount.per, env)
+        guard = f"if (!({cond})) continue; " if cond else ""
+        value = self.expr(amount.value, inner)
+        return f"({{ int64_t acc = 0; {header} {{ {guard}acc += {value}; }} acc; }})"
+
+    # ---- effects
+    def effects(self, effects: tuple[Effect, ...], env: Env) -> list[str]:
+        lines: list[str] = []
+        for effect in effects:
+            method = getattr(self, "_effect_" + effect.kind, None)
+            if method is None:
+                raise Unsupported(f"the effect '{effect.kind}'")
+            body = method(effect, env)
+            if effect.when is not None:
+                lines.append(f"if ({self.expr(effect.when, env)}) {{")
+                lines.extend("    " + line for line in body)
+                lines.append("}")
+            else:
+                lines.extend(body)
+        return lines
+
+    def _effect_gain_pp(self, effect: Effect, env: Env) -> list[str]:
+        return [f"s->track[{env.you}] += max64(0, {self.amount(effect.amount, env)});"]
+
+    def _effect_lose_pp(self, effect: Effect, env: Env) -> list[str]:
+        you = env.you
+        return [f"s->track[{you}] = max64(0, s->track[{you}] - {self.amount(effect.amount, env)});"]
+
+    def _effect_extra_actions(self, effect: Effect, env: Env) -> list[str]:
+        return [
+            f"if ({env.you} == s->player) "
+            f"s->actions_left += max64(0, {self.amount(effect.amount, env)});"
+        ]
+
+    def _effect_develop(self, effect: Effect, env: Env) -> list[str]:
+        if not effect.name:
+            raise Unsupported("the effect 'develop' with the ability chosen by the player")
+        a = self.abilities.index(effect.name)
+        return [f"if (can_develop(s, {env.you}, {a})) develop(s, {env.you}, {a});"]
+
+    def _effect_take(self, effect: Effect, env: Env) -> list[str]:
+        kind = 1 if effect.name.startswith("merchant") else 0
+        return [f"x_take(s, {env.you}, {kind}, {self.expr(effect.value, env)});"]
+
+    def _effect_receive(self, effect: Effect, env: Env) -> list[str]:
+        return [f"x_receive(s, {env.you}, {self.marker_ids[effect.name]});"]
+
+    # ---- whole functions
+    def hook_functions(
+        self, rules: tuple[HookRule, ...], tie_exprs, marker_first: int = 0
+    ) -> dict[str, str]:
+        """C function text by name: x_setup, x_forbidden, x_end, x_end_met, score_K, x_tie_N,
+        x_marker_rule (the effects of the bonus markers written in words, by marker type)."""
+        out: dict[str, str] = {}
+        env = Env()
+        for rule in rules:
+            if rule.hook not in C_HOOKS:
+                raise Unsupported(f"the rule hook '{rule.hook}' ({rule.text()})")
+        lines = ["switch (m) {"]
+        for i, rule in enumerate(r for r in rules if r.hook == "marker_used"):
+            lines.append(f"case {marker_first + i}: {{")
+            lines.extend("    " + line for line in self.effects(rule.effects, env))
+            lines += ["    break;", "}"]
+        lines += ["}", "(void)s; (void)p;"]
+        out["x_marker_rule"] = _function("void x_marker_rule(S *s, int p, int m)", lines)
+        setup = [r for r in rules if r.hook == "setup"]
+        if setup:
+            lines = [line for rule in setup for line in self.effects(rule.effects, env)]
+            out["x_setup"] = _function("void x_setup(S *s, int p)", lines)
+        forbids = [r for r in rules if r.hook == "forbid"]
+        if forbids:
+            lines = []
+            for rule in forbids:
+                test = _ACTION_TESTS.get(rule.target)
+                if test is None:
+                    raise Unsupported(f"forbidding the action '{rule.target}'")
+                inner = env
+                lines.append(f"if {test} {{")
+                if rule.target == "displace":
+                    lines.append("    int v = s->pt[(action - A_DISPLACE) >> 1] >> 1; (void)v;")
+                    inner = replace(env, victim="v")
+                lines.append(f"    if ({self.expr(rule.condition, inner)}) return 1;")
+                lines.append("}")
+            lines.append("return 0;")
+            out["x_forbidden"] = _function("int x_forbidden(S *s, int p, int action)", lines)
+        ends = [r for r in rules if r.hook == "end"]
+        tests = [self.expr(r.condition, env) for r in ends]
+        out["x_end"] = _function(
+            "int x_end(S *s, int p)", [f"return {' || '.join(tests) if tests else '0'};"]
+        )
+        lines = ["switch (i) {"]
+        for i, test in enumerate(tests):
+            lines.append(f"case {i}: return (int)({test});")
+        lines += ["}", "return 0;"]
+        out["x_end_met"] = _function("int x_end_met(S *s, int p, int i)", lines)
+        for rule in rules:
+            if rule.hook == "score":
+                key = rule.target
+                out[f"score_{key}"] = _function(
+                    f"int64_t score_{key}(S *s, int p)",
+                    [f"return {self.amount(rule.amount, env)};"],
+                )
+        for i, expr in enumerate(tie_exprs):
+            out[f"x_tie_{i}"] = _function(
+                f"int64_t x_tie_{i}(S *s, int p)", [f"return {self.expr(expr, env)};"]
+            )
+        return out
+
+
+def end_names(rules: tuple[HookRule, ...]) -> list[str]:
+    """The names `end_conditions_met` reports, in the order of x_end_met's indices."""
+    return [r.key.removeprefix("end:") for r in rules if r.hook == "end"]
+
+
+def _function(signature: str, lines: list[str]) -> str:
+    body = "\n".join("    " + line for line in lines)
+    return f"static {signature} {{\n{body}\n}}\n"

@@ -1,0 +1,434 @@
+"""The native backend: a game whose rule step, legal actions and clone run in C (the extension
+`compiler/targets/native` builds), behind the same `Game`/`State` API as the Python backend.
+
+A native state is a C object; what is not on the hot path (JSON, observations, winners, rule facts
+for agents) is answered by converting it to the Python backend's state of the same game, field for
+field, so both backends write the same JSON and observations by construction (docs/native.md).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from hansa.compiler.errors import HansaError
+from hansa.runtime.game import Game
+from hansa.runtime.serialize import encode
+from hansa.runtime.state import _as_action_id
+
+# Frame kinds shared by both targets (compiler/targets/*/templates): the native frame is
+# (kind, player, a, b, c, d, held, picked points, picked codes).
+F_PAY, F_DISPLACED, F_MOVE, F_REMOVE = 1, 2, 3, 4
+F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS, F_PAWN = 5, 6, 7, 8, 9
+DEFAULT_PLAYOUT_CAP = 2_000_000
+
+
+def frame_to_native(top: tuple) -> tuple:
+    kind, player = top[0], top[1]
+    if kind == F_MOVE:
+        _, _, whose, left, held, phase, picked, unchanged = top
+        xs = [x for x, _code in picked]
+        codes = [code for _x, code in picked]
+        return (kind, player, whose, left, phase, int(unchanged), list(held), xs, codes)
+    if kind == F_DISPLACED:
+        return (kind, player, top[2], top[3], top[4], 0, [], [], [])
+    if kind == F_REMOVE:
+        return (kind, player, top[2], top[3], top[4], top[5], [], [], [])
+    if kind in (F_PAY, F_ROUTE, F_EXCHANGE, F_DEVELOP):
+        return (kind, player, int(top[2]), 0, 0, 0, [], [], [])
+    if kind in (F_MARKERS, F_PAWN):
+        return (kind, player, 0, 0, 0, 0, [], [], [])
+    raise HansaError(f"the native backend has no decision frame of kind {kind}")
+
+
+def frame_from_native(frame: tuple) -> tuple:
+    kind, player, a, b, c, d, held, xs, codes = frame
+    if kind == F_MOVE:
+        return (kind, player, a, b, tuple(held), c, tuple(zip(xs, codes, strict=True)), bool(d))
+    if kind == F_DISPLACED:
+        return (kind, player, a, b, c)
+    if kind == F_REMOVE:
+        return (kind, player, a, b, c, d)
+    if kind == F_EXCHANGE:
+        return (kind, player, bool(a))
+    if kind in (F_PAY, F_ROUTE, F_DEVELOP):
+        return (kind, player, a)
+    return (kind, player)
+
+
+def _counts(markers: tuple, n_types: int) -> list[int]:
+    counts = [0] * n_types
+    for m in markers:
+        counts[m] += 1
+    return counts
+
+
+def _multiset(counts: list[int]) -> tuple[int, ...]:
+    return tuple(m for m, n in enumerate(counts) for _ in range(n))
+
+
+def fields_of(py, n_types: int) -> tuple:
+    """The native fields of a Python backend state (the order `_export` writes)."""
+    return (
+        (
+            py.num_players,
+            py.player,
+            py.actions_left,
+            int(py.ending),
+            int(py.terminal),
+            py.completed,
+        ),
+        list(py.pt),
+        list(py.mask),
+        list(py.full_owner),
+        list(py.post),
+        list(py.filled),
+        [list(e) for e in py.extra],
+        list(py.special),
+        list(py.rmark),
+        list(py.supply),
+        list(py.stock),
+        list(py.onboard),
+        list(py.level),
+        list(py.track),
+        [_counts(u, n_types) for u in py.unused],
+        [_counts(u, n_types) for u in py.used],
+        _counts(py.out, n_types),
+        list(py.fresh),
+        list(py.plate),
+        list(py.msupply),
+        list(py.ew),
+        [frame_to_native(top) for top in py.stack],
+        list(getattr(py, "mission", ())),
+        (getattr(py, "pawn", -1), getattr(py, "pawn_turn", 0)),
+    )
+
+
+def python_state(module: ModuleType, fields: tuple):
+    """The Python backend's state holding the same position as the native `fields`."""
+    (n, player, actions_left, ending, terminal, completed), pt, mask, full_owner = fields[:4]
+    post, filled, extra, special, rmark, supply, stock, onboard, level, track = fields[4:14]
+    unused, used, out, fresh, plate, msupply, ew, frames, mission, (pawn, pawn_turn) = fields[14:]
+    s = module.State.__new__(module.State)
+    s._cached = None
+    s.num_players, s.player, s.actions_left = n, player, actions_left
+    s.ending, s.terminal, s.completed = bool(ending), bool(terminal), completed
+    s.pt, s.mask, s.full_owner, s.post, s.filled = pt, mask, full_owner, post, filled
+    s.extra = [tuple(e) for e in extra]
+    s.special, s.rmark, s.supply, s.stock, s.onboard = special, rmark, supply, stock, onboard
+    s.level, s.track = level, track
+    s.unused = [_multiset(c) for c in unused]
+    s.used = [_multiset(c) for c in used]
+    s.out = _multiset(out)
+    s.fresh, s.plate, s.msupply, s.ew = tuple(fresh), tuple(plate), tuple(msupply), tuple(ew)
+    s.stack = [frame_from_native(f) for f in frames]
+    if "mission" in module.State.__slots__:
+        s.mission = tuple(mission)
+    if "pawn" in module.State.__slots__:
+        s.pawn, s.pawn_turn = pawn, pawn_turn
+    merchant_only = module.POINT_MERCHANT_ONLY
+    s.at = [[] for _ in range(n)]
+    for x, code in enumerate(pt):
+        if code >= 0:
+            s.at[code >> 1].append(x)
+    s.free = [x for x, code in enumerate(pt) if code < 0]
+    s.free_house = [x for x in s.free if not merchant_only[x]]
+    return s
+
+
+def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> type:
+    """The state type of one native game: the extension's C state with the rest of the API."""
+    n_types = module.N_MARKER_TYPES
+    score_keys = module.SCORE_KEYS
+
+    class NativeState(ext.State):
+        # the Python backend's state of this position, kept while the position does not change:
+        # `_key` is the legal-action list the C state held then (it drops it on every change)
+        __slots__ = ("_py", "_key")
+        python_module = module
+
+        # ---- conversions
+        def to_python(self):
+            """The Python backend's state of this position (a copy)."""
+            return python_state(module, self._export())
+
+        def _view(self):
+            """The Python backend's state of this position, shared: read it, never change it."""
+            key = self.legal_actions()
+            try:
+                if self._key is key:
+                    return self._py
+            except AttributeError:
+                pass
+            view = python_state(module, self._export())
+            self._py, self._key = view, key
+            return view
+
+        def _illegal(self, action):
+            # called by the C apply_action for anything but a legal int: an integer-like action
+            # (numpy.int64, …) is applied as its int, anything else raises the Python message
+            if action.__class__ is not int and not isinstance(action, bool):
+                as_int = _as_action_id(action)
+                if as_int.__class__ is int:
+                    return self.apply_action(as_int)
+            raise HansaError(self._view()._illegal_message(action))
+
+        # ---- the rest of the State API (docs/game-api.md)
+        def legal_actions_mask(self) -> list[int]:
+            mask = [0] * module.NUM_ACTIONS
+            for a in self.legal_actions():
+                mask[a] = 1
+            return mask
+
+        def action_to_string(self, action: int) -> str:
+            return module.action_name(action)
+
+        def score_breakdown(self) -> list[dict[str, int]]:
+            return [dict(zip(score_keys, row, strict=True)) for row in self._native_scores()]
+
+        def returns(self) -> list[int]:
+            rows = self._native_scores()
+            if not self.is_terminal():
+                return [0] * len(rows)
+            return [sum(row) for row in rows]
+
+        def winners(self) -> list[int]:
+            return self._view().winners()
+
+        def end_conditions_met(self) -> list[str]:
+            return [end_names[i] for i in self._native_ends_met()]
+
+        def to_dict(self) -> dict:
+            return self._view().to_dict()
+
+        def to_json(self) -> str:
+            return encode(self.to_dict())
+
+        def resample_hidden(self, rng, observer: int | None = None) -> None:
+            py = self.to_python()
+            py.resample_hidden(rng, observer)
+            self._import(fields_of(py, n_types))
+
+        def __deepcopy__(self, memo: dict):
+            return self.clone()
+
+        def __eq__(self, other: object) -> bool:
+            if not isinstance(other, NativeState):
+                return NotImplemented
+            return self._export() == other._export()
+
+        __hash__ = None  # type: ignore[assignment]
+
+        def __str__(self) -> str:
+            return self.to_json()
+
+        def __repr__(self) -> str:
+            return f"<{module.GAME_NAME} native state: {self._view()._decision_name()}>"
+
+        def __getattr__(self, name: str):
+            # observations, rule facts and fast reads for agents: the Python backend's state of
+            # the position answers (its lists are shared: do not mutate them)
+            if name.startswith("__") or name in ("_py", "_key"):
+                raise AttributeError(name)
+            return getattr(self._view(), name)
+
+    NativeState.__name__ = NativeState.__qualname__ = (
+        f"NativeState_{module.__name__.rsplit('.')[-1]}"
+    )
+    return NativeState
+
+
+class NativeGame(Game):
+    """A game played by the native backend: `Game` with native states and native loops."""
+
+    backend = "native"
+
+    def __init__(self, module: ModuleType, ext: ModuleType, end_names: list[str], players=None):
+        super().__init__(module, players)
+        self.ext = ext
+        self.end_names = list(end_names)
+        self.state_type = state_class(ext, module, end_names)
+
+    def new_initial_state(self, seed: int = 0):
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise HansaError(f"seed must be a whole number, got {seed!r}")
+        if not 0 <= abs(seed) < 2**64:
+            return self.from_python(self.module.new_initial_state(self.players, seed))
+        return self.ext.new_state(self.state_type, self.players, abs(seed))
+
+    def from_python(self, py):
+        """The native state of a Python backend state of this game."""
+        try:
+            return self.ext.load(self.state_type, fields_of(py, self.module.N_MARKER_TYPES))
+        except (ValueError, OverflowError) as error:
+            raise HansaError(f"this position does not fit the native state: {error}") from None
+
+    def state_from_json(self, text):
+        return self.from_python(super().state_from_json(text))
+
+    def playouts(
+        self, n: int, seed: int = 0, policy: str = "random", cap: int = DEFAULT_PLAYOUT_CAP
+    ) -> list[dict]:
+        """Play `n` whole games natively from the start positions of seeds seed, seed+1, …, each
+        decision drawn uniformly from the legal ones (a SplitMix64 stream seeded by `seed`).
+
+        Each result: `returns` (final PP per player), `length` (decisions), `end` (the end
+        triggers that held at the end, by name, or ["marker_supply_empty"])."""
+        if policy != "random":
+            raise HansaError(f"unknown playout policy {policy!r}: the native loops play 'random'")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise HansaError(f"the number of playouts must be a whole number >= 0, got {n!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise HansaError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+        results = []
+        for returns, length, met, supply_empty in self.ext.playouts(
+            self.players, n, seed, seed, cap
+        ):
+            end = [self.end_names[i] for i in range(len(self.end_names)) if met >> i & 1]
+            if supply_empty:
+                end = ["marker_supply_empty"]
+            results.append(
+                {"returns": list(returns), "length": length if length >= 0 else None, "end": end}
+            )
+        return results
+
+    def vector(self, n: int, seed: int = 0) -> NativeVector:
+        """`n` games stepping together (seeds seed, seed+1, …; a finished game is replaced by a
+        new one with the next seed): masks and steps for learners, in C."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise HansaError(f"the number of games must be a whole number >= 1, got {n!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise HansaError(f"seed must be a whole number from 0 to 2**63 - 1, got {seed!r}")
+        return NativeVector(self, n, seed)
+
+    def observation_tensor_writer(self):
+        """The Python backend's writer, reading each native state once converted."""
+        return _ConvertingWriter(super().observation_tensor_writer())
+
+    def random_steps(self, state, steps: int, seed: int = 0) -> int:
+        """Apply up to `steps` uniformly random decisions to a native `state` in place (rollouts);
+        returns how many were made (fewer when the game ends)."""
+        return self.ext.random_steps(state, steps, seed)
+
+    def __repr__(self) -> str:
+        return f"<hansa game {self.info.name!r}, {self.players} players, native>"
+
+
+class NativeVector:
+    """N native games stepping together: `masks()` (an N × actions int8 array, numpy), `step(
+    actions)` (one decision in every game; returns the done flags and, per finished game, its
+    returns), `current_players()`, `state(i)` (a native state: observations, JSON)."""
+
+    def __init__(self, game: NativeGame, n: int, seed: int) -> None:
+        import numpy as np
+
+        self.game = game
+        self.n = n
+        self._np = np
+        self._vec = game.ext.vector(n, game.players, seed)
+        self._masks = np.zeros((n, game.num_distinct_actions()), np.int8)
+        self._done = np.zeros(n, np.uint8)
+
+    def masks(self):
+        """Every game's legal-action mask (the array is reused: copy it to keep it)."""
+        self._vec.legal_masks(self._masks)
+        return self._masks
+
+    def step(self, actions) -> tuple:
+        """Apply one action per game (all checked first: an illegal one raises, nothing changes).
+        Returns (done, returns): done[i] when game i ended (it is replaced by a new game), and
+        returns[i] its final PP per player (None for the others)."""
+        np = self._np
+        chosen = np.ascontiguousarray(actions, dtype=np.int64)
+        try:
+            self._vec.step(chosen, self._done)
+        except ValueError as error:
+            raise HansaError(str(error)) from None
+        done = self._done.astype(bool)
+        returns = [self._vec.finished_returns(i) if done[i] else None for i in range(self.n)]
+        return done, returns
+
+    def current_players(self) -> list[int]:
+        return self._vec.current_players()
+
+    def state(self, i: int):
+        """A copy of game `i` as a native state."""
+        return self._vec.state(self.game.state_type, i)
+
+
+class _ConvertingWriter:
+    """A `TensorWriter` (runtime/observation_tensor.py) for native states: each state is
+    converted to the Python backend's once per write, then written by the Python codec."""
+
+    def __init__(self, writer) -> None:
+        self._writer = writer
+        self.codec = writer.codec
+        self.size = writer.size
+
+    @property
+    def home(self):
+        return self._writer.home
+
+    def set_home(self, out) -> None:
+        self._writer.set_home(out)
+
+    def write(self, state, player: int, out):
+        return self._writer.write(_python(state), player, out)
+
+    def view(self, state, player: int):
+        return self._writer.view(_python(state), player)
+
+    def write_home(self, state, player: int) -> None:
+        self._writer.write_home(_python(state), player)
+
+
+def _python(state):
+    view = getattr(type(state), "_view", None)
+    return view(state) if view is not None else state
+
+
+def native_game(model, module: ModuleType, players: int | None = None) -> NativeGame:
+    """Build (or take from the cache) the native extension of `model` and bind it to the Python
+    rule module of the same game."""
+    from hansa.compiler.targets.native.build import load_extension
+    from hansa.compiler.targets.native.codegen import end_rule_names, render_native
+
+    ext = load_extension(render_native(model))
+    return NativeGame(module, ext, end_rule_names(model), players)
+
+
+def model_of(name: str, spec_dir: str | None = None, extra: list[str] | None = None):
+    """The model of game `name` declared in the spec folder (the installed spec by default)."""
+    from pathlib import Path
+
+    from hansa.compiler.errors import did_you_mean
+    from hansa.compiler.model.build import build_model
+    from hansa.compiler.project import load_project
+    from hansa.compiler.rules.resolve import resolve
+
+    if spec_dir is None:
+        spec_dir = str(installed_spec())
+    project = load_project([Path(p) for p in (extra or [])] + [Path(spec_dir)])
+    project.raise_for_errors()
+    if name not in project.games:
+        raise HansaError(f"unknown game {name!r}{did_you_mean(name, project.games)}")
+    decl = project.games[name]
+    rules = resolve(decl.rules, project.rulesets)
+    return build_model(decl, rules, project.boards[decl.board])
+
+
+def installed_spec():
+    """The spec folder the built games were compiled from: the package's `hansa.spec` data (the
+    checkout's spec/ in an editable install)."""
+    from importlib import resources
+    from pathlib import Path
+
+    try:
+        folder = Path(str(resources.files("hansa.spec")))
+        if folder.is_dir() and any(folder.glob("*.hansa")):
+            return folder
+    except (ModuleNotFoundError, TypeError):
+        pass
+    folder = Path(__file__).resolve().parent.parent / "spec"
+    if folder.is_dir():
+        return folder
+    raise HansaError("the native backend needs the spec the games were built from; none found")
