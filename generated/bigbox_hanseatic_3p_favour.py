@@ -596,6 +596,15 @@ class State(BaseState):
     def networks(self, player: int) -> list[tuple[int, ...]]:
         return networks(self, player)
 
+    def score_total(self, player: int) -> int:
+        """`player`'s PP as if the game ended now, every scoring category added up: one row of
+        score_breakdown(), at a fraction of its cost (agents compare it before and after a move)."""
+        return sum([scorer(self, player) for scorer in SCORERS])
+
+    def marker_supply_size(self) -> int:
+        """Face-down bonus markers left in the supply (public; their order is not)."""
+        return len(self.msupply)
+
     def end_conditions_met(self) -> list[str]:
         """The end triggers whose condition holds now, by name (a catalogue kind such as
         'track_pp', or a rule's words): the game ends after the action in which one becomes true.
