@@ -576,6 +576,9 @@ class State(BaseState):
         score_breakdown(), at a fraction of its cost (agents compare it before and after a move)."""
         return sum([scorer(self, player) for scorer in SCORERS])
 
+    def score_if_post(self, c: int, player: int, additional: bool = False) -> int:
+        return score_if_post(self, c, player, additional)
+
     def marker_supply_size(self) -> int:
         """Face-down bonus markers left in the supply (public; their order is not)."""
         return len(self.msupply)
@@ -2568,6 +2571,31 @@ def controller_if_post(s: State, c: int, player: int, additional: bool = False) 
     s.filled[c] = filled + 1
     try:
         return _controller(s, c)
+    finally:
+        s.post[space] = -1
+        s.filled[c] = filled
+
+
+def score_if_post(s: State, c: int, player: int, additional: bool = False) -> int:
+    """`player`'s score as if the game ended now (every category) with one more post in city `c`,
+    placed as in `controller_if_post`; the state is left as it was."""
+    code = 2 * player
+    spaces = CITY_SPACES[c]
+    filled = s.filled[c]
+    if not spaces or additional or filled >= len(spaces):
+        if spaces and not additional:
+            return sum([scorer(s, player) for scorer in SCORERS])
+        extra = s.extra[c]
+        s.extra[c] = extra + (code,) if not spaces else (code,) + extra
+        try:
+            return sum([scorer(s, player) for scorer in SCORERS])
+        finally:
+            s.extra[c] = extra
+    space = spaces[filled]
+    s.post[space] = code
+    s.filled[c] = filled + 1
+    try:
+        return sum([scorer(s, player) for scorer in SCORERS])
     finally:
         s.post[space] = -1
         s.filled[c] = filled

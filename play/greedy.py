@@ -72,7 +72,7 @@ PIECE_WORTH = 0.5  # a piece more in the personal supply
 OPEN_PIECE_WORTH = 0.7  # a piece of mine on a route no opponent blocks
 USE_THRESHOLD = 3.0  # a use must bring this much at the start; nothing once the game nears its end
 USE_DECISIONS = 40  # the decisions a tried use may ask for before the try stops
-LOOKAHEAD_OPTIONS = 4  # step-3 choices whose score difference is read (best by the heuristic first)
+LOOKAHEAD_OPTIONS = 8  # step-3 choices whose score difference is read (best by the heuristic first)
 SCORE_LOOKAHEAD = 0.5  # weight of that difference next to the heuristic (which counts some of it)
 
 
@@ -408,6 +408,7 @@ class GreedyAgent:
         develop = [self._develop_value(state, t, me, a) for a in range(n)]
         post_cache = self._post_cache  # a city's posts only grow, so (filled, extra) name them
         mission = state.mission_cities(me)  # fixed for the game, but another game deals anew
+        now: list[int] = []
         city_abilities, city_spaces = t.city_abilities, t.city_spaces
         space_priv, space_round, all_filled = t.space_priv, t.space_round, state.posts_filled()
         merchant_any_space = t.merchant_any_space
@@ -425,7 +426,10 @@ class GreedyAgent:
                 city_key = (me, c, filled, len(extra[c]), near, mission)
                 post = post_cache.get(city_key)
                 if post is None:
-                    post = post_cache[city_key] = self._post_value(state, t, me, c, False, near)
+                    if not now:
+                        now.append(state.score_total(me))
+                    post = self._post_value(state, t, me, c, False, near, now[0])
+                    post_cache[city_key] = post
                 if post > best:
                     with_both = post
                     if space_round[spaces[filled]]:
@@ -934,9 +938,17 @@ class GreedyAgent:
         return best
 
     def _post_value(
-        self, state, t: GameTables, me: int, c: int, additional: bool, near: bool | set[int]
+        self,
+        state,
+        t: GameTables,
+        me: int,
+        c: int,
+        additional: bool,
+        near: bool | set[int],
+        now: int | None = None,
     ) -> float:
-        """A post in city c: base and coin, winning the city's control, growing my network.
+        """A post in city c: base and coin, winning the city's control, growing my network, and
+        (given my score `now`) a share of what it adds to my score as the game computes it.
 
         `near` says whether c is in or next to my network (or is my set of cities, to find out).
         """
@@ -960,6 +972,8 @@ class GreedyAgent:
                 value += MISSION_POST_BONUS
             if after == me and before != me:
                 value += MISSION_CONTROL_BONUS
+        if now is not None:
+            value += SCORE_LOOKAHEAD * (state.score_if_post(c, me, additional) - now)
         return value
 
     # ---- a displaced player's placements
