@@ -4,8 +4,10 @@ Game i is played with a seed derived from --seed and i, so the report is the sam
 (games are spread over that many processes; default: all cores). Reported, each with its spread
 (standard deviation and 95% confidence interval): win rate by seat (a shared victory counts 1/k),
 mean PP per scoring category, the winners' PP, end-trigger shares (with Wilson intervals) and game
-length in turns, rounds and decisions. A progress bar runs on standard error when it is a terminal
-(never with --json).
+length in turns, rounds and decisions, and how often each element of the game was used or applied
+(action kinds, bonus markers by name, permanent markers, scoring categories, end triggers, rules in
+words by source location; docs/play.md, "Which rules fired"). A progress bar runs on standard
+error when it is a terminal (never with --json).
 
 Agents as for `hansa play`: greedy, random, mcts or module:Class (with :key=value arguments), one
 for every seat or one per seat.
@@ -140,3 +142,24 @@ def print_report(report: dict, names: dict[str, str], elapsed: float) -> None:
     print(f"turns: {_fmt(report['turns'])}", file=out)
     print(f"rounds: {_fmt(report['rounds'])}", file=out)
     print(f"decisions: {_fmt(report['decisions'])}", file=out)
+    print_usage(report["usage"], report["games"], out)
+
+
+def print_usage(usage: dict, games: int, out) -> None:
+    """Which elements of the game were used: per game (mean ± 95% CI) and in how many games."""
+    from hansa.play.simulate import USAGE_GROUPS
+
+    group = None
+    width = min(max([len(row["label"]) for row in usage.values()] + [10]), 60)
+    for row in usage.values():
+        if row["group"] != group:
+            group = row["group"]
+            print(f"{USAGE_GROUPS[group]}, per game and games used in:", file=out)
+        stat, used = row["per_game"], row["games"]
+        label = row["label"] if len(row["label"]) <= width else row["label"][: width - 1] + "…"
+        low, high = 100 * used["low"], 100 * used["high"]
+        print(
+            f"  {label:<{width}}  {stat['mean']:8.2f} ± {stat['ci95']:<6.2f}"
+            f" {used['count']:>6}/{games} games [{low:.0f}–{high:.0f}%]",
+            file=out,
+        )
