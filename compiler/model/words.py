@@ -179,7 +179,15 @@ def fold_rules_in_words(f: Fold) -> None:
 # Rules in words whose use `hansa simulate` counts: a hook's effects (RULE_FIRED, counted where an
 # effect's condition holds), a marker's use, a forbid refusing an action (RULE_FIRED), a scoring
 # category scoring and an end trigger firing (read from the final score and end_conditions_met).
-COUNTED_HOOKS = ("setup", "turn_start", "after_create_route", "marker_used", "forbid", "score", "end")
+COUNTED_HOOKS = (
+    "setup",
+    "turn_start",
+    "after_create_route",
+    "marker_used",
+    "forbid",
+    "score",
+    "end",
+)
 
 
 def _rule_sources(f: Fold, compiler: ExprCompiler) -> None:
