@@ -1061,7 +1061,7 @@ RULE_FIRED = [0] * len(RULE_SOURCES)
 
 # fmt: off
 def _x_setup(s: State, p: int) -> None:
-    if ((p == (s.num_players - 1))):
+    if (p == (s.num_players - 1)):
         RULE_FIRED[0] += 1
     if (p == (s.num_players - 1)):
         if _can_develop(s, p, 3):

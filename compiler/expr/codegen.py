@@ -85,7 +85,8 @@ class ExprCompiler:
         whens = [e.when for e in effects]
         if not whens or any(w is None for w in whens):
             return [f"RULE_FIRED[{i}] += 1"]
-        test = " or ".join(f"({self.expr(w, env)})" for w in whens)
+        tests = [self.expr(w, env) for w in whens]
+        test = tests[0] if len(tests) == 1 else " or ".join(f"({t})" for t in tests)
         return [f"if {test}:", f"    RULE_FIRED[{i}] += 1"]
 
     # ---- expressions: one method per node class
