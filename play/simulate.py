@@ -29,7 +29,29 @@ from .mcts import MCTSAgent
 # A game that has not ended after this many decisions is stopped and reported as "unfinished".
 DEFAULT_MAX_DECISIONS = 200_000
 
-AGENTS: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent}
+# `strong`: the recommended search for studies — MCTS whose iterations play 2 turns of each
+# player past the decision, not the whole game (docs/play.md, "The strong agent").
+STRONG_SETTINGS = {"iterations": 24, "turns": 2}
+
+
+def StrongAgent(seed: int | None = 0, **settings) -> MCTSAgent:  # noqa: N802 (an agent "class")
+    """`MCTSAgent` with `STRONG_SETTINGS`; each may be overridden (`strong:iterations=40`)."""
+    return MCTSAgent(seed=seed, **(STRONG_SETTINGS | settings))
+
+
+StrongAgent.__signature__ = inspect.signature(MCTSAgent).replace(  # type: ignore[attr-defined]
+    parameters=[
+        p.replace(default=STRONG_SETTINGS.get(p.name, p.default))
+        for p in inspect.signature(MCTSAgent).parameters.values()
+    ]
+)
+
+AGENTS: dict[str, type] = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "mcts": MCTSAgent,
+    "strong": StrongAgent,  # type: ignore[dict-item]
+}
 
 # End-trigger names (the rule components of the spec's `end when` line) as reported.
 TRACK_PP = "track_pp"
@@ -444,6 +466,7 @@ class SimulationResult:
     games: int
     records: list[dict] = field(repr=False)
     elements: dict[str, str] = field(default_factory=dict, repr=False)  # usage_elements(game)
+    seats: str = "fixed"  # "rotate": game i seats the agents shifted by i (`seated`)
 
     def _column(self, key: str) -> list[float]:
         return [r[key] for r in self.records]
@@ -474,6 +497,22 @@ class SimulationResult:
             counts[r["end_trigger"]] = counts.get(r["end_trigger"], 0) + 1
         return {k: share(counts[k], len(self.records)) for k in sorted(counts)}
 
+    def by_agent(self) -> dict[str, dict]:
+        """Per distinct agent: its win rate per seat it held (a game's wins over the seats it
+        had; a shared victory counts 1/k) and its mean PP per seat held, each with its spread
+        over games, and the seats it held."""
+        out: dict[str, dict] = {}
+        for name in dict.fromkeys(self.agents):
+            wins, points, held = [], [], 0
+            for r in self.records:
+                seats = [p for p, a in enumerate(r.get("agents", self.agents)) if a == name]
+                held += len(seats)
+                won = sum(1.0 / len(r["winners"]) for p in r["winners"] if p in seats)
+                wins.append(won / len(seats))
+                points.append(sum(r["returns"][p] for p in seats) / len(seats))
+            out[name] = {"seats": held, "win_rate": spread(wins), "points": spread(points)}
+        return out
+
     def usage(self) -> dict[str, dict]:
         """Per element of the game (`usage_elements`, and any other that was counted): its group
         and label, uses per game (mean with a 95% interval) and the games it was used in (Wilson
@@ -487,9 +526,11 @@ class SimulationResult:
             "game": self.game,
             "players": self.players,
             "agents": self.agents,
+            "seats": self.seats,
             "seed": self.seed,
             "games": self.games,
             "win_rate_by_seat": self.win_rate(),
+            "by_agent": self.by_agent(),
             "points_by_category": self.categories(),
             "mean_points_by_seat_and_category": self.categories_by_seat(),
             "total_points_by_seat": [
@@ -550,14 +591,26 @@ def _play_chunk(
     indices: list[int],
     max_decisions: int | None,
     loader: Callable[[str, int], Game],
+    rotate: bool = False,
 ) -> list[tuple[int, dict]]:
     game = _game_for(name, players, loader)
     out = []
     for i in indices:
         s = game_seed(seed, i)
-        record, _state = play_game(game, make_agents(agents, s), s, max_decisions)
-        out.append((i, record.summary()))
+        names = seated(agents, i) if rotate else list(agents)
+        record, _state = play_game(game, make_agents(names, s), s, max_decisions)
+        summary = record.summary()
+        summary["agents"] = names
+        out.append((i, summary))
     return out
+
+
+def seated(agents: Sequence[str], index: int) -> list[str]:
+    """The agents of game `index` when seats rotate: the list shifted by `index` seats, so over
+    any P consecutive games each agent plays each of the P seats once."""
+    n = len(agents)
+    shift = index % n
+    return [agents[(seat - shift) % n] for seat in range(n)]
 
 
 def simulate(
@@ -570,12 +623,17 @@ def simulate(
     max_decisions: int | None = DEFAULT_MAX_DECISIONS,
     progress: Callable[[int, int], None] | None = None,
     loader: Callable[[str, int], Game] = default_loader,
+    seats: str = "rotate",
 ) -> SimulationResult:
     """Play `n` games (game i with seed `game_seed(seed, i)`) over `jobs` processes and summarise.
 
     `game_name` is a game name (loaded with `loader`, in each worker) or an already loaded `Game`.
-    The result is the same for any `jobs`. `progress(done, n)` is called as games finish.
+    The result is the same for any `jobs`. `progress(done, n)` is called as games finish. With
+    agents that differ and `seats="rotate"` (the default), game i seats them shifted by i
+    (`seated`), so agent and seat are not confounded; `seats="fixed"` keeps the given order.
     """
+    if seats not in ("rotate", "fixed"):
+        raise HansaError(f"--seats must be rotate or fixed, not {seats!r}")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise HansaError(f"the number of games must be at least 1, got {n!r}")
     if isinstance(game_name, Game):
@@ -590,6 +648,7 @@ def simulate(
         _LOADED[(name, game.num_players())] = game
     players = game.num_players()
     seat_agents = parse_agents(agents, players)
+    rotate = seats == "rotate" and len(set(seat_agents)) > 1
     for spec in set(seat_agents):
         make_agent(spec, 0)  # fail early on a bad name, before any process starts
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
@@ -602,7 +661,7 @@ def simulate(
     if jobs == 1:
         for batch in batches:
             for i, summary in _play_chunk(
-                name, players, seat_agents, seed, batch, max_decisions, loader
+                name, players, seat_agents, seed, batch, max_decisions, loader, rotate
             ):
                 results[i] = summary
             if progress:
@@ -617,7 +676,15 @@ def simulate(
         try:
             futures = [
                 pool.submit(
-                    _play_chunk, name, players, seat_agents, seed, batch, max_decisions, loader
+                    _play_chunk,
+                    name,
+                    players,
+                    seat_agents,
+                    seed,
+                    batch,
+                    max_decisions,
+                    loader,
+                    rotate,
                 )
                 for batch in batches
             ]
@@ -636,6 +703,7 @@ def simulate(
         game=name,
         players=players,
         agents=seat_agents,
+        seats="rotate" if rotate else "fixed",
         seed=seed,
         games=n,
         records=[results[i] for i in range(n)],

@@ -202,6 +202,8 @@ class SideRun:
     categories: list[tuple[str, str]]  # (key, kind) in module order: ("A", "track"), …
     seconds: float
     elements: dict[str, str] = field(default_factory=dict)  # play/simulate.py usage_elements
+    seats: str = "fixed"  # "rotate": agents that differ rotated over the seats game by game
+    by_agent: dict[str, dict] = field(default_factory=dict)  # SimulationResult.by_agent()
 
     def usage(self) -> dict[str, dict]:
         from hansa.play.simulate import usage_table
@@ -347,6 +349,8 @@ def _side_json(run: SideRun) -> dict:
         "board": run.playable.board.id,
         "players": run.players,
         "agents": run.agents,
+        "seats": run.seats,
+        "by_agent": run.by_agent,
     }
 
 
@@ -359,6 +363,7 @@ def play_side(
     jobs: int | None,
     max_decisions: int,
     progress: Callable[[int, int], None] | None = None,
+    seats: str = "rotate",
 ) -> SideRun:
     """Play `games` seeded games of one side's compiled `game` (a `hansa.Game`).
 
@@ -381,6 +386,7 @@ def play_side(
         jobs=jobs,
         max_decisions=max_decisions,
         progress=progress,
+        seats=seats,
     )
     seconds = time.perf_counter() - started
     ns = vars(game.module)
@@ -394,6 +400,8 @@ def play_side(
         categories,
         seconds,
         result.elements,
+        result.seats,
+        result.by_agent(),
     )
 
 
@@ -572,10 +580,18 @@ def method_text(result: BehaviourDiff) -> str:
 
 
 def _side_line(letter: str, run: SideRun) -> str:
-    return (
+    line = (
         f"  {letter}: {run.playable.label}, {run.players} players, "
         f"agents {agents_text(run.agents)} ({run.seconds:.1f} s)"
     )
+    if len(run.by_agent) > 1:
+        rotated = "seats rotating" if run.seats == "rotate" else "seats fixed"
+        wins = ", ".join(
+            f"{name} {100 * row['win_rate']['mean']:.1f}% ± {100 * row['win_rate']['ci95']:.1f}"
+            for name, row in run.by_agent.items()
+        )
+        line += f"\n     {rotated}; win rate per seat held: {wins}"
+    return line
 
 
 def agents_text(agents: Sequence[str]) -> str:

@@ -69,6 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="folder of spec files that names are looked up in (default: ./spec)",
     )
     sim = parser.add_argument_group("behavioural diff (--simulate)")
+    from .simulate import add_seats_option
+
+    add_seats_option(sim, default=None)
     sim.add_argument(
         "--simulate",
         type=int,
@@ -407,6 +410,7 @@ SIMULATION_OPTIONS = (
     "plot",
     "board",
     "rules",
+    "seats",
 )
 PLOT_SUFFIXES = (".png", ".svg")
 
@@ -677,6 +681,7 @@ def _run_simulation(
     if args.format != "json":
         _print(_semantic_report(args, edits, a, b))
     n = args.simulate
+    seats = args.seats or "rotate"
     progress = _Progress(2 * n, enabled=sys.stderr.isatty())
     runs = []
     try:
@@ -686,7 +691,9 @@ def _run_simulation(
         ):
             progress.side(letter, offset)
             runs.append(
-                behaviour.play_side(playable, game, n, agents, seed, args.jobs, limit, progress)
+                behaviour.play_side(
+                    playable, game, n, agents, seed, args.jobs, limit, progress, seats
+                )
             )
     finally:
         progress.close()
