@@ -59,11 +59,13 @@ def test_generated_modules_parse_and_pass_ruff():
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     if not Path(ruff).exists():
         pytest.skip("ruff not installed")
-    result = subprocess.run([ruff, "check", str(GENERATED)], capture_output=True, text=True)
+    result = subprocess.run(
+        [ruff, "check", "--no-cache", str(GENERATED)], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     # the templates emit formatted code (the constant tables are kept compact under `fmt: off`)
     result = subprocess.run(
-        [ruff, "format", "--check", str(GENERATED)], capture_output=True, text=True
+        [ruff, "format", "--check", "--no-cache", str(GENERATED)], capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + result.stderr
 

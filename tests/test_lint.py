@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ["compiler", "runtime", "hansa", "generated", "tests", "scripts"]
+FOLDERS = ["compiler", "runtime", "play", "hansa", "generated", "tests", "scripts"]
 
 
 @pytest.mark.parametrize("command", [["check"], ["format", "--check"]], ids=["lint", "format"])
 def test_ruff_is_clean(command: list[str]) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "ruff", *command, *FOLDERS],
+        [sys.executable, "-m", "ruff", *command, "--no-cache", *FOLDERS],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -5,7 +5,7 @@ legal actions the page offers (on the board and in the list) until the final sco
 log is saved from the page and verified by `hansa replay`; a `hansa play --log` log is opened and
 stepped through with the arrow keys; two people play a game with mission cards from their own
 seat links (two tabs), each seeing only its own card, and a link with a wrong token is refused.
-Screenshots go to tests/artifacts/ (not committed).
+Screenshots go to hansa-tests/screenshots/ under the system's temporary folder.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from hansa.web.app import create_app  # noqa: E402
 from hansa.web.sessions import Catalogue  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+ARTIFACTS = Path(tempfile.gettempdir()) / "hansa-tests" / "screenshots"  # never the checkout
 GAME = "bigbox-hanseatic-3p"
 FLAGS = (
     "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
@@ -119,7 +119,7 @@ def browser():
 
 
 def shot(driver, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
 
 

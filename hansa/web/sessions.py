@@ -105,6 +105,9 @@ def compile_spec_game(name: str, spec_dir: str | Path) -> ModuleType:
     return load_game(name, None, spec_dir, paths=False).module
 
 
+UNKNOWN_KEPT = 256  # messages for names that are no game, kept (the oldest goes first)
+
+
 class Catalogue:
     """Every game the server offers; modules are loaded (or compiled) once, on first use."""
 
@@ -113,6 +116,7 @@ class Catalogue:
         self.entries: dict[str, GameEntry] = {}
         self.modules: dict[str, ModuleType] = {}
         self.layouts: dict[str, dict] = {}
+        self.unknown: dict[str, HansaError] = {}  # the message for a name that is no game
         self.lock = threading.Lock()  # the caches; a compile holds only its game's entry lock
         built = hansa.available_games()
         bundled = bundled_spec_dir()
@@ -171,24 +175,44 @@ class Catalogue:
         name that is no game at all."""
         entry = self.entries.get(name) if isinstance(name, str) else None
         with self.lock:
-            return entry is None or entry.name in self.modules or entry.refused is not None
+            if entry is None:
+                return self._quick_unknown(name)
+            return entry.name in self.modules or entry.refused is not None
 
     def laid_out(self, name: object) -> bool:
         """Whether the board of `name` is quick to answer (drawn already, refused or no game)."""
         entry = self.entries.get(name) if isinstance(name, str) else None
         with self.lock:
-            return entry is None or entry.refused is not None or entry.name in self.layouts
+            if entry is None:
+                return self._quick_unknown(name)
+            return entry.refused is not None or entry.name in self.layouts
 
     def _unknown(self, name: object) -> HansaError:
-        """The CLI's message for an unknown game name, never looking at the file system: the spec
-        folder's first error where it has one (it was read once, at start), else the name with
-        its nearest known names. Quick, so a flood of made-up names costs the server nothing."""
-        from hansa.resolve import did_you_mean, shown
+        """The CLI's message for an unknown game name (never looking at the file system for the
+        name itself). Working it out reads the spec folder, so the last `UNKNOWN_KEPT` answers are
+        kept: a flood of one bad name costs one reading."""
+        from hansa.resolve import did_you_mean, load_game, shown
 
-        if self.problems and isinstance(name, str):
-            return HansaError(self.problems[0])
+        if isinstance(name, str) and self.spec_dir is not None and self.spec_dir.is_dir():
+            with self.lock:
+                kept = self.unknown.get(name)
+            if kept is not None:
+                return kept
+            try:
+                load_game(name, None, self.spec_dir, paths=False)
+            except HansaError as exc:
+                with self.lock:
+                    self.unknown[name] = exc
+                    while len(self.unknown) > UNKNOWN_KEPT:
+                        self.unknown.pop(next(iter(self.unknown)))
+                return exc
         text = shown(str(name)) if isinstance(name, str) else repr(name)
         return HansaError(f"unknown game {text}{did_you_mean(str(name), self.entries)}")
+
+    def _quick_unknown(self, name: object) -> bool:
+        """Whether `name` is no game and its message is at hand (caller holds the lock)."""
+        spec = self.spec_dir is not None and self.spec_dir.is_dir()
+        return not isinstance(name, str) or not spec or name in self.unknown
 
     def game(self, name: object, players: object = None) -> Game:
         return Game(self.module(name), players)  # Game checks the player count
