@@ -13,11 +13,11 @@ The game, rule set and board it was built from are named in the comments below.
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/no_compensation.hansa'
 
-from hansa.runtime.errors import HansaError
-from hansa.runtime.observation_tensor import TensorCodec
-from hansa.runtime.serialize import StateReader, encode
-from hansa.runtime.state import TERMINAL, BaseState, GameInfo
+from hansa.runtime.observation import Observations, check_observer
+from hansa.runtime.state import GameInfo, TableState
+from hansa.runtime.state_json import StateJson
 from hansa.runtime.support import Random, bisect_left, insort
+from hansa.runtime.tables import free_points, ids_by_mask, place_options, route_adjacent
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
@@ -116,94 +116,6 @@ N_POINTS = 107
 TAVERN_ROUTES = (6, 15, 28)
 EAST_WEST = (25, 0)
 BOARD_COMPLETED_CITIES = 10
-FREE_POINTS = (
-    (((), (0,), (1,), (0, 1), (2,), (0, 2), (1, 2), (0, 1, 2)),
-     ((), (3,), (4,), (3, 4), (5,), (3, 5), (4, 5), (3, 4, 5)),
-     ((), (6,), (7,), (6, 7), (8,), (6, 8), (7, 8), (6, 7, 8)),
-     ((), (9,), (10,), (9, 10), (11,), (9, 11), (10, 11), (9, 10, 11), (12,), (9, 12), (10, 12),
-      (9, 10, 12), (11, 12), (9, 11, 12), (10, 11, 12), (9, 10, 11, 12)),
-     ((), (13,), (14,), (13, 14), (15,), (13, 15), (14, 15), (13, 14, 15)),
-     ((), (16,), (17,), (16, 17), (18,), (16, 18), (17, 18), (16, 17, 18)),
-     ((), (19,), (20,), (19, 20), (21,), (19, 21), (20, 21), (19, 20, 21)),
-     ((), (22,), (23,), (22, 23), (24,), (22, 24), (23, 24), (22, 23, 24), (25,), (22, 25),
-      (23, 25), (22, 23, 25), (24, 25), (22, 24, 25), (23, 24, 25), (22, 23, 24, 25)),
-     ((), (26,), (27,), (26, 27), (28,), (26, 28), (27, 28), (26, 27, 28), (29,), (26, 29),
-      (27, 29), (26, 27, 29), (28, 29), (26, 28, 29), (27, 28, 29), (26, 27, 28, 29)),
-     ((), (30,), (31,), (30, 31), (32,), (30, 32), (31, 32), (30, 31, 32), (33,), (30, 33),
-      (31, 33), (30, 31, 33), (32, 33), (30, 32, 33), (31, 32, 33), (30, 31, 32, 33)),
-     ((), (34,), (35,), (34, 35)),
-     ((), (36,), (37,), (36, 37), (38,), (36, 38), (37, 38), (36, 37, 38)),
-     ((), (39,), (40,), (39, 40), (41,), (39, 41), (40, 41), (39, 40, 41)),
-     ((), (42,), (43,), (42, 43), (44,), (42, 44), (43, 44), (42, 43, 44), (45,), (42, 45),
-      (43, 45), (42, 43, 45), (44, 45), (42, 44, 45), (43, 44, 45), (42, 43, 44, 45)),
-     ((), (46,), (47,), (46, 47), (48,), (46, 48), (47, 48), (46, 47, 48)),
-     ((), (49,), (50,), (49, 50), (51,), (49, 51), (50, 51), (49, 50, 51)),
-     ((), (52,), (53,), (52, 53)),
-     ((), (54,), (55,), (54, 55), (56,), (54, 56), (55, 56), (54, 55, 56), (57,), (54, 57),
-      (55, 57), (54, 55, 57), (56, 57), (54, 56, 57), (55, 56, 57), (54, 55, 56, 57)),
-     ((), (58,), (59,), (58, 59), (60,), (58, 60), (59, 60), (58, 59, 60)),
-     ((), (61,), (62,), (61, 62), (63,), (61, 63), (62, 63), (61, 62, 63)),
-     ((), (64,), (65,), (64, 65), (66,), (64, 66), (65, 66), (64, 65, 66), (67,), (64, 67),
-      (65, 67), (64, 65, 67), (66, 67), (64, 66, 67), (65, 66, 67), (64, 65, 66, 67)),
-     ((), (68,), (69,), (68, 69), (70,), (68, 70), (69, 70), (68, 69, 70)),
-     ((), (71,), (72,), (71, 72), (73,), (71, 73), (72, 73), (71, 72, 73), (74,), (71, 74),
-      (72, 74), (71, 72, 74), (73, 74), (71, 73, 74), (72, 73, 74), (71, 72, 73, 74)),
-     ((), (75,), (76,), (75, 76), (77,), (75, 77), (76, 77), (75, 76, 77)),
-     ((), (78,), (79,), (78, 79), (80,), (78, 80), (79, 80), (78, 79, 80)),
-     ((), (81,), (82,), (81, 82), (83,), (81, 83), (82, 83), (81, 82, 83)),
-     ((), (84,), (85,), (84, 85), (86,), (84, 86), (85, 86), (84, 85, 86)),
-     ((), (87,), (88,), (87, 88)),
-     ((), (89,), (90,), (89, 90), (91,), (89, 91), (90, 91), (89, 90, 91)),
-     ((), (92,), (93,), (92, 93), (94,), (92, 94), (93, 94), (92, 93, 94)),
-     ((), (95,), (96,), (95, 96), (97,), (95, 97), (96, 97), (95, 96, 97)),
-     ((), (98,), (99,), (98, 99), (100,), (98, 100), (99, 100), (98, 99, 100)),
-     ((), (101,), (102,), (101, 102), (103,), (101, 103), (102, 103), (101, 102, 103)),
-     ((), (104,), (105,), (104, 105), (106,), (104, 106), (105, 106), (104, 105, 106)))
-)
-FREE_HOUSE_POINTS = (
-    (((), (0,), (1,), (0, 1), (2,), (0, 2), (1, 2), (0, 1, 2)),
-     ((), (3,), (4,), (3, 4), (5,), (3, 5), (4, 5), (3, 4, 5)),
-     ((), (6,), (7,), (6, 7), (8,), (6, 8), (7, 8), (6, 7, 8)),
-     ((), (9,), (10,), (9, 10), (11,), (9, 11), (10, 11), (9, 10, 11), (12,), (9, 12), (10, 12),
-      (9, 10, 12), (11, 12), (9, 11, 12), (10, 11, 12), (9, 10, 11, 12)),
-     ((), (13,), (14,), (13, 14), (15,), (13, 15), (14, 15), (13, 14, 15)),
-     ((), (16,), (17,), (16, 17), (18,), (16, 18), (17, 18), (16, 17, 18)),
-     ((), (19,), (20,), (19, 20), (21,), (19, 21), (20, 21), (19, 20, 21)),
-     ((), (22,), (23,), (22, 23), (24,), (22, 24), (23, 24), (22, 23, 24), (25,), (22, 25),
-      (23, 25), (22, 23, 25), (24, 25), (22, 24, 25), (23, 24, 25), (22, 23, 24, 25)),
-     ((), (26,), (27,), (26, 27), (28,), (26, 28), (27, 28), (26, 27, 28), (29,), (26, 29),
-      (27, 29), (26, 27, 29), (28, 29), (26, 28, 29), (27, 28, 29), (26, 27, 28, 29)),
-     ((), (30,), (31,), (30, 31), (32,), (30, 32), (31, 32), (30, 31, 32), (33,), (30, 33),
-      (31, 33), (30, 31, 33), (32, 33), (30, 32, 33), (31, 32, 33), (30, 31, 32, 33)),
-     ((), (34,), (35,), (34, 35)),
-     ((), (36,), (37,), (36, 37), (38,), (36, 38), (37, 38), (36, 37, 38)),
-     ((), (39,), (40,), (39, 40), (41,), (39, 41), (40, 41), (39, 40, 41)),
-     ((), (42,), (43,), (42, 43), (44,), (42, 44), (43, 44), (42, 43, 44), (45,), (42, 45),
-      (43, 45), (42, 43, 45), (44, 45), (42, 44, 45), (43, 44, 45), (42, 43, 44, 45)),
-     ((), (46,), (47,), (46, 47), (48,), (46, 48), (47, 48), (46, 47, 48)),
-     ((), (49,), (50,), (49, 50), (51,), (49, 51), (50, 51), (49, 50, 51)),
-     ((), (52,), (53,), (52, 53)),
-     ((), (54,), (55,), (54, 55), (56,), (54, 56), (55, 56), (54, 55, 56), (57,), (54, 57),
-      (55, 57), (54, 55, 57), (56, 57), (54, 56, 57), (55, 56, 57), (54, 55, 56, 57)),
-     ((), (58,), (59,), (58, 59), (60,), (58, 60), (59, 60), (58, 59, 60)),
-     ((), (61,), (62,), (61, 62), (63,), (61, 63), (62, 63), (61, 62, 63)),
-     ((), (64,), (65,), (64, 65), (66,), (64, 66), (65, 66), (64, 65, 66), (67,), (64, 67),
-      (65, 67), (64, 65, 67), (66, 67), (64, 66, 67), (65, 66, 67), (64, 65, 66, 67)),
-     ((), (68,), (69,), (68, 69), (70,), (68, 70), (69, 70), (68, 69, 70)),
-     ((), (71,), (72,), (71, 72), (73,), (71, 73), (72, 73), (71, 72, 73), (74,), (71, 74),
-      (72, 74), (71, 72, 74), (73, 74), (71, 73, 74), (72, 73, 74), (71, 72, 73, 74)),
-     ((), (75,), (76,), (75, 76), (77,), (75, 77), (76, 77), (75, 76, 77)),
-     ((), (78,), (79,), (78, 79), (80,), (78, 80), (79, 80), (78, 79, 80)),
-     ((), (81,), (82,), (81, 82), (83,), (81, 83), (82, 83), (81, 82, 83)),
-     ((), (84,), (85,), (84, 85), (86,), (84, 86), (85, 86), (84, 85, 86)),
-     ((), (87,), (88,), (87, 88)),
-     ((), (89,), (90,), (89, 90), (91,), (89, 91), (90, 91), (89, 90, 91)),
-     ((), (92,), (93,), (92, 93), (94,), (92, 94), (93, 94), (92, 93, 94)),
-     ((), (95,), (96,), (95, 96), (97,), (95, 97), (96, 97), (95, 96, 97)),
-     ((), (98,), (99,), (98, 99), (100,), (98, 100), (99, 100), (98, 99, 100)),
-     ((), (101,), (102,), (101, 102), (103,), (101, 103), (102, 103), (101, 102, 103)),
-     ((), (104,), (105,), (104, 105), (106,), (104, 106), (105, 106), (104, 105, 106)))
-)
 FULL_MASK = (
     (7, 7, 7, 15, 7, 7, 7, 15, 15, 15, 3, 7, 7, 15, 7, 7, 3, 15, 7, 7, 15, 7, 15, 7, 7, 7, 7, 3, 7,
      7, 7, 7, 7, 7)
@@ -318,9 +230,12 @@ GAME_NAME = 'no-compensation-hanseatic-45p'
 PLAYER_COUNTS = (4, 5)
 RULES_NAME = 'no_compensation'
 BOARD_ID = 'hanseatic_45p'
+# the optional parts of the rules this game has, for the generic code (runtime/)
+SWITCHES = ('end_marker_supply_empty', 'option_move_must_place_all', 'x_end')
 # fmt: on
 
 # ---- tables derived at import
+FREE_POINTS, FREE_HOUSE_POINTS = free_points(ROUTE_POINTS, POINT_MERCHANT_ONLY)
 NA = len(ABILITY_NAMES)
 MARKER_TYPE_OF_KEY = {key: i for i, key in enumerate(MARKER_KEYS)}
 ROUTE_CITIES_SORTED = tuple(tuple(sorted(pair)) for pair in ROUTE_CITIES)
@@ -329,39 +244,14 @@ ROUTE_ABILITIES = tuple(
 )
 CITY_SIZE = tuple(len(spaces) for spaces in CITY_SPACES)
 # PLACE_OPTIONS[route][free mask][supply kinds: 1 trader, 2 merchant, 3 both] -> sorted action ids
-PLACE_OPTIONS = tuple(
-    tuple(
-        (
-            (),
-            tuple(A_PLACE + 2 * x for x in FREE_HOUSE_POINTS[r][mask]),
-            tuple(A_PLACE + 2 * x + 1 for x in FREE_POINTS[r][mask]),
-            tuple(
-                sorted(
-                    [A_PLACE + 2 * x for x in FREE_HOUSE_POINTS[r][mask]]
-                    + [A_PLACE + 2 * x + 1 for x in FREE_POINTS[r][mask]]
-                )
-            ),
-        )
-        for mask in range(FULL_MASK[r] + 1)
-    )
-    for r in range(N_ROUTES)
-)
+PLACE_OPTIONS = place_options(A_PLACE, FREE_POINTS, FREE_HOUSE_POINTS)
 HOUSE_POINTS = tuple(x for x in range(N_POINTS) if not POINT_MERCHANT_ONLY[x])
-
-
-def _ids_by_mask(base: int, table: tuple) -> tuple:
-    """Per route and free mask, the action ids `base + point` of the points in `table`."""
-    return tuple(tuple(tuple(base + x for x in points) for points in row) for row in table)
-
 
 # Routes sharing a city with each route (displacement looks further out breadth-first, at run time,
 # so the module grows linearly with the board).
-ROUTE_ADJACENT = tuple(
-    tuple(sorted({r2 for c in ROUTE_CITIES[r] for r2 in CITY_ROUTES[c]} - {r}))
-    for r in range(N_ROUTES)
-)
-RING_ANY = _ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
-RING_HOUSE = _ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
+ROUTE_ADJACENT = route_adjacent(ROUTE_CITIES, CITY_ROUTES)
+RING_ANY = ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
+RING_HOUSE = ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
 _income_cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
 
@@ -404,89 +294,17 @@ FRAME_NAMES = (
 WHOSE_NAMES = ("own", "opponents", "any")
 
 
-class State(BaseState):
+class State(TableState):
     """A position: flat lists indexed by small ints (pieces coded player * 2 + kind, -1 = empty).
 
-    Lists of immutable values clone with a slice. Kept incrementally, so legal actions never scan
-    the board: `mask` (free points per route), `full_owner`, `filled` (posts per city, a prefix),
-    `onboard` (pieces per code on routes), `at` (each player's points), `free`, `free_house`
-    (free points, and those of them a trader may take; all sorted).
+    Kept incrementally, so legal actions never scan the board: `mask` (free points per route),
+    `full_owner`, `filled` (posts per city, a prefix), `onboard` (pieces per code on routes), `at`
+    (each player's points), `free`, `free_house` (free points, and those of them a trader may
+    take; all sorted).
     """
 
-    __slots__ = (
-        "num_players",
-        "player",
-        "actions_left",
-        "ending",
-        "terminal",
-        "pt",
-        "mask",
-        "full_owner",
-        "post",
-        "filled",
-        "extra",
-        "special",
-        "rmark",
-        "supply",
-        "stock",
-        "onboard",
-        "at",
-        "free",
-        "free_house",
-        "level",
-        "track",
-        "unused",
-        "used",
-        "fresh",
-        "plate",
-        "msupply",
-        "out",
-        "completed",
-        "ew",
-        "stack",
-    )
-
-    def _copy_into(self, other: "State") -> None:
-        other.num_players = self.num_players
-        other.player = self.player
-        other.actions_left = self.actions_left
-        other.ending = self.ending
-        other.terminal = self.terminal
-        other.pt = self.pt[:]
-        other.mask = self.mask[:]
-        other.full_owner = self.full_owner[:]
-        other.post = self.post[:]
-        other.filled = self.filled[:]
-        other.extra = self.extra[:]
-        other.special = self.special[:]
-        other.rmark = self.rmark[:]
-        other.supply = self.supply[:]
-        other.stock = self.stock[:]
-        other.onboard = self.onboard[:]
-        other.at = [points[:] for points in self.at]
-        other.free = self.free[:]
-        other.free_house = self.free_house[:]
-        other.level = self.level[:]
-        other.track = self.track[:]
-        other.unused = self.unused[:]
-        other.used = self.used[:]
-        other.fresh = self.fresh
-        other.plate = self.plate
-        other.msupply = self.msupply
-        other.out = self.out
-        other.completed = self.completed
-        other.ew = self.ew
-        other.stack = self.stack[:]
-
-    def is_terminal(self) -> bool:
-        return self.terminal
-
-    def _current_player(self) -> int:
-        if self.terminal:
-            return TERMINAL
-        if self.stack:
-            return self.stack[-1][1]
-        return self.player
+    # the fields of this game's optional parts (TableState, runtime/state.py, has the others)
+    __slots__ = ()
 
     def _legal(self) -> list[int]:
         if self.terminal:
@@ -504,20 +322,6 @@ class State(BaseState):
             _apply_turn(self, action)
         _settle(self)
 
-    def _decision_name(self) -> str:
-        if self.terminal:
-            return "none (the game is over)"
-        if self.stack:
-            top = self.stack[-1]
-            return f"{FRAME_NAMES[top[0]]} decision of player {top[1]}"
-        return f"turn decision of player {self.player} ({self.actions_left} actions left)"
-
-    def _action_string(self, action: int) -> str:
-        return action_name(action)
-
-    def _to_dict(self) -> dict:
-        return state_to_dict(self)
-
     def _scores(self) -> list[dict[str, int]]:
         return score_breakdown(self)
 
@@ -527,78 +331,15 @@ class State(BaseState):
     def _game_info(self) -> GameInfo:
         return INFO
 
-    # ---- observations and rule facts (core/observation.py.j2; docs/game-api.md)
-    def observation(self, player: int) -> dict:
-        return observation(self, player)
-
-    def information_state_string(self, player: int) -> str:
-        return information_state_string(self, player)
-
-    def observation_tensor(self, player: int, out=None):
-        return observation_tensor(self, player, out)
-
-    def resample_hidden(self, rng, observer: int | None = None) -> None:
-        resample_hidden(self, rng, observer)
-
-    def deal(self) -> dict:
-        """The secret cards dealt at setup (recorded in logs; empty when the game deals none)."""
-        return {}
-
-    def mission_cities(self, player: int) -> tuple[int, ...]:
-        """The cities on `player`'s secret mission card (an agent asks for its own); () without."""
-        return ()
-
-    def mission_score(self, player: int) -> int:
-        """What `player`'s mission card scores now (0 in games without mission cards)."""
-        return 0
-
+    # ---- rule facts (the generic reads: runtime/state.py, TableState)
     def city_controller(self, c: int) -> int:
         return _controller(self, c)
-
-    def controller_if_post(self, c: int, player: int, additional: bool = False) -> int:
-        return controller_if_post(self, c, player, additional)
-
-    def controller_if_exchange(self, space: int) -> int:
-        return controller_if_exchange(self, space)
-
-    def networks(self, player: int) -> list[tuple[int, ...]]:
-        return networks(self, player)
-
-    def score_total(self, player: int) -> int:
-        """`player`'s PP as if the game ended now, every scoring category added up: one row of
-        score_breakdown(), at a fraction of its cost (agents compare it before and after a move)."""
-        return sum([scorer(self, player) for scorer in SCORERS])
-
-    def score_if_post(self, c: int, player: int, additional: bool = False) -> int:
-        return score_if_post(self, c, player, additional)
-
-    def marker_supply_size(self) -> int:
-        """Face-down bonus markers left in the supply (public; their order is not)."""
-        return len(self.msupply)
 
     def end_conditions_met(self) -> list[str]:
         """The end triggers whose condition holds now, by name (a catalogue kind such as
         'track_pp', or a rule's words): the game ends after the action in which one becomes true.
         Running out of bonus markers is an event of Create Route, not a condition: never listed."""
         return _x_ends_met(self, self.player)
-
-    # Fast reads for agents (no copies: the lists are the state's own, do not mutate them).
-    # A piece or post is a code player * 2 + kind (0 trader, 1 merchant); -1 is empty.
-    def point_pieces(self) -> list[int]:
-        """The piece on each connection point (POINT_ROUTE/ROUTE_POINTS number them)."""
-        return self.pt
-
-    def space_posts(self) -> list[int]:
-        """The post on each trading-post space (CITY_SPACES numbers them)."""
-        return self.post
-
-    def posts_filled(self) -> list[int]:
-        """Per city, how many of its spaces hold a post (they fill from the left)."""
-        return self.filled
-
-    def additional_posts(self) -> list[tuple[int, ...]]:
-        """Per city, its additional trading posts, leftmost first."""
-        return self.extra
 
     def city_posts(self, c: int) -> list[int]:
         """The posts of city `c` from lowest to highest value (additional posts first)."""
@@ -611,85 +352,12 @@ class State(BaseState):
     def ability_value(self, player: int, ability: int) -> int:
         return _ability_value(self, player, ability)
 
-    def personal_supply(self, player: int) -> tuple[int, int]:
-        """(traders, merchants) in `player`'s personal supply."""
-        return self.supply[2 * player], self.supply[2 * player + 1]
-
-    def general_stock(self, player: int) -> tuple[int, int]:
-        """(traders, merchants) of `player` in the general stock."""
-        return self.stock[2 * player], self.stock[2 * player + 1]
-
-    def track_pp(self) -> list[int]:
-        """PP on the score track, per player."""
-        return self.track
-
-    def route_markers(self) -> list[int]:
-        """The bonus-marker type lying on each route (MARKER_KEYS numbers them), -1 for none."""
-        return self.rmark
-
-    def unused_markers(self, player: int) -> tuple[int, ...]:
-        return self.unused[player]
-
-    def completed_cities(self) -> int:
-        return self.completed
-
-    def held_pieces(self) -> tuple[int, ...]:
-        """The pieces the current move decision holds, put down first to last (else empty)."""
-        if self.stack and self.stack[-1][0] == F_MOVE:
-            return self.stack[-1][4]
-        return ()
-
-    def actions_remaining(self) -> int:
-        """Actions left in the running turn."""
-        return self.actions_left
-
-    def route_full_owners(self) -> list[int]:
-        """Per route, the player whose pieces fill every point of it (may create it), else -1."""
-        return self.full_owner
-
-    def decision_route(self) -> int:
-        """The route the current decision is about (a route being created, a displaced piece's
-        route), else -1."""
-        if self.stack:
-            top = self.stack[-1]
-            if top[0] in (F_ROUTE, F_DISPLACED):
-                return top[2]
-        return -1
-
 
 def new_initial_state(num_players: int, seed: int) -> State:
     """Setup: seat-dependent supplies, start markers on the taverns, the shuffled marker supply."""
     rng = Random(seed)
-    s = State()
+    s = _state_json.empty_state(num_players)
     n = num_players
-    s.num_players = n
-    s.player = 0
-    s.ending = False
-    s.terminal = False
-    s.pt = [-1] * N_POINTS
-    s.mask = list(FULL_MASK)
-    s.full_owner = [-1] * N_ROUTES
-    s.post = [-1] * N_SPACES
-    s.filled = [0] * N_CITIES
-    s.extra = [()] * N_CITIES
-    s.special = [-1] * len(SPECIAL_POINTS)
-    s.rmark = [-1] * N_ROUTES
-    s.supply = [0] * (2 * n)
-    s.stock = [0] * (2 * n)
-    s.onboard = [0] * (2 * n)
-    s.at = [[] for _ in range(n)]
-    s.free = list(range(N_POINTS))
-    s.free_house = list(HOUSE_POINTS)
-    s.level = [0] * (NA * n)
-    s.track = [0] * n
-    s.unused = [()] * n
-    s.used = [()] * n
-    s.fresh = ()
-    s.plate = ()
-    s.out = ()
-    s.completed = 0
-    s.ew = ()
-    s.stack = []
     # setup: spec/bigbox_2021.hansa:8
     personal_traders, per_seat_traders, personal_merchants = SETUP_PERSONAL
     for p in range(n):
@@ -1731,851 +1399,43 @@ def winners(s: State) -> list[int]:
     return alive
 
 
-# ---- names and state JSON (docs/state-format.md)
-KIND_NAMES = ("trader", "merchant")
-ROUTE_LABELS = tuple(f"{CITY_NAMES[a]}–{CITY_NAMES[b]}" for a, b in ROUTE_CITIES)
-POINT_LABELS = tuple(
-    f"{ROUTE_LABELS[POINT_ROUTE[x]]} #{ROUTE_POINTS[POINT_ROUTE[x]].index(x) + 1}"
-    for x in range(N_POINTS)
-)
-_action_names: dict[int, str] = {}
+# ---- names and state JSON (docs/state-format.md): generic code (runtime/state_json.py) reads
+# the tables above and SWITCHES
+_state_json = StateJson(globals())
+action_text = _state_json.action_text
+action_name = _state_json.action_name
+_action_names = _state_json.action_names
+state_to_dict = _state_json.to_dict
+state_from_dict = _state_json.from_dict
 
 
-def _describe_action(kind: str, i: int, routes: tuple[str, ...], points: tuple[str, ...]) -> str:
-    if kind == "END_TURN":
-        return "end the turn"
-    if kind == "INCOME":
-        t, m = divmod(i, MERCHANTS + 1)
-        return f"income: {t} traders, {m} merchants"
-    if kind in ("PLACE", "DISPLACE"):
-        x, k = divmod(i, 2)
-        return f"{kind.lower()} {KIND_NAMES[k]} on {points[x]}"
-    if kind == "MOVE":
-        return "move own tradesmen"
-    if kind == "CREATE":
-        return f"create route {routes[i]}"
-    if kind == "USE_MARKER":
-        return f"use bonus marker {MARKER_LABELS[i]}"
-    if kind == "PAY":
-        return f"pay the displacement cost with {i} merchants"
-    if kind == "PICK":
-        return f"pick up the piece on {points[i]}"
-    if kind == "DONE_PICKING":
-        return "stop picking up"
-    if kind == "DROP":
-        return f"put the held piece on {points[i]}"
-    if kind == "REMOVE":
-        return f"remove the piece on {points[i]}"
-    if kind == "DONE_REMOVING":
-        return "stop removing"
-    if kind in ("ESTABLISH", "ADDITIONAL"):
-        c, k = divmod(i, 2)
-        what = "a trading post" if kind == "ESTABLISH" else "an additional trading post"
-        return f"establish {what} in {CITY_NAMES[c]} with a {KIND_NAMES[k]}"
-    if kind == "DEVELOP":
-        return f"develop {ABILITY_NAMES[i]}"
-    if kind == "SPECIAL":
-        return f"take special prestige space {i + 1} ({SPECIAL_POINTS[i]} PP)"
-    if kind == "NO_POST":
-        return "neither post nor ability: all route pieces to the stock"
-    if kind == "EXCHANGE":
-        c = SPACE_CITY[i]
-        j = CITY_SPACES[c].index(i)
-        return f"exchange the posts on spaces {j + 1} and {j + 2} of {CITY_NAMES[c]}"
-    if kind == "PLACE_DISPLACED":
-        return f"place the displaced piece on {points[i]}"
-    if kind == "EXTRA":
-        return f"take an extra {KIND_NAMES[i]}"
-    if kind == "LIFT":
-        return f"take the extra piece from {points[i]}"
-    if kind == "DECLINE":
-        return "decline further extra pieces"
-    return f"place the drawn marker on {routes[i]}"
-
-
-def action_text(
-    action: int,
-    routes: tuple[str, ...] = ROUTE_LABELS,
-    points: tuple[str, ...] = POINT_LABELS,
-) -> str:
-    """The text of an action id written with the given route and point labels (a game log's key
-    names every route in one direction); `action_name` is it with the module's own labels."""
-    for kind, base, size in ACTION_RANGES:
-        if base <= action < base + size:
-            return _describe_action(kind, action - base, routes, points)
-    return f"<no action {action!r}>"
-
-
-def action_name(action: int) -> str:
-    """A readable name for an action id (independent of the state), made when first asked for."""
-    if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < NUM_ACTIONS:
-        return f"<no action {action!r}>"
-    name = _action_names.get(action)
-    if name is None:
-        name = _action_names[action] = action_text(action)
-    return name
-
-
-def _piece_name(code: int) -> str | None:
-    return None if code < 0 else ("t", "m")[code & 1] + str(code >> 1)
-
-
-def _marker_names(markers: tuple[int, ...]) -> list[str]:
-    return [MARKER_KEYS[m] for m in markers]
-
-
-def _point_ref(x: int, code: int) -> dict:
-    r = POINT_ROUTE[x]
-    return {
-        "route": [CITY_NAMES[c] for c in ROUTE_CITIES[r]],
-        "point": ROUTE_POINTS[r].index(x),
-        "piece": _piece_name(code),
-    }
-
-
-def _read_point_ref(rd: StateReader, value, path: str, n: int) -> tuple[int, int]:
-    ref = rd.object(value, path, ("route", "point", "piece"))
-    r, flipped = _read_route_direction(rd, ref["route"], path + ".route")
-    points = ROUTE_POINTS[r][::-1] if flipped else ROUTE_POINTS[r]
-    j = rd.integer(ref["point"], path + ".point", 0, len(points) - 1)
-    code = _read_piece(rd, ref["piece"], path + ".piece", n)
-    if code < 0:
-        raise rd.fail(path + ".piece", "a picked piece cannot be null")
-    return points[j], code
-
-
-def _frame_to_dict(top: tuple) -> dict:
-    kind = top[0]
-    out = {"frame": FRAME_NAMES[kind], "player": top[1]}
-    if kind == F_PAY:
-        out["cost"] = top[2]
-    elif kind == F_DISPLACED:
-        out["route"] = [CITY_NAMES[c] for c in ROUTE_CITIES[top[2]]]
-        out["holding"] = None if top[3] < 0 else KIND_NAMES[top[3]]
-        out["extras_left"] = top[4]
-    elif kind == F_MOVE:
-        out["whose"] = WHOSE_NAMES[top[2]]
-        out["left"] = top[3]
-        out["holding"] = [_piece_name(c) for c in top[4]]
-        out["phase"] = ("pick", "drop")[top[5]]
-        out["picked"] = [_point_ref(x, code) for x, code in top[6]]
-        out["unchanged"] = top[7]
-    elif kind == F_REMOVE:
-        out["whose"] = WHOSE_NAMES[top[2]]
-        out["to"] = ("personal_supply", "stock")[top[3]]
-        out["left"] = top[4]
-        out["removed"] = top[5]
-    elif kind == F_ROUTE:
-        out["route"] = [CITY_NAMES[c] for c in ROUTE_CITIES[top[2]]]
-    elif kind == F_EXCHANGE:
-        out["must_own_one"] = top[2]
-    elif kind == F_DEVELOP:
-        out["ability"] = "any" if top[2] < 0 else ABILITY_NAMES[top[2]]
-    return out
-
-
-def state_to_dict(s: State) -> dict:
-    n = s.num_players
-    players = []
-    for p in range(n):
-        players.append(
-            {
-                "supply": {"traders": s.supply[2 * p], "merchants": s.supply[2 * p + 1]},
-                "stock": {"traders": s.stock[2 * p], "merchants": s.stock[2 * p + 1]},
-                "abilities": {ABILITY_NAMES[a]: s.level[p * NA + a] for a in range(NA)},
-                "track": s.track[p],
-                "markers": {"unused": _marker_names(s.unused[p]), "used": _marker_names(s.used[p])},
-            }
-        )
-    return {
-        "format": "hansa-state",
-        "version": 1,
-        "game": GAME_NAME,
-        "players": n,
-        "turn": {
-            "player": s.player,
-            "actions_left": s.actions_left,
-            "game_ends_after_action": s.ending,
-            "game_over": s.terminal,
-            "markers_taken_this_action": _marker_names(s.fresh),
-            "markers_to_place": _marker_names(s.plate),
-        },
-        "player_state": players,
-        "marker_supply": _marker_names(s.msupply),
-        "markers_out_of_game": _marker_names(s.out),
-        "completed_cities": s.completed,
-        "east_west": list(s.ew),
-        "routes": [
-            {
-                "cities": [CITY_NAMES[a], CITY_NAMES[b]],
-                "points": [_piece_name(s.pt[x]) for x in ROUTE_POINTS[r]],
-                "marker": None if s.rmark[r] < 0 else MARKER_KEYS[s.rmark[r]],
-            }
-            for r, (a, b) in enumerate(ROUTE_CITIES)
-        ],
-        "cities": [
-            {
-                "name": CITY_NAMES[c],
-                "posts": [_piece_name(s.post[x]) for x in CITY_SPACES[c]],
-                "additional_posts": [_piece_name(code) for code in s.extra[c]],
-            }
-            for c in range(N_CITIES)
-        ],
-        "special_prestige": [_piece_name(code) for code in s.special],
-        "stack": [_frame_to_dict(top) for top in s.stack],
-    }
-
-
-# ---- reading: every field checked, then the invariants of a reachable position
-CITY_INDEX = {name: c for c, name in enumerate(CITY_NAMES)}
-ROUTE_INDEX = {}
-for _r, (_a, _b) in enumerate(ROUTE_CITIES):
-    ROUTE_INDEX[(CITY_NAMES[_a], CITY_NAMES[_b])] = _r
-    ROUTE_INDEX[(CITY_NAMES[_b], CITY_NAMES[_a])] = _r
-
-
-def _read_piece(rd: StateReader, value, path: str, n: int) -> int:
-    if value is None:
-        return -1
-    if isinstance(value, str) and len(value) >= 2 and value[0] in "tm" and value[1:].isdigit():
-        p = int(value[1:])
-        if p < n and str(p) == value[1:]:
-            return 2 * p + (value[0] == "m")
-    raise rd.fail(
-        path,
-        f"expected a piece like 't0' (trader of player 0) or 'm{n - 1}', or null, "
-        f"got {rd.describe(value)}",
-    )
-
-
-def _read_markers(rd: StateReader, value, path: str) -> tuple[int, ...]:
-    items = rd.array(value, path)
-    return tuple(sorted(rd.choice(v, f"{path}[{i}]", MARKER_KEYS) for i, v in enumerate(items)))
-
-
-def _read_route(rd: StateReader, value, path: str) -> int:
-    return _read_route_direction(rd, value, path)[0]
-
-
-def _read_route_direction(rd: StateReader, value, path: str) -> tuple[int, bool]:
-    """The route between two named cities, and whether they were named against the board's order."""
-    pair = rd.array(value, path, 2)
-    key = (pair[0], pair[1])
-    if not all(isinstance(v, str) for v in pair) or key not in ROUTE_INDEX:
-        raise rd.fail(path, f"no route between {rd.describe(pair[0])} and {rd.describe(pair[1])}")
-    r = ROUTE_INDEX[key]
-    return r, CITY_NAMES[ROUTE_CITIES[r][0]] != pair[0]
-
-
-def _read_frame(rd: StateReader, value, path: str, n: int) -> tuple:
-    head = rd.object(
-        value,
-        path,
-        ("frame", "player"),
-        (
-            "cost",
-            "route",
-            "holding",
-            "extras_left",
-            "whose",
-            "left",
-            "phase",
-            "to",
-            "removed",
-            "must_own_one",
-            "ability",
-            "picked",
-            "unchanged",
-        ),
-    )
-    kind = rd.choice(head["frame"], path + ".frame", FRAME_NAMES[1:]) + 1
-    player = rd.integer(head["player"], path + ".player", 0, n - 1)
-    need = {
-        F_PAY: ("cost",),
-        F_DISPLACED: ("route", "holding", "extras_left"),
-        F_MOVE: ("whose", "left", "holding", "phase"),
-        F_REMOVE: ("whose", "to", "left", "removed"),
-        F_ROUTE: ("route",),
-        F_EXCHANGE: ("must_own_one",),
-        F_DEVELOP: ("ability",),
-        F_MARKERS: (),
-    }[kind]
-    optional = ("picked", "unchanged") if kind == F_MOVE else ()
-    rd.object(value, path, ("frame", "player") + need, optional)
-    if kind == F_PAY:
-        return (kind, player, rd.integer(head["cost"], path + ".cost", 1, max(DISPLACE_COST)))
-    if kind == F_DISPLACED:
-        route = _read_route(rd, head["route"], path + ".route")
-        holding = head["holding"]
-        held = -1 if holding is None else rd.choice(holding, path + ".holding", KIND_NAMES)
-        left = rd.integer(head["extras_left"], path + ".extras_left", 0, max(COMPENSATION))
-        return (kind, player, route, held, left)
-    if kind == F_MOVE:
-        whose = rd.choice(head["whose"], path + ".whose", WHOSE_NAMES)
-        left = rd.integer(head["left"], path + ".left", 0, N_POINTS)
-        items = rd.array(head["holding"], path + ".holding")
-        held = tuple(_read_piece(rd, v, f"{path}.holding[{i}]", n) for i, v in enumerate(items))
-        if -1 in held:
-            raise rd.fail(path + ".holding", "a held piece cannot be null")
-        phase = rd.choice(head["phase"], path + ".phase", ("pick", "drop"))
-        items = rd.array(head.get("picked", []), path + ".picked")
-        picked = tuple(
-            _read_point_ref(rd, v, f"{path}.picked[{i}]", n) for i, v in enumerate(items)
-        )
-        unchanged = rd.boolean(head.get("unchanged", False), path + ".unchanged")
-        return (kind, player, whose, left, held, phase, picked, unchanged)
-    if kind == F_REMOVE:
-        whose = rd.choice(head["whose"], path + ".whose", WHOSE_NAMES[1:]) + 1
-        to = rd.choice(head["to"], path + ".to", ("personal_supply", "stock"))
-        left = rd.integer(head["left"], path + ".left", 0, N_POINTS)
-        removed = rd.integer(head["removed"], path + ".removed", 0, N_POINTS)
-        return (kind, player, whose, to, left, removed)
-    if kind == F_ROUTE:
-        return (kind, player, _read_route(rd, head["route"], path + ".route"))
-    if kind == F_EXCHANGE:
-        return (kind, player, rd.boolean(head["must_own_one"], path + ".must_own_one"))
-    if kind == F_DEVELOP:
-        which = rd.choice(head["ability"], path + ".ability", ("any",) + ABILITY_NAMES) - 1
-        return (kind, player, which)
-    return (kind, player)
-
-
-# No game puts anything near this many PP on the track; a bound keeps 10**30 out of the arithmetic.
-TRACK_LIMIT = 1_000_000
-
-
-def state_from_dict(data: dict, num_players: int) -> State:
-    """Build a State from its JSON form, checking every field and then every invariant."""
-    rd = StateReader()
-    top = rd.object(
-        data,
-        "",
-        ("format", "version", "game", "players", "turn", "player_state"),
-        (
-            "marker_supply",
-            "markers_out_of_game",
-            "completed_cities",
-            "east_west",
-            "routes",
-            "cities",
-            "special_prestige",
-            "stack",
-        ),
-    )
-    if top["format"] != "hansa-state":
-        raise rd.fail("format", f"expected 'hansa-state', got {rd.describe(top['format'])}")
-    rd.integer(top["version"], "version", 1, 1)
-    if top["game"] != GAME_NAME:
-        raise rd.fail(
-            "game", f"this is the module of {GAME_NAME!r}, not {rd.describe(top['game'])}"
-        )
-    n = rd.integer(top["players"], "players", 2, 5)
-    if n != num_players:
-        raise rd.fail(
-            "players", f"the state has {n} players but the game was loaded for {num_players}"
-        )
-    if n not in PLAYER_COUNTS:
-        raise rd.fail("players", f"{GAME_NAME} is not played by {n}")
-    s = State()
-    s.num_players = n
-    turn = rd.object(
-        top["turn"],
-        "turn",
-        ("player", "actions_left"),
-        (
-            "game_ends_after_action",
-            "game_over",
-            "markers_taken_this_action",
-            "markers_to_place",
-        ),
-    )
-    s.player = rd.integer(turn["player"], "turn.player", 0, n - 1)
-    s.actions_left = rd.integer(turn["actions_left"], "turn.actions_left", 0, 1000)
-    s.ending = rd.boolean(turn.get("game_ends_after_action", False), "turn.game_ends_after_action")
-    s.terminal = rd.boolean(turn.get("game_over", False), "turn.game_over")
-    s.fresh = _read_markers(
-        rd, turn.get("markers_taken_this_action", []), "turn.markers_taken_this_action"
-    )
-    plate = rd.array(turn.get("markers_to_place", []), "turn.markers_to_place")
-    s.plate = tuple(
-        rd.choice(v, f"turn.markers_to_place[{i}]", MARKER_KEYS) for i, v in enumerate(plate)
-    )
-    supply = rd.array(top.get("marker_supply", []), "marker_supply")
-    s.msupply = tuple(
-        rd.choice(v, f"marker_supply[{i}]", MARKER_KEYS) for i, v in enumerate(supply)
-    )
-    s.out = _read_markers(rd, top.get("markers_out_of_game", []), "markers_out_of_game")
-    s.completed = rd.integer(top.get("completed_cities", 0), "completed_cities", 0, N_CITIES)
-    ew = rd.array(top.get("east_west", []), "east_west")
-    s.ew = tuple(rd.integer(v, f"east_west[{i}]", 0, n - 1) for i, v in enumerate(ew))
-
-    s.supply = [0] * (2 * n)
-    s.stock = [0] * (2 * n)
-    s.level = [0] * (NA * n)
-    s.track = [0] * n
-    s.unused = [()] * n
-    s.used = [()] * n
-    players = rd.array(top["player_state"], "player_state", n)
-    for p, entry in enumerate(players):
-        path = f"player_state[{p}]"
-        entry = rd.object(entry, path, ("supply", "stock", "abilities", "track"), ("markers",))
-        for zone, target in (("supply", s.supply), ("stock", s.stock)):
-            counts = rd.object(entry[zone], f"{path}.{zone}", ("traders", "merchants"))
-            target[2 * p] = rd.integer(counts["traders"], f"{path}.{zone}.traders", 0, TRADERS)
-            target[2 * p + 1] = rd.integer(
-                counts["merchants"], f"{path}.{zone}.merchants", 0, MERCHANTS
-            )
-        abilities = rd.object(entry["abilities"], f"{path}.abilities", ABILITY_NAMES)
-        for a, name in enumerate(ABILITY_NAMES):
-            s.level[p * NA + a] = rd.integer(
-                abilities[name], f"{path}.abilities.{name}", 0, ABILITY_MAX[a]
-            )
-        s.track[p] = rd.integer(entry["track"], f"{path}.track", 0, TRACK_LIMIT)
-        markers = rd.object(
-            entry.get("markers", {"unused": [], "used": []}),
-            f"{path}.markers",
-            (),
-            ("unused", "used"),
-        )
-        s.unused[p] = _read_markers(rd, markers.get("unused", []), f"{path}.markers.unused")
-        s.used[p] = _read_markers(rd, markers.get("used", []), f"{path}.markers.used")
-
-    s.pt = [-1] * N_POINTS
-    s.mask = list(FULL_MASK)
-    s.full_owner = [-1] * N_ROUTES
-    s.onboard = [0] * (2 * n)
-    s.at = [[] for _ in range(n)]
-    s.free = list(range(N_POINTS))
-    s.free_house = list(HOUSE_POINTS)
-    s.rmark = [-1] * N_ROUTES
-    seen_routes = set()
-    for i, entry in enumerate(rd.array(top.get("routes", []), "routes")):
-        path = f"routes[{i}]"
-        entry = rd.object(entry, path, ("cities",), ("points", "marker"))
-        r, flipped = _read_route_direction(rd, entry["cities"], path + ".cities")
-        if r in seen_routes:
-            raise rd.fail(path, f"route {ROUTE_LABELS[r]} is listed twice")
-        seen_routes.add(r)
-        points = rd.array(
-            entry.get("points", [None] * len(ROUTE_POINTS[r])),
-            path + ".points",
-            len(ROUTE_POINTS[r]),
-        )
-        order = ROUTE_POINTS[r][::-1] if flipped else ROUTE_POINTS[r]
-        for j, value in enumerate(points):
-            code = _read_piece(rd, value, f"{path}.points[{j}]", n)
-            x = order[j]
-            if code >= 0:
-                if POINT_MERCHANT_ONLY[x] and not code & 1:
-                    raise rd.fail(f"{path}.points[{j}]", "a ship point holds merchants only")
-                _put(s, x, code)
-        marker = entry.get("marker")
-        if marker is not None:
-            s.rmark[r] = rd.choice(marker, path + ".marker", MARKER_KEYS)
-
-    s.post = [-1] * N_SPACES
-    s.filled = [0] * N_CITIES
-    s.extra = [()] * N_CITIES
-    seen_cities = set()
-    for i, entry in enumerate(rd.array(top.get("cities", []), "cities")):
-        path = f"cities[{i}]"
-        entry = rd.object(entry, path, ("name",), ("posts", "additional_posts"))
-        c = rd.choice(entry["name"], path + ".name", CITY_NAMES)
-        if c in seen_cities:
-            raise rd.fail(path, f"city {CITY_NAMES[c]} is listed twice")
-        seen_cities.add(c)
-        spaces = CITY_SPACES[c]
-        posts = rd.array(entry.get("posts", [None] * len(spaces)), path + ".posts", len(spaces))
-        filled = 0
-        for j, value in enumerate(posts):
-            code = _read_piece(rd, value, f"{path}.posts[{j}]", n)
-            if code >= 0:
-                if j != filled:
-                    raise rd.fail(
-                        f"{path}.posts[{j}]", "posts fill a city from the left, without gaps"
-                    )
-                filled += 1
-                s.post[spaces[j]] = code
-        s.filled[c] = filled
-        extra = rd.array(entry.get("additional_posts", []), path + ".additional_posts")
-        s.extra[c] = tuple(
-            _read_piece(rd, v, f"{path}.additional_posts[{j}]", n) for j, v in enumerate(extra)
-        )
-        if -1 in s.extra[c]:
-            raise rd.fail(path + ".additional_posts", "an additional post cannot be null")
-        if s.extra[c] and not filled:
-            raise rd.fail(
-                path + ".additional_posts", "additional posts need the leftmost space occupied"
-            )
-    special = rd.array(
-        top.get("special_prestige", [None] * len(SPECIAL_POINTS)),
-        "special_prestige",
-        len(SPECIAL_POINTS),
-    )
-    s.special = [_read_piece(rd, v, f"special_prestige[{j}]", n) for j, v in enumerate(special)]
-    for j, code in enumerate(s.special):
-        if code >= 0 and not code & 1:
-            raise rd.fail(f"special_prestige[{j}]", "special prestige spaces hold merchants only")
-    s.stack = [
-        _read_frame(rd, v, f"stack[{i}]", n)
-        for i, v in enumerate(rd.array(top.get("stack", []), "stack"))
-    ]
-    _check_invariants(rd, s)
-    return s
-
-
-def _check_invariants(rd: StateReader, s: State) -> None:
-    """Conservation of pieces and markers and the counters a reachable position agrees with."""
-    n = s.num_players
-    held = [0] * (2 * n)
-    for i, top in enumerate(s.stack):
-        if top[0] == F_DISPLACED and top[3] >= 0:
-            held[2 * top[1] + top[3]] += 1
-        if top[0] == F_MOVE:
-            for code in top[4]:
-                held[code] += 1
-        if top[0] != F_DISPLACED and top[1] != s.player:
-            raise rd.fail(
-                f"stack[{i}].player", f"only the active player {s.player} decides this frame"
-            )
-    on_posts = [0] * (2 * n)
-    for code in s.post:
-        if code >= 0:
-            on_posts[code] += 1
-    for codes in s.extra:
-        for code in codes:
-            on_posts[code] += 1
-    for code in s.special:
-        if code >= 0:
-            on_posts[code] += 1
-    for p in range(n):
-        for kind, total, name in ((0, TRADERS, "traders"), (1, MERCHANTS, "merchants")):
-            code = 2 * p + kind
-            on_tracks = sum(
-                ABILITY_MAX[a] - s.level[p * NA + a] for a in range(NA) if ABILITY_KIND[a] == kind
-            )
-            marker = 1 if SCORE_MARKER == kind else 0
-            count = (
-                s.supply[code]
-                + s.stock[code]
-                + s.onboard[code]
-                + on_posts[code]
-                + held[code]
-                + on_tracks
-                + marker
-            )
-            if count != total:
-                raise rd.fail(
-                    f"player_state[{p}]",
-                    f"player {p} has {count} {name} in all zones (supply, stock, routes, posts, "
-                    f"ability tracks, score marker, held) but owns exactly {total}",
-                )
-    counts = [0] * N_MARKER_TYPES
-    for group in [s.fresh, s.plate, s.msupply, s.out] + list(s.unused) + list(s.used):
-        for m in group:
-            counts[m] += 1
-    for m in s.rmark:
-        if m >= 0:
-            counts[m] += 1
-    for m in range(N_MARKER_TYPES):
-        if counts[m] != MARKER_COUNT[m]:
-            raise rd.fail(
-                "marker_supply",
-                f"{counts[m]} bonus markers {MARKER_KEYS[m]!r} in all places (supply, routes, "
-                f"players, plate, out of game) but the game has {MARKER_COUNT[m]}",
-            )
-    complete = sum(1 for c in range(N_CITIES) if s.filled[c] == CITY_SIZE[c])
-    if complete != s.completed:
-        raise rd.fail("completed_cities", f"{s.completed} given but {complete} cities are complete")
-    if len(set(s.ew)) != len(s.ew) or len(s.ew) > len(EAST_WEST_AWARDS):
-        raise rd.fail("east_west", "each player completes the East-West connection at most once")
-    for p in s.ew:
-        if not _connected(_post_counts(s, p), EAST_WEST[0], EAST_WEST[1]):
-            raise rd.fail("east_west", f"player {p} has no East-West connection")
-    if s.terminal and s.stack:
-        raise rd.fail("stack", "a finished game has no pending decisions")
-    if (s.terminal or s.ending) and not _end_condition_met(s):
-        field = "turn.game_over" if s.terminal else "turn.game_ends_after_action"
-        raise rd.fail(field, "no end condition of the game is met in this position")
-    _check_stack_shape(rd, s)
-    if not s.terminal:
-        # A hand-written position may leave a forced step pending (an empty frame, a turn with no
-        # actions left): resolve it the way play would, then it must offer a decision.
-        _settle(s)
-        if not s.terminal and not s._legal():
-            raise rd.fail("stack", "the position has no legal decision")
-
-
-def _end_condition_met(s: State) -> bool:
-    """Whether some end trigger of the rule set holds (what a game over or ending needs)."""
-    if not s.msupply:
-        return True
-    if _x_end(s, s.player):
-        return True
-    return False
-
-
-def _frame_problem(s: State, top: tuple) -> tuple[str, str] | None:
-    """(field, problem) when a frame is not one the rules can build: a move or removal bigger
-    than the Book or the marker allows, or a marker frame without a used marker of that type."""
-    kind, p = top[0], top[1]
-    used = set(s.used[p])
-    if kind == F_MOVE:
-        _, _, whose, left, held, _phase, picked, _ = top
-        if whose == 0:
-            limit = _ability_value(s, p, AB_MOVE_COUNT)
-            source = f"the Book allows {limit}"
-        else:
-            limits = [c for m, c, w in MOVE_MARKERS if m in used and WHOSE_NAMES.index(w) == whose]
-            if not limits:
-                return ("whose", f"no used move marker of player {p} moves {WHOSE_NAMES[whose]}")
-            limit = max(limits)
-            source = f"the marker allows {limit}"
-        if left + max(len(picked), len(held)) > limit:
-            return ("left", f"{left} left and {len(picked)} picked, but {source}")
-        codes = tuple(code for _x, code in picked)
-        if picked and codes[len(codes) - len(held) :] != held:
-            return ("holding", "the held pieces are the last ones picked, in order")
-        if whose == 1 and any(code >> 1 == p for code in codes):
-            return ("picked", "this move picks opponents' pieces only")
-    elif kind == F_REMOVE:
-        _, _, whose, to, left, removed = top
-        limits = [
-            c
-            for m, c, w, t in REMOVE_MARKERS
-            if m in used and WHOSE_NAMES.index(w) == whose and ("personal", "stock").index(t) == to
-        ]
-        if not limits:
-            return ("whose", f"no used remove marker of player {p} fits this frame")
-        if left + removed > max(limits):
-            limit = max(limits)
-            return ("left", f"{left} left and {removed} removed, but the marker allows {limit}")
-    elif kind == F_DEVELOP:
-        if not any(m in used and which == top[2] for m, which in DEVELOP_MARKERS):
-            return ("ability", f"no used develop marker of player {p} develops that")
-    elif kind == F_EXCHANGE:
-        if not any(m in used and must == top[2] for m, must in EXCHANGE_MARKERS):
-            return ("must_own_one", f"no used exchange marker of player {p} fits this frame")
-    return None
-
-
-def _check_stack_shape(rd: StateReader, s: State) -> None:
-    """Only stacks play builds: one frame, or a displacement payment above its displaced frame."""
-    kinds = [top[0] for top in s.stack]
-    if len(kinds) > 2 or (len(kinds) == 2 and kinds != [F_DISPLACED, F_PAY]):
-        shown = ", ".join(FRAME_NAMES[k] for k in kinds)
-        raise rd.fail("stack", f"no play leaves the decisions [{shown}] pending")
-    if kinds == [F_PAY]:
-        raise rd.fail("stack[0]", "a displacement cost is paid while the displaced piece is held")
-    if kinds == [F_DISPLACED, F_PAY]:
-        below, pay = s.stack
-        if below[3] < 0 or pay[2] != DISPLACE_COST[below[3]] or below[4] != COMPENSATION[below[3]]:
-            raise rd.fail("stack", "a pending payment keeps the displaced piece, cost and extras")
-    for i, top in enumerate(s.stack):
-        path = f"stack[{i}]"
-        problem = _frame_problem(s, top)
-        if problem is not None:
-            raise rd.fail(f"{path}.{problem[0]}", problem[1])
-        if top[0] == F_DISPLACED and top[1] == s.player:
-            raise rd.fail(path + ".player", "the turn player cannot be the displaced player")
-        if top[0] == F_ROUTE:
-            owner = s.full_owner[top[2]]
-            if owner != top[1]:
-                raise rd.fail(path + ".route", "the route must be full of the creator's pieces")
-        if top[0] == F_MOVE and top[5] == 1 and not top[4]:
-            raise rd.fail(path + ".holding", "the drop phase of a move holds pieces")
-        if top[0] == F_MOVE:
-            for _x, code in top[6]:
-                if top[2] == 0 and code >> 1 != top[1]:
-                    raise rd.fail(path + ".picked", "a move picks the mover's own pieces")
-        if top[0] == F_MARKERS and not s.plate:
-            raise rd.fail(path, "no drawn markers to place (turn.markers_to_place is empty)")
-    if s.fresh and kinds != [F_ROUTE]:
-        raise rd.fail(
-            "turn.markers_taken_this_action", "markers are only taken while creating a route"
-        )
-
-
-# ---- what one player may see (docs/game-api.md, "Observations")
-# The only hidden information of these rules is the order of the face-down marker supply: its size
-# and its contents (every marker not visible elsewhere) are public, its order is not. Per-player
-# secrets of future modules (mission cards) belong in the observation's "own" part, filled for the
-# observing player only.
-def observation(s: State, player: int) -> dict:
-    """The position as `player` sees it: the state JSON without the face-down marker order."""
-    _check_observer(s, player)
-    seen = state_to_dict(s)
-    del seen["marker_supply"]
-    seen["format"] = "hansa-observation"
-    seen["observer"] = player
-    seen["current_player"] = s._current_player()
-    seen["marker_supply_size"] = len(s.msupply)
-    seen["marker_supply_counts"] = {
-        MARKER_KEYS[m]: s.msupply.count(m) for m in range(N_MARKER_TYPES) if m in s.msupply
-    }
-    seen["own"] = {}
-    return seen
-
-
-def information_state_string(s: State, player: int) -> str:
-    """The observation as canonical JSON: equal strings for positions `player` cannot tell apart."""
-    return encode(observation(s, player))
-
-
-def _check_observer(s: State, player: int) -> None:
-    if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < s.num_players:
-        raise HansaError(f"observer must be a player from 0 to {s.num_players - 1}, got {player!r}")
-
-
-# ---- the observation tensor: generic code (runtime/observation_tensor.py) reads these tables
-def observation_tensor_layout(num_players: int) -> tuple:
-    """The named blocks of `observation_tensor` for `num_players`: (name, offset, shape, meaning).
-
-    Owners are relative to the observer: 0 = the observer, 1 = the next seat, and so on.
-    """
-    return tensor_codec(num_players).layout
-
-
-def observation_tensor_size(num_players: int) -> int:
-    return tensor_codec(num_players).size
+# ---- what one player may see (docs/game-api.md, "Observations"), the observation tensor and the
+# rule facts: generic code (runtime/observation.py, observation_tensor.py) reads the tables above
+# and the module's own control rule
+_views = Observations(globals(), _state_json)
+State._json = _state_json
+State._views = _views
+observation = _views.observation
+information_state_string = _views.information_state_string
+resample_hidden = _views.resample_hidden
+tensor_codec = _views.tensor_codec
+observation_tensor_layout = _views.observation_tensor_layout
+observation_tensor_size = _views.observation_tensor_size
+city_controller = _controller
+controller_if_post = _views.controller_if_post
+controller_if_exchange = _views.controller_if_exchange
+networks = _views.networks
 
 
 def observation_tensor(s: State, player: int, out=None):
     """The observation as a flat float32 numpy vector laid out by `observation_tensor_layout`
-    (written into `out` when given)."""
-    _check_observer(s, player)
+    (written into `out` when given; numpy is asked for only here, the runtime never imports it)."""
+    check_observer(s, player)
     if out is None:
         import numpy
 
         out = numpy.empty(observation_tensor_size(s.num_players), numpy.float32)
     return tensor_codec(s.num_players).encode(s, player, out)
-
-
-_tensor_codecs: dict = {}
-
-
-def tensor_codec(num_players: int):
-    """The layout and encoders of this game's tensor for `num_players` (made once)."""
-    codec = _tensor_codecs.get(num_players)
-    if codec is None:
-        codec = _tensor_codecs[num_players] = TensorCodec(globals(), num_players)
-    return codec
-
-
-def resample_hidden(s: State, rng, observer: int | None = None) -> None:
-    """Reshuffle what `observer` cannot see (the face-down marker order) with `rng`.
-
-    A search agent draws one such completion of the position per iteration (determinization).
-    `observer` None: the player to decide now.
-    """
-    rest = list(s.msupply)
-    rng.shuffle(rest)
-    s.msupply = tuple(rest)
-    s._cached = None
-
-
-# ---- rule facts for agents: the module's own rules, read through public functions
-def city_controller(s: State, c: int) -> int:
-    """Who controls city `c` now (-1: nobody), by this game's control rule."""
-    return _controller(s, c)
-
-
-def controller_if_post(s: State, c: int, player: int, additional: bool = False) -> int:
-    """Who would control city `c` if `player` added a post there (its next space, or an additional
-    post when `additional`; in a city without spaces, a post right of any there), by this game's
-    control rule; the state is left as it was."""
-    code = 2 * player
-    if not CITY_SPACES[c]:
-        extra = s.extra[c]
-        s.extra[c] = extra + (code,)
-        try:
-            return _controller(s, c)
-        finally:
-            s.extra[c] = extra
-    if additional:
-        extra = s.extra[c]
-        s.extra[c] = (code,) + extra
-        try:
-            return _controller(s, c)
-        finally:
-            s.extra[c] = extra
-    spaces = CITY_SPACES[c]
-    filled = s.filled[c]
-    if filled >= len(spaces):
-        return _controller(s, c)
-    space = spaces[filled]
-    s.post[space] = code
-    s.filled[c] = filled + 1
-    try:
-        return _controller(s, c)
-    finally:
-        s.post[space] = -1
-        s.filled[c] = filled
-
-
-def score_if_post(s: State, c: int, player: int, additional: bool = False) -> int:
-    """`player`'s score as if the game ended now (every category) with one more post in city `c`,
-    placed as in `controller_if_post`; the state is left as it was."""
-    code = 2 * player
-    spaces = CITY_SPACES[c]
-    filled = s.filled[c]
-    if not spaces or additional or filled >= len(spaces):
-        if spaces and not additional:
-            return sum([scorer(s, player) for scorer in SCORERS])
-        extra = s.extra[c]
-        s.extra[c] = extra + (code,) if not spaces else (code,) + extra
-        try:
-            return sum([scorer(s, player) for scorer in SCORERS])
-        finally:
-            s.extra[c] = extra
-    space = spaces[filled]
-    s.post[space] = code
-    s.filled[c] = filled + 1
-    try:
-        return sum([scorer(s, player) for scorer in SCORERS])
-    finally:
-        s.post[space] = -1
-        s.filled[c] = filled
-
-
-def controller_if_exchange(s: State, space: int) -> int:
-    """Who would control the city of `space` if its post and the one to its right swapped places
-    (the Exchange marker), by this game's control rule; the state is left as it was."""
-    c = SPACE_CITY[space]
-    right = space + 1
-    i = CITY_SPACES[c].index(space)
-    if i + 1 >= s.filled[c]:
-        raise HansaError(f"space {space} has no post to its right to exchange with")
-    post = s.post
-    post[space], post[right] = post[right], post[space]
-    try:
-        return _controller(s, c)
-    finally:
-        post[space], post[right] = post[right], post[space]
-
-
-def networks(s: State, p: int) -> list[tuple[int, ...]]:
-    """Player `p`'s networks: groups of cities holding p's posts linked through such cities, each
-    sorted, largest post count first."""
-    counts = _post_counts(s, p)
-    seen = set()
-    groups = []
-    for start in range(N_CITIES):
-        if not counts[start] or start in seen:
-            continue
-        seen.add(start)
-        todo = [start]
-        group = []
-        while todo:
-            c = todo.pop()
-            group.append(c)
-            for d in CITY_NEIGHBORS[c]:
-                if counts[d] and d not in seen:
-                    seen.add(d)
-                    todo.append(d)
-        groups.append(tuple(sorted(group)))
-    groups.sort(key=lambda g: (-sum(counts[c] for c in g), g))
-    return groups
 
 
 # ---- dispatch by frame kind

@@ -1,10 +1,12 @@
 """The game-independent half of a state: the public API around a generated module's rule code.
 
-A generated module subclasses `BaseState` with its flat fields and supplies `_legal`, `_apply`,
-`_copy_into`, `_current_player`, `_to_dict`, `_scores`, `_winners`, `_decision_name`,
-`_action_string` and `_game_info`. This class adds what every game shares: the cached legal-action
-list, validation of actions (an illegal action raises and changes nothing), cloning, JSON, returns.
-The method names follow OpenSpiel's.
+`BaseState` is what every game shares: the cached legal-action list, validation of actions (an
+illegal action raises and changes nothing), cloning, JSON, returns; a subclass supplies `_legal`,
+`_apply`, `_copy_into`, `_current_player`, `_to_dict`, `_scores`, `_winners`, `_decision_name`,
+`_action_string` and `_game_info`. `TableState` supplies those that only read the fields every
+game has (and holds those fields); a generated module's `State` subclasses it with its rules'
+`_legal`, `_apply`, `_scores`, `_winners` and the fields of its optional parts. The method names
+follow OpenSpiel's.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 from .errors import HansaError
 from .serialize import encode
@@ -172,6 +175,219 @@ class BaseState:
 
     def _game_info(self) -> GameInfo:
         raise NotImplementedError
+
+
+class TableState(BaseState):
+    """The half of a generated game's state that only reads its fields and tables: names, JSON,
+    observations, rule facts through the module's own control rule, and the fast reads agents
+    use. The module sets `_json` (its `StateJson`, runtime/state_json.py) and `_views` (its
+    `Observations`, runtime/observation.py) on its `State` at import; the fields are the
+    template's (`pt`, `post`, `filled`, `extra`, `stack`, …; a piece or post is a code
+    player * 2 + kind, 0 trader and 1 merchant, -1 empty)."""
+
+    # The fields every game has (a game's own State adds the fields of its optional parts)
+    __slots__ = (
+        "num_players",
+        "player",
+        "actions_left",
+        "ending",
+        "terminal",
+        "pt",
+        "mask",
+        "full_owner",
+        "post",
+        "filled",
+        "extra",
+        "special",
+        "rmark",
+        "supply",
+        "stock",
+        "onboard",
+        "at",
+        "free",
+        "free_house",
+        "level",
+        "track",
+        "unused",
+        "used",
+        "fresh",
+        "plate",
+        "msupply",
+        "out",
+        "completed",
+        "ew",
+        "stack",
+    )
+    _json: Any
+    _views: Any
+
+    def _copy_into(self, other: TableState) -> None:
+        """Lists of immutable values clone with a slice; tuples are shared."""
+        other.num_players = self.num_players
+        other.player = self.player
+        other.actions_left = self.actions_left
+        other.ending = self.ending
+        other.terminal = self.terminal
+        other.pt = self.pt[:]
+        other.mask = self.mask[:]
+        other.full_owner = self.full_owner[:]
+        other.post = self.post[:]
+        other.filled = self.filled[:]
+        other.extra = self.extra[:]
+        other.special = self.special[:]
+        other.rmark = self.rmark[:]
+        other.supply = self.supply[:]
+        other.stock = self.stock[:]
+        other.onboard = self.onboard[:]
+        other.at = [points[:] for points in self.at]
+        other.free = self.free[:]
+        other.free_house = self.free_house[:]
+        other.level = self.level[:]
+        other.track = self.track[:]
+        other.unused = self.unused[:]
+        other.used = self.used[:]
+        other.fresh = self.fresh
+        other.plate = self.plate
+        other.msupply = self.msupply
+        other.out = self.out
+        other.completed = self.completed
+        other.ew = self.ew
+        other.stack = self.stack[:]
+
+    def is_terminal(self) -> bool:
+        return self.terminal
+
+    def _current_player(self) -> int:
+        if self.terminal:
+            return TERMINAL
+        if self.stack:
+            return self.stack[-1][1]
+        return self.player
+
+    def _decision_name(self) -> str:
+        if self.terminal:
+            return "none (the game is over)"
+        if self.stack:
+            top = self.stack[-1]
+            return f"{self._json.g.FRAME_NAMES[top[0]]} decision of player {top[1]}"
+        return f"turn decision of player {self.player} ({self.actions_left} actions left)"
+
+    def _action_string(self, action: int) -> str:
+        return self._json.action_name(action)
+
+    def _to_dict(self) -> dict:
+        return self._json.to_dict(self)
+
+    # ---- observations and rule facts (docs/game-api.md)
+    def observation(self, player: int) -> dict:
+        return self._views.observation(self, player)
+
+    def information_state_string(self, player: int) -> str:
+        return self._views.information_state_string(self, player)
+
+    def observation_tensor(self, player: int, out=None):
+        return self._views.g.observation_tensor(self, player, out)
+
+    def resample_hidden(self, rng, observer: int | None = None) -> None:
+        self._views.resample_hidden(self, rng, observer)
+
+    def controller_if_post(self, c: int, player: int, additional: bool = False) -> int:
+        return self._views.controller_if_post(self, c, player, additional)
+
+    def controller_if_exchange(self, space: int) -> int:
+        return self._views.controller_if_exchange(self, space)
+
+    def networks(self, player: int) -> list[tuple[int, ...]]:
+        return self._views.networks(self, player)
+
+    def score_total(self, player: int) -> int:
+        """`player`'s PP as if the game ended now, every scoring category added up: one row of
+        score_breakdown(), at a fraction of its cost (agents compare it before and after a move)."""
+        return self._views.score_total(self, player)
+
+    def score_if_post(self, c: int, player: int, additional: bool = False) -> int:
+        """`score_total(player)` with one more post of `player` in city `c` (placed as in
+        `controller_if_post`); the state is left as it was."""
+        return self._views.score_if_post(self, c, player, additional)
+
+    def marker_supply_size(self) -> int:
+        """Face-down bonus markers left in the supply (public; their order is not)."""
+        return len(self.msupply)
+
+    def end_conditions_met(self) -> list[str]:
+        """The end triggers whose condition holds now, by name (a game whose rules have none
+        written as a condition: never any; running out of bonus markers is an event)."""
+        return []
+
+    def mission_cities(self, player: int) -> tuple[int, ...]:
+        """The cities on `player`'s secret mission card; () in games without mission cards."""
+        return ()
+
+    def mission_score(self, player: int) -> int:
+        """What `player`'s mission card scores now (0 in games without mission cards)."""
+        return 0
+
+    # Fast reads for agents (no copies: the lists are the state's own, do not mutate them).
+    def point_pieces(self) -> list[int]:
+        """The piece on each connection point (POINT_ROUTE/ROUTE_POINTS number them)."""
+        return self.pt
+
+    def space_posts(self) -> list[int]:
+        """The post on each trading-post space (CITY_SPACES numbers them)."""
+        return self.post
+
+    def posts_filled(self) -> list[int]:
+        """Per city, how many of its spaces hold a post (they fill from the left)."""
+        return self.filled
+
+    def additional_posts(self) -> list[tuple[int, ...]]:
+        """Per city, its additional trading posts, leftmost first."""
+        return self.extra
+
+    def personal_supply(self, player: int) -> tuple[int, int]:
+        """(traders, merchants) in `player`'s personal supply."""
+        return self.supply[2 * player], self.supply[2 * player + 1]
+
+    def general_stock(self, player: int) -> tuple[int, int]:
+        """(traders, merchants) of `player` in the general stock."""
+        return self.stock[2 * player], self.stock[2 * player + 1]
+
+    def track_pp(self) -> list[int]:
+        """PP on the score track, per player."""
+        return self.track
+
+    def route_markers(self) -> list[int]:
+        """The bonus-marker type lying on each route (MARKER_KEYS numbers them), -1 for none."""
+        return self.rmark
+
+    def unused_markers(self, player: int) -> tuple[int, ...]:
+        return self.unused[player]
+
+    def completed_cities(self) -> int:
+        return self.completed
+
+    def actions_remaining(self) -> int:
+        """Actions left in the running turn."""
+        return self.actions_left
+
+    def held_pieces(self) -> tuple[int, ...]:
+        """The pieces the current move decision holds, put down first to last (else empty)."""
+        if self.stack and self.stack[-1][0] == self._json.g.F_MOVE:
+            return self.stack[-1][4]
+        return ()
+
+    def decision_route(self) -> int:
+        """The route the current decision is about (a route being created, a displaced piece's
+        route, a permanent marker's route in games with permanent markers), else -1."""
+        if self.stack:
+            top = self.stack[-1]
+            if top[0] in self._json.route_frames:
+                return top[2]
+        return -1
+
+    def route_full_owners(self) -> list[int]:
+        """Per route, the player whose pieces fill every point of it (may create it), else -1."""
+        return self.full_owner
 
 
 def _as_action_id(action: object) -> object:

@@ -297,3 +297,29 @@ def test_rule_variants_the_templates_do_not_implement_are_refused(change, messag
     board = fixture_board("hanseatic_45p")
     with pytest.raises(HansaError, match=message):
         build_game_module(Game("x", rules.name, board.id, (4,)), rules, board)
+
+
+def test_tables_a_module_derives_at_import_are_the_models_and_its_switches_too():
+    """The Python target leaves FREE_POINTS/FREE_HOUSE_POINTS to runtime/tables.py and lists the
+    switches the generic code reads in SWITCHES: both agree with the model, for every game."""
+    from hansa.compiler.model.build import build_model
+    from hansa.compiler.project import load_project
+    from hansa.compiler.rules.resolve import resolve
+    from hansa.compiler.targets.python.codegen import DERIVED_AT_IMPORT
+    from hansa.runtime.state_json import SWITCH_NAMES
+
+    import hansa
+
+    project = load_project([ROOT / "spec"])
+    switched_on = set()
+    for name, decl in sorted(project.games.items()):
+        model = build_model(decl, resolve(decl.rules, project.rulesets), project.boards[decl.board])
+        module = hansa.load_game(name).module
+        for table in DERIVED_AT_IMPORT:
+            assert getattr(module, table) == model.constants[table], (name, table)
+        on = tuple(s for s in SWITCH_NAMES if model.components[s])
+        assert module.SWITCHES == on, name
+        switched_on.update(on)
+    # the built-in games use every optional part but two rules-in-words ones (tested elsewhere
+    # with games of their own: tests/test_rules_words_effects.py)
+    assert set(SWITCH_NAMES) - switched_on == {"x_chosen_develop", "x_turns"}

@@ -1,10 +1,12 @@
 """`hansa serve` in a real headless browser (Debian's chromium + chromedriver, driven by selenium).
 
-A human seat plays a full game of bigbox-hanseatic-3p against two greedy agents by clicking the
-legal actions the page offers (on the board and in the list) until the final scoring; the game's
-log is saved from the page and verified by `hansa replay`; a `hansa play --log` log is opened and
-stepped through with the arrow keys; two people play a game with mission cards from their own
-seat links (two tabs), each seeing only its own card, and a link with a wrong token is refused.
+A human seat plays a full game of bigbox-hanseatic-3p against two greedy agents by choosing a kind
+of decision and clicking its highlighted targets (only that kind's), the Income control, or the
+searchable full list, confirming an early end of turn, until the final scoring; the game's log is
+saved from the page and verified by `hansa replay`; a `hansa play --log` log is opened and stepped
+through with the arrow keys; two people play a game with mission cards from their own seat links
+in two browsers (each its own profile), each seeing only its own card, one takes a decision back
+with Undo and both pages follow, and a link with a wrong token is refused.
 Screenshots go to hansa-tests/screenshots/ under the system's temporary folder.
 """
 
@@ -99,8 +101,9 @@ def server(catalogue):
     running.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
+def start_chromium():
+    """A headless Chromium with its own fresh profile (so its own cookies and storage: a
+    browser context of its own); (driver, profile folder)."""
     profile = tempfile.mkdtemp(prefix="hansa-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
@@ -113,6 +116,12 @@ def browser():
         {"width": 1366, "height": 768, "deviceScaleFactor": 1, "mobile": False},
     )
     driver.set_script_timeout(90)
+    return driver, profile
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver, profile = start_chromium()
     yield driver
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
@@ -139,6 +148,18 @@ def wait_for(driver, condition, what: str, timeout: float = 30.0, error_expected
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.03)
+
+
+def in_words(name: str) -> str:
+    """An action name as the page shows it: the spec's snake_case names in it in words
+    (`use bonus marker plus_3_actions` → `use bonus marker +3 actions`)."""
+    import re
+
+    def spoken(match: re.Match) -> str:
+        text = re.sub(r"^plus_(\d)", r"+\1", match.group()).replace("_", " ")
+        return re.sub(r"\bpp\b", "PP", text, flags=re.IGNORECASE)
+
+    return re.sub(r"\b[a-z]+(?:_[a-z0-9]+)+\b", spoken, name)
 
 
 def settled(driver) -> bool:
@@ -169,6 +190,9 @@ return {
   listed: [...document.querySelectorAll("#legal-list button[data-action]")]
     .map(b => b.dataset.action),
   targets: [...document.querySelectorAll("#targets .legal")].map(g => g.dataset.target),
+  kinds: [...document.querySelectorAll("#groups button.kind")].map(b => b.dataset.kind),
+  income: !!document.getElementById("income-go"),
+  undo: !document.getElementById("btn-undo").disabled,
 };
 """
 
@@ -202,10 +226,46 @@ def click_board_target(driver, target) -> bool:
     return True
 
 
+def confirm_if_asked(driver, stats: dict) -> None:
+    """Ending a turn with actions left asks first: confirm."""
+    if driver.find_element(By.ID, "confirm").is_displayed():
+        assert "left?" in driver.find_element(By.ID, "confirm-text").text
+        driver.find_element(By.ID, "confirm-yes").click()
+        stats["confirmed"] += 1
+
+
+def list_choice(driver, action: str) -> None:
+    """Click a choice in the full list (opened first: it is folded away)."""
+    details = driver.find_element(By.ID, "all-choices")
+    if details.get_attribute("open") is None:
+        details.find_element(By.TAG_NAME, "summary").click()
+    driver.find_element(By.CSS_SELECTOR, f'#legal-list button[data-action="{action}"]').click()
+
+
 def play_one_human_decision(driver, offered: dict, rng: random.Random, stats: dict) -> None:
     assert offered["listed"], "a human decision without legal actions in the list"
     clicked = False
-    if offered["targets"] and rng.random() < 0.5:
+    if offered["kinds"] and not offered["targets"] and rng.random() < 0.5:
+        kind = rng.choice(offered["kinds"])  # show where that kind can be played: only there
+        key = {"place": "p", "displace": "d"}.get(kind)
+        if key and rng.random() < 0.5:  # its keyboard shortcut
+            driver.find_element(By.TAG_NAME, "body").send_keys(key)
+            stats["keys"] += 1
+        else:
+            driver.find_element(By.CSS_SELECTOR, f'#groups button.kind[data-kind="{kind}"]').click()
+        offered = driver.execute_script(OFFERED)
+        shown = driver.execute_script(
+            "return [...document.querySelectorAll('#targets .legal')]"
+            ".flatMap(g => g.dataset.actions.split(',').map(Number))"
+        )
+        kind_of = {a["id"]: a["kind"] for a in driver.execute_script("return S.view.legal")}
+        assert shown and {kind_of[a] for a in shown} == {kind}, (kind, shown)  # only that kind
+        stats["kind"] += 1
+    if offered["income"] and rng.random() < 0.15:
+        driver.find_element(By.ID, "income-go").click()
+        stats["income"] += 1
+        clicked = True
+    elif offered["targets"] and rng.random() < 0.8:
         key = rng.choice(offered["targets"])
         target = driver.find_element(By.CSS_SELECTOR, f'#targets [data-target="{key}"]')
         if click_board_target(driver, target):
@@ -217,8 +277,9 @@ def play_one_human_decision(driver, offered: dict, rng: random.Random, stats: di
             clicked = True
     if not clicked:
         action = rng.choice(offered["listed"])
-        driver.find_element(By.CSS_SELECTOR, f'#legal-list button[data-action="{action}"]').click()
+        list_choice(driver, action)
         stats["list"] += 1
+    confirm_if_asked(driver, stats)
     result = driver.execute_async_script(WAIT_AFTER, offered["at"])
     assert result == "ok", result
 
@@ -244,7 +305,7 @@ def test_a_full_game_with_a_human_seat_in_the_browser(server, browser, tmp_path)
     shot(driver, "02-first-decision")
 
     rng = random.Random(7)
-    stats = {"board": 0, "list": 0, "menu": 0}
+    stats = {"board": 0, "list": 0, "menu": 0, "kind": 0, "keys": 0, "income": 0, "confirmed": 0}
     started = time.monotonic()
     for decision in range(MAX_HUMAN_DECISIONS):
         offered = driver.execute_script(OFFERED)
@@ -258,7 +319,8 @@ def test_a_full_game_with_a_human_seat_in_the_browser(server, browser, tmp_path)
         raise AssertionError(f"the game did not end after {MAX_HUMAN_DECISIONS} human decisions")
     elapsed = time.monotonic() - started
     print(f"human decisions: {decision} ({stats}), {elapsed:.1f} s")
-    assert stats["board"] > 10 and stats["list"] > 10
+    assert stats["board"] > 10 and stats["list"] > 10 and stats["keys"] > 0
+    assert stats["confirmed"] > 0 and stats["income"] > 0
 
     # the final scoring table opens by itself
     wait_for(driver, lambda: driver.find_element(By.ID, "scores").is_displayed(), "final scores")
@@ -298,7 +360,7 @@ def test_a_cli_log_is_stepped_through_with_the_keyboard(server, browser, tmp_pat
         page.send_keys(Keys.ARROW_RIGHT)
         wait_for(driver, lambda n=n: body(driver, "at") == str(n) and settled(driver), f"step {n}")
         now = driver.find_element(By.CSS_SELECTOR, "#history li.now").text
-        assert now == f"P{decisions[n - 1]['player']}: {decisions[n - 1]['name']}"
+        assert now == f"P{decisions[n - 1]['player']}: {in_words(decisions[n - 1]['name'])}"
     page.send_keys(Keys.ARROW_LEFT)
     wait_for(driver, lambda: body(driver, "at") == "4" and settled(driver), "a step back")
     slider = driver.find_element(By.ID, "slider")
@@ -371,7 +433,8 @@ def settled_step(driver) -> bool:
 def click_an_offered_action(driver) -> None:
     offered = driver.execute_script(OFFERED)
     action = offered["listed"][len(offered["listed"]) // 2]
-    driver.find_element(By.CSS_SELECTOR, f'#legal-list button[data-action="{action}"]').click()
+    list_choice(driver, action)
+    confirm_if_asked(driver, {"confirmed": 0})
 
 
 def page_view(driver) -> dict:
@@ -400,25 +463,56 @@ def start_a_game_for_two(driver, url: str) -> str:
 
 
 def take_turns(driver, pages: dict, decisions: int) -> None:
-    """The two people decide in turn (each in its own tab); the other tab follows each decision
+    """The two people decide in turn (each in its own tab, or its own browser: a page is a
+    window handle of `driver`, or a (driver, handle) pair); the other page follows each decision
     by itself (update events)."""
+
+    def go(seat: int):
+        page = pages[seat]
+        which, handle = page if isinstance(page, tuple) else (driver, page)
+        which.switch_to.window(handle)
+        return which
+
     made = 0
     while made < decisions:
-        driver.switch_to.window(pages[0])
-        current = page_view(driver)["current_player"]
+        current = page_view(go(0))["current_player"]
         if current not in pages:  # the agent's turn: the page asks it
             time.sleep(0.05)
             continue
-        driver.switch_to.window(pages[current])
-        wait_for(driver, lambda: body(driver, "waiting") == "human" and settled(driver), "a turn")
-        if page_view(driver)["current_player"] != current:
+        now = go(current)
+        wait_for(now, lambda d=now: body(d, "waiting") == "human" and settled(d), "a turn")
+        if page_view(now)["current_player"] != current:
             continue
-        at = int(body(driver, "length"))
-        click_an_offered_action(driver)
-        assert driver.execute_async_script(WAIT_AFTER, at) == "ok"
-        driver.switch_to.window(pages[1 - current])
-        wait_for(driver, lambda at=at: int(body(driver, "length")) > at, "the other page to follow")
+        at = int(body(now, "length"))
+        click_an_offered_action(now)
+        assert now.execute_async_script(WAIT_AFTER, at) == "ok"
+        other = go(1 - current)
+        wait_for(other, lambda d=other, n=at: int(body(d, "length")) > n, "the other to follow")
         made += 1
+
+
+def take_back_once(pages: dict) -> None:
+    """The deciding person makes a decision that leaves the turn going and takes it back with
+    the page's Undo button; both pages return to the position before it."""
+    for _ in range(40):
+        seat = page_view(pages[0][0])["current_player"]
+        if seat not in pages:
+            time.sleep(0.05)
+            continue
+        driver = pages[seat][0]
+        wait_for(driver, lambda d=driver: body(d, "waiting") == "human" and settled(d), "a turn")
+        at = int(body(driver, "length"))
+        legal = [a for a in page_view(driver)["legal"] if a["kind"] not in ("end_turn", "create")]
+        list_choice(driver, str(legal[0]["id"]))
+        assert driver.execute_async_script(WAIT_AFTER, at) == "ok"
+        undo = driver.find_element(By.ID, "btn-undo")
+        if undo.is_enabled():
+            undo.click()
+            for page, _handle in pages.values():
+                wait_for(page, lambda p=page, n=at: int(body(p, "length")) == n, "the undo")
+            assert len(driver.find_elements(By.CSS_SELECTOR, "#history li")) == at
+            return
+    raise AssertionError("no decision could be taken back")
 
 
 def test_two_people_play_from_their_own_links_and_see_only_their_own_cards(server, browser):
@@ -431,22 +525,33 @@ def test_two_people_play_from_their_own_links_and_see_only_their_own_cards(serve
     sid = page_view(driver)["id"]
     truth = SERVED["app"].state.sessions.get(sid)
     cards = [entry["mission"] for entry in truth.state.to_dict()["player_state"]]
+    cities = [truth.state.observation(p)["own"]["mission_cities"] for p in range(3)]
 
-    driver.switch_to.new_window("tab")  # the second player, from the link they were sent
-    driver.get(link)
-    wait_for(driver, lambda: body(driver, "viewer") == "seat 1", "the second seat's page")
-    second = driver.current_window_handle
-    pages = {0: first, 1: second}
-    for seat, handle in pages.items():
-        driver.switch_to.window(handle)
-        text = driver.find_element(By.ID, "own-mission").text
-        assert text.startswith(f"your mission card {cards[seat]}:"), (seat, text)
-        view = page_view(driver)
-        assert view["seed"] is None and "marker_supply" not in view["state"]
-        assert all("mission" not in entry for entry in view["state"]["player_state"])
-        assert len(driver.find_elements(By.ID, "own-mission")) == 1
+    other, profile = start_chromium()  # the second player, in a browser of their own
+    try:
+        other.get(link)
+        wait_for(other, lambda: body(other, "viewer") == "seat 1", "the second seat's page")
+        pages = {0: (driver, first), 1: (other, other.current_window_handle)}
+        for seat, (page, _handle) in pages.items():
+            text = page.find_element(By.ID, "own-mission").text
+            assert text == f"your mission card {cards[seat]}: {', '.join(cities[seat])}", text
+            view = page_view(page)
+            assert view["seed"] is None and "marker_supply" not in view["state"]
+            assert all("mission" not in entry for entry in view["state"]["player_state"])
+            assert len(page.find_elements(By.ID, "own-mission")) == 1
+            for them in range(3):  # no one else's card anywhere in the page or its data
+                if them != seat and cards[them] != cards[seat]:
+                    assert f"mission card {cards[them]}:" not in page.page_source
+                    assert str(view).count(f"'mission': {cards[them]}") == 0
+        shot(driver, "07-seat-0-own-mission")
+        shot(other, "07-seat-1-own-mission")
 
-    take_turns(driver, pages, 12)  # each page follows the other's decisions as they happen
+        take_turns(driver, pages, 12)  # each page follows the other's decisions as they happen
+        take_back_once(pages)
+        take_turns(driver, pages, 2)
+    finally:
+        other.quit()
+        shutil.rmtree(profile, ignore_errors=True)
     driver.switch_to.window(first)
     driver.find_element(By.ID, "btn-scores").click()
     cells = driver.find_elements(By.CSS_SELECTOR, "#scores-table tbody tr")
@@ -465,8 +570,6 @@ def test_two_people_play_from_their_own_links_and_see_only_their_own_cards(serve
     shown = lambda: driver.find_element(By.ID, "error").is_displayed()  # noqa: E731
     wait_for(driver, shown, "the refusal", error_expected=True)
     assert "token does not belong" in driver.find_element(By.ID, "error-text").text
-    driver.close()
-    driver.switch_to.window(second)
     driver.close()
     driver.switch_to.window(first)
 

@@ -3,6 +3,7 @@ free-point masks of each route, and the special-prestige spaces."""
 
 from __future__ import annotations
 
+from ...runtime.tables import free_points
 from ..nodes.board import PRIVILEGES
 from .fold import Fold, error, where
 
@@ -102,17 +103,7 @@ def fold_point_masks(f: Fold) -> None:
         k["POINT_ROUTE"],
         k["POINT_MERCHANT_ONLY"],
     )
-    free_pts, free_any = [], []
-    for pts in route_points:
-        row_all, row_any = [], []
-        for mask in range(1 << len(pts)):
-            chosen = tuple(p for j, p in enumerate(pts) if mask >> j & 1)
-            row_all.append(chosen)
-            row_any.append(tuple(p for p in chosen if not point_merchant[p]))
-        free_pts.append(tuple(row_all))
-        free_any.append(tuple(row_any))
-    k["FREE_POINTS"] = tuple(free_pts)
-    k["FREE_HOUSE_POINTS"] = tuple(free_any)
+    k["FREE_POINTS"], k["FREE_HOUSE_POINTS"] = free_points(route_points, point_merchant)
     k["FULL_MASK"] = tuple((1 << len(p)) - 1 for p in route_points)
     k["POINT_BIT"] = tuple(
         1 << route_points[point_route[p]].index(p) for p in range(len(point_route))

@@ -262,6 +262,18 @@ def create_app(
 
         return JSONResponse(await in_light(apply))
 
+    async def undo(request: Request) -> Response:
+        session, viewer = await session_of(request)
+        data = await _body(request)
+        since = _since(data)
+
+        def take_back():
+            with session.lock:
+                session.undo(viewer, data.get("at"))
+                return session_view(session, viewer, None, min(since, len(session.moves)))
+
+        return JSONResponse(await in_light(take_back))
+
     async def agent(request: Request) -> Response:
         session, viewer = await session_of(request)
         data = await _body(request)
@@ -399,6 +411,7 @@ def create_app(
         Route("/api/sessions/{sid}", show_session),
         Route("/api/sessions/{sid}/action", act, methods=["POST"]),
         Route("/api/sessions/{sid}/agent", agent, methods=["POST"]),
+        Route("/api/sessions/{sid}/undo", undo, methods=["POST"]),
         Route("/api/sessions/{sid}/events", events),
         Route("/api/sessions/{sid}/log", download_log),
         Route("/api/logs", open_log, methods=["POST"]),

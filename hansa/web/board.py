@@ -33,6 +33,13 @@ def board_from_module(module: ModuleType) -> Board:
     ns = vars(module)
     names = ns["CITY_NAMES"]
     abilities = ns["ABILITY_NAMES"]
+    countries = ns.get("COUNTRY_NAMES", ())
+    city_countries = ns.get("CITY_COUNTRIES", ((),) * len(names))
+    green = ns.get("CITY_GREEN", (False,) * len(names))
+    grants = {
+        c: tuple(country for k, country in enumerate(countries) if bits >> k & 1)
+        for c, bits in ns.get("PERMISSION_CITIES", ())
+    }
     cities = []
     for c, name in enumerate(names):
         spaces = tuple(
@@ -44,14 +51,33 @@ def board_from_module(module: ModuleType) -> Board:
             for s in ns["CITY_SPACES"][c]
         )
         city_abilities = tuple(abilities[a] for a in ns["CITY_ABILITIES"][c])
-        cities.append(City(name=name, spaces=spaces, abilities=city_abilities))
+        cities.append(
+            City(
+                name=name,
+                spaces=spaces,
+                abilities=city_abilities,
+                hanseatic=not green[c],
+                countries=tuple(countries[k] for k in city_countries[c]),
+                permissions=grants.get(c, ()),
+            )
+        )
     routes = []
     taverns = set(ns.get("TAVERN_ROUTES", ()))
     for r, (a, b) in enumerate(ns["ROUTE_CITIES"]):
         points = tuple(
             "merchant" if ns["POINT_MERCHANT_ONLY"][x] else "any" for x in ns["ROUTE_POINTS"][r]
         )
-        routes.append(Route(cities=(names[a], names[b]), points=points, tavern=r in taverns))
+        permanent = ns.get("ROUTE_PERMANENT", (-1,) * len(ns["ROUTE_CITIES"]))[r]
+        country = ns["ROUTE_COUNTRY"][r] if countries else None
+        routes.append(
+            Route(
+                cities=(names[a], names[b]),
+                points=points,
+                tavern=r in taverns,
+                permanent_bonus=ns["PERMANENT_NAMES"][permanent] if permanent >= 0 else None,
+                country=countries[country] if country is not None else None,
+            )
+        )
     east_west = ns.get("EAST_WEST")
     special = None
     if ns.get("SPECIAL_POINTS") and ns.get("SPECIAL_CITY", -1) >= 0:
@@ -142,6 +168,8 @@ def board_layout(module: ModuleType, boards: dict[str, Board] | None = None) -> 
                 "name_at": _xy(layout.centre[0], layout.name_y),
                 "details": [[text, round(y * SCALE, 2)] for text, y in layout.detail_lines],
                 "hanseatic": city.hanseatic,
+                "countries": list(city.countries),
+                "permissions": list(city.permissions),
                 "spaces": [
                     {
                         "id": space_id,
@@ -188,6 +216,8 @@ def board_layout(module: ModuleType, boards: dict[str, Board] | None = None) -> 
                 "path": [_xy(x, y) for x, y in plan.path[::4]] + [_xy(*plan.path[-1])],
                 "sea": plan.route.is_sea,
                 "tavern": plan.route.tavern,
+                "country": plan.route.country,
+                "permanent": plan.route.permanent_bonus,
                 "size": round(plan.point_size * SCALE, 2),
                 "points": [
                     {
@@ -217,4 +247,6 @@ def board_layout(module: ModuleType, boards: dict[str, Board] | None = None) -> 
         "routes": routes,
         "special_prestige": special,
         "privilege_colours": render.PRIVILEGE_COLOURS,
+        "country_colours": render._country_colours(board),
+        "green_city_colour": render.GREEN_CITY_FACE,
     }

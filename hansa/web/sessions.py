@@ -52,9 +52,10 @@ MAX_SEED = 2**63 - 1
 # Action kinds (the generated modules' ACTION_RANGES) by what they act on, and how the id within
 # the kind maps to that thing: "pair" ids come in (thing, trader/merchant) pairs.
 POINT_KINDS = {"PLACE": "pair", "DISPLACE": "pair", "PICK": "one", "DROP": "one", "REMOVE": "one"}
-POINT_KINDS |= {"PLACE_DISPLACED": "one", "LIFT": "one"}
+POINT_KINDS |= {"PLACE_DISPLACED": "one", "LIFT": "one", "COUNTRY_PLACE": "pair"}
+POINT_KINDS |= {"COUNTRY_LIFT": "one", "ROUTE_PLACE": "pair"}
 ROUTE_KINDS = {"CREATE", "PLACE_MARKER"}
-CITY_KINDS = {"ESTABLISH", "ADDITIONAL"}
+CITY_KINDS = {"ESTABLISH", "ADDITIONAL", "GREEN_POST"}
 
 
 def agent_names() -> list[str]:
@@ -257,8 +258,33 @@ def describe_rules(module: ModuleType) -> dict:
         "board": ns["BOARD_ID"],
         "players": list(ns["PLAYER_COUNTS"]),
         "abilities": [
-            {"name": name, "values": list(values)}
-            for name, values in zip(ns["ABILITY_NAMES"], ns["ABILITY_VALUES"], strict=True)
+            {
+                "name": name,
+                "values": list(values),
+                # the piece covering each space not yet uncovered ("t" trader, "m" merchant)
+                "piece": "tm"[kind],
+                "full_pp": full_pp,
+            }
+            for name, values, kind, full_pp in zip(
+                ns["ABILITY_NAMES"],
+                ns["ABILITY_VALUES"],
+                ns.get("ABILITY_KIND", (0,) * len(ns["ABILITY_NAMES"])),
+                ns.get("ABILITY_FULL_PP", (0,) * len(ns["ABILITY_NAMES"])),
+                strict=True,
+            )
+        ],
+        "pieces": {"traders": ns["TRADERS"], "merchants": ns["MERCHANTS"]},
+        "markers": dict(zip(ns["MARKER_KEYS"], ns["MARKER_LABELS"], strict=True)),
+        "permanent_markers": list(ns.get("PERMANENT_NAMES", ())),
+        "favour_tiles": list(ns.get("FAVOUR_NAMES", ())),
+        "frames": list(ns.get("FRAME_NAMES", ())),
+        "action_kinds": [[kind.lower(), base, size] for kind, base, size in ns["ACTION_RANGES"]],
+        # the 2-player variant's regions: their names and the routes bordering each
+        "regions": [
+            {"label": label, "routes": list(routes)}
+            for label, routes in zip(
+                ns.get("REGION_LABELS", ()), ns.get("REGION_ROUTES", ()), strict=True
+            )
         ],
         "score_keys": list(ns["SCORE_KEYS"]),
         "score_kinds": list(ns["SCORE_KINDS"]),
@@ -278,7 +304,9 @@ def action_target(module: ModuleType, action: int) -> dict | None:
     key = module.__name__
     found = _TARGETS.get(key)
     if found is None:
-        ranges = sorted((base, kind) for kind, base, _size in vars(module)["ACTION_RANGES"])
+        ranges = sorted(  # a kind without ids shares its base with the next kind: left out
+            (base, kind) for kind, base, size in vars(module)["ACTION_RANGES"] if size
+        )
         found = _TARGETS[key] = ([base for base, _ in ranges], ranges, {})
     starts, ranges, memo = found
     if action in memo:
@@ -290,6 +318,15 @@ def action_target(module: ModuleType, action: int) -> dict | None:
         target = _target(kind, action - base)
     memo[action] = target
     return target
+
+
+def action_kind(module: ModuleType, action: int) -> str | None:
+    """The kind of action `action` (its ACTION_RANGES entry, lower case: "income", "place", …),
+    which the page groups the choices by."""
+    action_target(module, action)  # fills the per-module tables
+    starts, ranges, _memo = _TARGETS[module.__name__]
+    i = bisect.bisect_right(starts, action) - 1
+    return ranges[i][1].lower() if i >= 0 else None
 
 
 def _target(kind: str, i: int) -> dict | None:
@@ -313,6 +350,28 @@ def _target(kind: str, i: int) -> dict | None:
     if target is not None:
         target["kind"] = kind.lower()
     return target
+
+
+def turn_player(state) -> int:
+    """The player whose turn it is (the turn player, not whoever decides a frame of it)."""
+    return state.to_dict()["turn"]["player"]
+
+
+def hidden_count(state) -> int:
+    """How many things no one sees: the items of the full state's entries the public observation
+    leaves out (the face-down markers, …) and every player's own secrets. A decision that
+    changes it revealed something (it drew a marker); the count itself is public (the
+    observation's `marker_supply_size`), so whether a decision may be taken back never depends
+    on what the viewer cannot see."""
+    full = state.to_dict()
+    public = state.observation(0)
+    count = 0
+    for key, value in full.items():
+        if key not in public:
+            count += len(value) if isinstance(value, list | dict) else 1
+    for p in range(state.num_players):
+        count += len(state.observation(p)["own"])
+    return count
 
 
 # ---- one game in the browser
@@ -340,6 +399,8 @@ class Session:
     open_at: tuple = (None, False)  # (known, whether the game hides nothing): views.revealed
     store: object = None  # the Store its decisions are written to as they are made
     scores_at: dict = field(default_factory=dict)  # views.scoring, by (version, length, at)
+    undo_known: tuple = (None, False)  # undoable's answer, by (version, length, seat)
+    before_last: object = None  # the position before the last decision made here
 
     def __post_init__(self) -> None:
         self.state = self.initial.clone()
@@ -372,6 +433,7 @@ class Session:
             state.apply_action(action)  # raises the engine's message, changing nothing
             raise HansaError(f"illegal action {action!r}")
         self.tracker.before(state, legal, player, action)
+        self.before_last = state.clone()  # undoable compares it with the position after
         state.apply_action(action)
         self.moves.append((player, action))
         if self.store is not None:
@@ -403,6 +465,59 @@ class Session:
         if isinstance(action, bool) or not isinstance(action, int):
             raise HansaError(f"illegal action {action!r}: an action is a whole number")
         self._apply(player, action)
+        self.changed()
+
+    # ---- taking a decision back
+    def undoable(self, viewer: Viewer) -> bool:
+        """Whether `viewer` may take back the last decision: its own seat made it, in the turn
+        still being played (the turn player is the same before it and now), and it revealed
+        nothing hidden (no face-down marker drawn: as many things are hidden before and after
+        it). Asked once per change of the game."""
+        if viewer.role != SEAT or self.mode == "replay" or not self.moves:
+            return False
+        if self.state.is_terminal() or (self.job is not None and not self.job.finished):
+            return False
+        key = (self.version, len(self.moves), viewer.seat)
+        if self.undo_known[0] == key:
+            return self.undo_known[1]
+        player, _action = self.moves[-1]
+        allowed = False
+        if player == viewer.seat and self.seats[player] == HUMAN:
+            before = self.before_last
+            if before is None:  # a session whose decisions were set from outside
+                before = self.state_at(len(self.moves) - 1)
+            same_turn = turn_player(before) == player == turn_player(self.state)
+            allowed = same_turn and hidden_count(before) == hidden_count(self.state)
+        self.undo_known = (key, allowed)
+        return allowed
+
+    def undo(self, viewer: Viewer, expected_at: object = None) -> None:
+        """Take back the last decision of `viewer`'s seat (see `undoable`): the game is played
+        again from its first position without it, in memory and in the store."""
+        self._require_live()
+        if expected_at is not None and expected_at != len(self.moves):
+            raise HansaError(
+                f"the game has moved on (decision {len(self.moves)}, the page showed "
+                f"{expected_at}): reload the position"
+            )
+        if not self.undoable(viewer):
+            raise HansaError(
+                "nothing to take back: only your own last decision of this turn can be taken "
+                "back, while it revealed nothing hidden"
+            )
+        kept = self.moves[:-1]
+        self.state = self.initial.clone()
+        self.snapshots = {0: self.initial.clone()}
+        self.tracker = GameTracker(self.game)
+        self.moves = []
+        store, self.store = self.store, None  # the kept decisions are stored already
+        try:
+            for player, action in kept:
+                self._apply(player, action)
+        finally:
+            self.store = store
+        if store is not None:
+            store.truncate(self.id, len(self.moves))
         self.changed()
 
     def start_agents(

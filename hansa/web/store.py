@@ -124,6 +124,15 @@ class Store:
 
         self._write(work)
 
+    def truncate(self, sid: str, length: int) -> None:
+        """Forget the decisions of `sid` from number `length` on (one was taken back)."""
+
+        def work() -> None:
+            self.db.execute("DELETE FROM moves WHERE session = ? AND n >= ?", (sid, length))
+            self.db.execute("UPDATE sessions SET changed = ? WHERE id = ?", (time.time(), sid))
+
+        self._write(work)
+
     def load(self, sid: str) -> Stored | None:
         """The stored session `sid`, or None (also for a row that cannot be read)."""
         with self.lock:

@@ -15,7 +15,7 @@ that two sessions differing only in hidden information give byte-identical respo
 from __future__ import annotations
 
 from .access import SEAT, Viewer
-from .sessions import HUMAN, Session, action_target
+from .sessions import HUMAN, Session, action_kind, action_target
 
 
 def has_hidden(state) -> bool:
@@ -123,7 +123,12 @@ def session_view(session: Session, viewer: Viewer, at: object = None, since: obj
     legal = []
     if yours:
         legal = [
-            {"id": a, "name": state.action_to_string(a), "target": action_target(module, a)}
+            {
+                "id": a,
+                "name": state.action_to_string(a),
+                "kind": action_kind(module, a),
+                "target": action_target(module, a),
+            }
             for a in state.legal_actions()
         ]
     game = session.game
@@ -147,6 +152,7 @@ def session_view(session: Session, viewer: Viewer, at: object = None, since: obj
         "decision": state._decision_name(),
         "waiting_for": None if not live else (HUMAN if session.seats[player] == HUMAN else "agent"),
         "your_decision": yours,
+        "can_undo": at == length and session.undoable(viewer),
         "legal": legal,
         "scores": seen_scores(session, state, viewer, everything, at),
         "history": [

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import jinja2
 
+from ....runtime.state_json import SWITCH_NAMES
 from ...errors import HansaError
 from ...model.build import END_KINDS, MARKER_KINDS, GameModel, build_model
 from ...nodes.board import Board
@@ -24,6 +25,8 @@ from ...nodes.rules import Game, RuleSet, mangle_module_name
 
 TEMPLATES = Path(__file__).parent / "templates"
 GENERATOR_VERSION = "1"
+# Model tables the module derives at import (runtime/tables.py) instead of writing them out
+DERIVED_AT_IMPORT = ("FREE_POINTS", "FREE_HOUSE_POINTS")
 LINE_WIDTH = 99
 
 
@@ -165,7 +168,11 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
             (hook, name, _relative_origin(origin, root), text)
             for hook, name, origin, text in tables["RULE_SOURCES"]
         )
-    constants = "\n".join(render_constant(name, value) for name, value in tables.items())
+    constants = "\n".join(
+        render_constant(name, value)
+        for name, value in tables.items()
+        if name not in DERIVED_AT_IMPORT
+    )
     comp = model.components
     context = dict(comp)
     context.update(
@@ -192,6 +199,9 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         scoring=comp["scoring"],
         uses_income=True,
         coin_pp=bool(model.constants["COIN_PP"]),
+    )
+    context["switches"] = render_constant(
+        "SWITCHES", tuple(name for name in SWITCH_NAMES if context[name])
     )
     try:
         text = environment().get_template("module.py.j2").render(**context)

@@ -4,8 +4,11 @@
 // server-sent events. No framework, no build step.
 "use strict";
 
-const COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#CC79A7"]; // Okabe-Ito: colour-blind safe
-const TEXT_ON = ["#000", "#000", "#fff", "#000", "#000"];
+// Player colours kept apart from the Privilege colours (white, orange, pink, black): blue, green,
+// yellow, purple, red; every piece also carries its player's number (a cue besides colour).
+const COLOURS = ["#1f5fbf", "#2e9e44", "#f2d22e", "#7b3fa0", "#c62828"];
+const COLOUR_NAMES = ["blue", "green", "yellow", "purple", "red"];
+const TEXT_ON = ["#fff", "#fff", "#000", "#fff", "#fff"];
 const PRIVILEGE_NAMES = ["white", "orange", "pink", "black"];
 const SVGNS = "http://www.w3.org/2000/svg";
 
@@ -13,7 +16,7 @@ const S = {
   catalogue: null, view: null, layout: null, rules: null, layoutGame: null,
   history: [], timer: null, viewBox: null, finalShown: false, sessionId: null,
   tokens: null, token: null, events: null, busy: 0, agentAsked: false, fetching: false, refetch: false,
-  plays: [], sent: 0, shownSeq: 0,
+  plays: [], sent: 0, shownSeq: 0, selectedKind: null, confirming: null,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -86,12 +89,44 @@ function swatch(p, size = 18, kind = "t") {
   el("text", { x: 10, y: 10.5, "font-size": 13, fill: TEXT_ON[p % 5], class: "piece-text" }, svg, String(p));
   return svg;
 }
-function markerShort(key) {
-  if (!key) return "";
-  return key.replace(/^plus_/, "+").replace(/_trading_posts?/, " post").replace(/_tradesmen/, " 3")
-    .replace(/_ability/, "").replace(/_actions?$/, " act").replace(/_/g, " ");
-}
 function routeKey(a, b) { return [a, b].sort().join("\u0000"); }
+// A spec name in words: "create_route" → "create route", "plus_3_actions" → "+3 actions",
+// "track_pp" → "track PP".
+function words(name) {
+  if (name === null || name === undefined) return "";
+  return String(name).replace(/^plus_(\d)/, "+$1").replace(/_/g, " ").replace(/\bpp\b/gi, "PP");
+}
+// An action's name as shown: the engine's words, with the spec's snake_case names in it (bonus
+// markers, permanent markers) in words too.
+function say(name) {
+  return String(name).replace(/\b[a-z]+(?:_[a-z0-9]+)+\b/g, (m) => words(m));
+}
+function capital(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
+function markerName(key) {
+  const label = S.rules && S.rules.markers && S.rules.markers[key];
+  return words(label || key);
+}
+function colourName(p) { return COLOUR_NAMES[p % COLOUR_NAMES.length]; }
+// Why the game ended (or will): the trigger names of the rule set in words.
+function endWords(trigger) {
+  if (!trigger) return "";
+  return trigger.split("+").map((t) => {
+    if (t === "track_pp" && S.rules.end_track_pp) return `a score marker reached ${S.rules.end_track_pp} PP`;
+    if (t === "completed_cities" && S.rules.completed_cities) return `${S.rules.completed_cities} cities completed`;
+    return words(t);
+  }).join(" and ");
+}
+// What is being decided, in words: the top frame of the stack, or the turn.
+function decisionWords(view) {
+  const st = view.state;
+  const stack = st.stack || [];
+  if (stack.length) {
+    const top = stack[stack.length - 1];
+    return capital(words(top.frame)) + (top.player !== view.current_player ? ` (player ${top.player})` : "");
+  }
+  const left = st.turn ? st.turn.actions_left : null;
+  return left === null ? "Turn" : `Turn — ${left} action${left === 1 ? "" : "s"} left`;
+}
 
 // ---------------------------------------------------------------- start page
 async function loadCatalogue() {
@@ -224,6 +259,7 @@ async function openSession(view, token = null) {
   if (S.layoutGame !== view.game) {
     const data = await api("GET", `/api/games/${encodeURIComponent(view.game)}/board`);
     S.layout = data.layout; S.rules = data; S.layoutGame = view.game;
+    fitLayout();
     drawBoard();
   }
   $("start").classList.add("hidden");
@@ -251,6 +287,11 @@ function openEvents(id) {
     if (!S.view || S.view.id !== id) return;
     const notice = JSON.parse(event.data);
     if (notice.version === S.view.version && notice.length === S.view.length) return;
+    if (notice.length < S.history.length) { // taken back: ask for the history from there
+      S.history.length = notice.length;
+      for (const li of [...$("history").querySelectorAll("li")]) if (Number(li.dataset.n) > notice.length) li.remove();
+      if (S.view.at > notice.length) { S.view.at = notice.length; S.view.length = notice.length; }
+    }
     if (S.view.at === S.view.length) latest();
     else { S.view.length = notice.length; renderSlider(S.view); }
   });
@@ -330,15 +371,21 @@ function show(view) {
     if (S.view && S.view.id === view.id && view.seq < S.shownSeq) return;
     S.shownSeq = view.seq;
   }
+  const previous = S.view;
   S.view = view;
   const wanted = tokenFor(view);
   if (wanted && wanted !== S.token) { // hot seat: show the deciding seat's view
     S.token = wanted;
     latest();
   }
+  if (view.length < S.history.length) { // a decision was taken back
+    S.history.length = view.length;
+    for (const li of [...$("history").querySelectorAll("li")]) if (Number(li.dataset.n) > view.length) li.remove();
+  }
   for (const entry of view.history) {
     if (entry.n === S.history.length + 1) { S.history.push(entry); appendHistory(entry); }
   }
+  if (!previous || previous.length !== view.length || previous.id !== view.id || !view.your_decision) S.selectedKind = null;
   document.body.dataset.at = view.at;
   document.body.dataset.length = view.length;
   document.body.dataset.waiting = view.waiting_for || "none";
@@ -389,9 +436,10 @@ function renderStatus(view) {
     const w = view.scores.winners;
     const who = h("span", { class: "who" });
     who.style.background = w.length === 1 ? colour(w[0]) : "#ddd";
+    who.style.color = w.length === 1 ? TEXT_ON[w[0] % 5] : "#111";
     who.appendChild(document.createTextNode(w.length === 1 ? `Player ${w[0]} wins` : `Shared: players ${w.join(", ")}`));
     box.appendChild(who);
-    box.appendChild(h("span", { class: "what" }, `game over · ${w.map((p) => view.scores.totals[p]).join("/")} PP` + (live && view.end_trigger ? ` · end: ${view.end_trigger}` : "")));
+    box.appendChild(h("span", { class: "what" }, `game over · ${w.map((p) => view.scores.totals[p]).join("/")} PP` + (live && view.end_trigger ? ` · ${endWords(view.end_trigger)}` : "")));
     return;
   }
   const p = view.current_player;
@@ -400,7 +448,7 @@ function renderStatus(view) {
   who.style.color = TEXT_ON[p % 5];
   who.appendChild(document.createTextNode(`Player ${p} (${seatLabel(view, p)})`));
   box.appendChild(who);
-  let what = view.decision.replace(/ of player \d+/, "");
+  let what = decisionWords(view);
   if (!live) what = `position after decision ${view.at} of ${view.length} · ${what}`;
   else if (view.your_decision) { what = `your decision: ${what}`; box.classList.add("your-turn"); }
   else if (view.waiting_for === "human") what = `player ${p} decides: ${what}`;
@@ -408,49 +456,209 @@ function renderStatus(view) {
   box.appendChild(h("span", { class: "what" }, what));
 }
 
+// A small SVG of pieces: `n` traders (squares) or merchants (circles) of player p.
+function pieceIcon(p, kind, size = 14, covered = false) {
+  const svg = document.createElementNS(SVGNS, "svg");
+  svg.setAttribute("width", size); svg.setAttribute("height", size);
+  svg.setAttribute("viewBox", "0 0 20 20"); svg.classList.add("pc");
+  const attrs = { fill: colour(p), class: "piece" };
+  if (kind === "t") el("rect", { x: 2, y: 2, width: 16, height: 16, rx: 2, ...attrs }, svg);
+  else el("circle", { cx: 10, cy: 10, r: 8, ...attrs }, svg);
+  el("text", { x: 10, y: 10.5, "font-size": 12, fill: TEXT_ON[p % 5], class: "piece-text" }, svg, String(p));
+  if (covered) svg.classList.add("covering");
+  return svg;
+}
+function countOf(p, kind, n, what) {
+  const span = h("span", { class: "count", title: `${n} ${kind === "t" ? "trader" : "merchant"}${n === 1 ? "" : "s"} ${what}` });
+  span.appendChild(pieceIcon(p, kind, 15));
+  span.appendChild(document.createTextNode(`×${n}`));
+  return span;
+}
+
+function abilityValue(a, i) {
+  const v = a.values[i];
+  if (a.name === "privilege") return PRIVILEGE_NAMES[v] || String(v);
+  if (a.name === "bank" && v >= 99) return "all";
+  return String(v);
+}
+
+// The five (or however many the rules have) ability tracks of a desk: every space of a track,
+// uncovered ones showing their value, covered ones the piece still lying on them.
+function abilityTracks(p, ps, develop) {
+  const box = h("div", { class: "tracks" });
+  S.rules.abilities.forEach((a, i) => {
+    const level = ps.abilities[a.name];
+    const row = h("div", { class: "track-row", "data-ability": a.name });
+    const name = h("span", { class: "track-name" }, words(a.name));
+    row.appendChild(name);
+    const cells = h("span", { class: "cells" });
+    a.values.forEach((_, k) => {
+      const cell = h("span", { class: "cell" + (k <= level ? " open" : " covered") + (k === level ? " now" : "") });
+      if (k <= level) {
+        const text = abilityValue(a, k);
+        if (a.name === "privilege") {
+          cell.classList.add("priv");
+          const fill = (S.layout.privilege_colours || {})[text] || "#fff";
+          cell.style.background = fill;
+          cell.style.color = text === "black" ? "#fff" : "#111";
+          cell.textContent = text[0].toUpperCase(); // a letter besides the colour
+          cell.title = `privilege ${text}`;
+        } else cell.textContent = text;
+      } else {
+        cell.title = `${abilityValue(a, k)} — covered`;
+        cell.appendChild(pieceIcon(p, a.piece, 15, true));
+      }
+      cells.appendChild(cell);
+    });
+    row.appendChild(cells);
+    if (level >= a.values.length - 1 && a.full_pp) row.appendChild(h("span", { class: "full" }, `full +${a.full_pp}`));
+    const act = develop && develop.get(i);
+    if (act) {
+      row.classList.add("developable");
+      row.title = act.name;
+      row.addEventListener("click", () => choose(act));
+    }
+    box.appendChild(row);
+  });
+  return box;
+}
+
+// The score track: a space per PP up to the game's end, every player's marker on it.
+function scoreTrack(view) {
+  const st = view.state;
+  const tracks = st.player_state.map((ps) => ps.track);
+  const end = S.rules.end_track_pp || 20;
+  const top = Math.max(end, ...tracks) ;
+  const cell = 14, width = (top + 1) * cell + 4;
+  const svg = document.createElementNS(SVGNS, "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} 38`); svg.setAttribute("id", "score-track");
+  svg.setAttribute("preserveAspectRatio", "xMinYMid meet");
+  for (let k = 0; k <= top; k++) {
+    el("rect", { x: 2 + k * cell, y: 2, width: cell - 1, height: 14, class: "st-cell" + (k === end ? " end" : "") + (k % 5 === 0 ? " five" : "") }, svg);
+    if (k % 5 === 0 || k === end) el("text", { x: 2 + k * cell + cell / 2, y: 9.5, "font-size": 7.5, class: "small" }, svg, String(k));
+  }
+  const stacked = {};
+  tracks.forEach((t, p) => {
+    const k = stacked[t] = (stacked[t] || 0) + 1;
+    const x = 2 + t * cell + cell / 2, y = 16 + k * 5.5;
+    const g = el("g", { class: "st-marker", "data-player": p }, svg);
+    el("title", {}, g, `player ${p}: ${t} PP on the track`);
+    el("circle", { cx: x, cy: y, r: 5, fill: colour(p), class: "piece" }, g);
+    el("text", { x, y: y + 0.3, "font-size": 7, fill: TEXT_ON[p % 5], class: "piece-text" }, g, String(p));
+  });
+  return svg;
+}
+
+function chip(text, cls, title = null) {
+  const c = h("span", { class: "chip " + cls }, text);
+  if (title) c.title = title;
+  return c;
+}
+
 function renderDesks(view) {
   const box = $("desks");
   box.innerHTML = "";
   const st = view.state;
-  const abilities = S.rules.abilities;
-  const board = [`cities completed ${st.completed_cities || 0}` + (S.rules.completed_cities ? ` / ${S.rules.completed_cities}` : "")];
-  if (S.rules.end_track_pp) board.push(`game ends at ${S.rules.end_track_pp} track PP`);
-  board.push(`markers in supply ${st.marker_supply_size !== undefined ? st.marker_supply_size : (st.marker_supply || []).length}`);
-  if ((st.east_west || []).length) board.push(`East-West: ${st.east_west.map((p) => "P" + p).join(", ")}`);
-  box.appendChild(h("div", { id: "board-info", class: "muted" }, board.join(" · ")));
+  const info = h("div", { id: "board-info" });
+  const facts = [`cities completed ${st.completed_cities || 0}` + (S.rules.completed_cities ? ` / ${S.rules.completed_cities}` : "")];
+  facts.push(`bonus markers face down ${st.marker_supply_size !== undefined ? st.marker_supply_size : (st.marker_supply || []).length}`);
+  if ((st.east_west || []).length) facts.push(`East–West: ${st.east_west.map((p) => "player " + p).join(", ")}`);
+  info.appendChild(h("div", { class: "muted" }, facts.join(" · ")));
+  const trackBox = h("div", { class: "score-box" });
+  trackBox.appendChild(h("span", { class: "label" }, `score track (game ends at ${S.rules.end_track_pp || "—"})`));
+  trackBox.appendChild(scoreTrack(view));
+  info.appendChild(trackBox);
+  if (st.pawn) {
+    const region = st.pawn.region;
+    const label = region === null ? "not placed yet" : (S.rules.regions[region] || {}).label || `region ${region}`;
+    info.appendChild(h("div", { id: "pawn-info", class: "line" }, `neutral pawn: ${label} · free move ${words(st.pawn.free_move)}`));
+  }
+  if (st.favour) {
+    const fav = h("div", { id: "favour-display", class: "line" });
+    fav.appendChild(h("span", { class: "label" }, "Emperor's Favour on display: "));
+    for (const t of st.favour.face_up) fav.appendChild(chip(t, "favour"));
+    if (!st.favour.face_up.length) fav.appendChild(document.createTextNode("none"));
+    fav.appendChild(h("span", { class: "muted" }, ` · this turn: ${words(st.favour.this_turn)}`));
+    info.appendChild(fav);
+  }
+  const permits = permissionHolders(st);
+  if (permits.length) {
+    const line = h("div", { id: "permissions", class: "line" });
+    line.appendChild(h("span", { class: "label" }, "permissions: "));
+    for (const [country, city, holder] of permits) {
+      const c = chip(`${capital(country)} (${city}): ${holder === null ? "nobody" : "player " + holder}`, "permit");
+      if (holder !== null) { c.style.borderColor = colour(holder); c.style.boxShadow = `inset 4px 0 0 ${colour(holder)}`; }
+      line.appendChild(c);
+    }
+    const used = (st.turn && st.turn.permissions_used) || [];
+    if (used.length) line.appendChild(h("span", { class: "muted" }, ` · used this turn: ${used.join(", ")}`));
+    info.appendChild(line);
+  }
+  box.appendChild(info);
+  const develop = new Map();
+  for (const a of view.your_decision ? view.legal : []) if (a.target && a.target.type === "ability") develop.set(a.target.index, a);
+  const desks = h("div", { id: "desk-list" });
   st.player_state.forEach((ps, p) => {
     const desk = h("div", { class: "desk" + (p === view.current_player ? " current" : ""), "data-player": p });
-    desk.appendChild(swatch(p, 24));
-    const lines = h("div", { class: "lines" });
-    const head = h("div");
+    desk.style.setProperty("--pc", colour(p));
+    const head = h("div", { class: "desk-head" });
+    head.appendChild(swatch(p, 20));
     head.appendChild(h("span", { class: "name" }, `Player ${p}`));
-    head.appendChild(document.createTextNode(` · ${seatLabel(view, p)}` + (p === view.current_player ? " · deciding" : "")));
-    lines.appendChild(head);
-    lines.appendChild(h("div", {}, `supply ${ps.supply.traders}▪ ${ps.supply.merchants}● · stock ${ps.stock.traders}▪ ${ps.stock.merchants}● · track ${ps.track} PP`));
-    const parts = abilities.map((a) => {
-      const level = ps.abilities[a.name];
-      let value = a.values[Math.min(level, a.values.length - 1)];
-      if (a.name === "privilege") value = PRIVILEGE_NAMES[value] || value;
-      if (a.name === "bank" && value >= 99) value = "all";
-      const short = { privilege: "priv.", actions: "act." }[a.name] || a.name;
-      return `${short} ${value}`;
-    });
-    lines.appendChild(h("div", { class: "abl" }, parts.join(" · ")));
+    head.appendChild(h("span", { class: "muted" }, ` ${colourName(p)} · ${seatLabel(view, p)}` + (p === view.current_player ? " · deciding" : "")));
+    const pp = h("span", { class: "pp", title: "PP if the game ended now (final scoring); the track shows the PP scored so far" });
+    pp.appendChild(h("b", {}, ppText(view.scores, p)));
+    pp.appendChild(h("small", {}, ` PP now · ${ps.track} on track`));
+    head.appendChild(pp);
+    desk.appendChild(head);
+    const pieces = h("div", { class: "line pieces" });
+    pieces.appendChild(h("span", { class: "label" }, "supply"));
+    pieces.appendChild(countOf(p, "t", ps.supply.traders, "in the personal supply"));
+    pieces.appendChild(countOf(p, "m", ps.supply.merchants, "in the personal supply"));
+    pieces.appendChild(h("span", { class: "label" }, "stock"));
+    pieces.appendChild(countOf(p, "t", ps.stock.traders, "in the general stock"));
+    pieces.appendChild(countOf(p, "m", ps.stock.merchants, "in the general stock"));
+    desk.appendChild(pieces);
+    desk.appendChild(abilityTracks(p, ps, p === view.current_player ? develop : null));
+    const markers = ps.markers || { unused: [], used: [] };
+    const mk = h("div", { class: "line markers" });
+    mk.appendChild(h("span", { class: "label" }, "bonus markers"));
+    for (const m of markers.unused) mk.appendChild(chip(markerName(m), "marker unused", "unused: may be played"));
+    for (const m of markers.used) mk.appendChild(chip(markerName(m), "marker used", "used"));
+    if (!markers.unused.length && !markers.used.length) mk.appendChild(h("span", { class: "muted" }, "none"));
+    desk.appendChild(mk);
+    if (st.favour) {
+      const held = st.favour.held[p] || [];
+      const fav = h("div", { class: "line" });
+      fav.appendChild(h("span", { class: "label" }, "favour tiles"));
+      for (const t of held) fav.appendChild(chip(t, "favour"));
+      if (!held.length) fav.appendChild(h("span", { class: "muted" }, "none"));
+      desk.appendChild(fav);
+    }
     const own = st.own && view.viewer.seat === p ? st.own : null;
     if (own && own.mission_cities) {
-      lines.appendChild(h("div", { class: "mission", id: "own-mission" }, `your mission card ${own.mission}: ${own.mission_cities.join(", ")}`));
+      const card = h("div", { class: "mission", id: "own-mission", title: "your secret mission card: only you see it" },
+        `your mission card ${own.mission}: ${own.mission_cities.join(", ")}`);
+      desk.appendChild(card);
     }
-    const markers = ps.markers || { unused: [], used: [] };
-    if (markers.unused.length || markers.used.length) {
-      lines.appendChild(h("div", { class: "mk" }, `markers: ${markers.unused.map(markerShort).join(", ") || "none unused"}` + (markers.used.length ? ` (+${markers.used.length} used)` : "")));
-    }
-    desk.appendChild(lines);
-    const pp = h("div", { class: "pp", title: "PP if the game ended now (final scoring A–F)" });
-    pp.appendChild(h("b", {}, ppText(view.scores, p)));
-    pp.appendChild(h("small", {}, "PP now"));
-    desk.appendChild(pp);
-    box.appendChild(desk);
+    desks.appendChild(desk);
   });
+  box.appendChild(desks);
+}
+
+// Who holds each permission (Britannia): the owner of the rightmost post of the city granting it.
+function permissionHolders(st) {
+  const out = [];
+  if (!S.layout) return out;
+  const byName = {};
+  for (const c of st.cities || []) byName[c.name] = c;
+  for (const city of S.layout.cities) {
+    for (const country of city.permissions || []) {
+      const c = byName[city.name];
+      const last = c ? ([...c.posts].reverse().find((x) => x) || (c.additional_posts || []).slice(-1)[0]) : null;
+      out.push([country, city.name, last ? Number(last.slice(1)) : null]);
+    }
+  }
+  return out;
 }
 
 // a player's PP if the game ended now; "12 + ?" while another player's secret categories (mission
@@ -460,30 +668,111 @@ function ppText(scores, p) {
   return `${scores.known[p]} + ?`;
 }
 
+// ---------------------------------------------------------------- deciding
+// The choices grouped by kind: a kind acting on the board is one button that shows its targets
+// (only those); Income is one control with the counts; the rest are buttons. The full list is
+// below, searchable.
+const KIND_KEYS = { end_turn: "e", income: "i", place: "p", displace: "d", move: "m", create: "c", use_marker: "b", establish: "t", develop: "v" };
+function kindWords(kind) {
+  return { end_turn: "End the turn", use_marker: "Bonus marker", create: "Create route", place_marker: "Place the drawn marker", done_picking: "Stop picking up", done_removing: "Stop removing", no_post: "Neither post nor ability", perm_use: "Permanent marker", pawn: "Neutral pawn", pawn_pay: "Move the pawn", favour: "Emperor's Favour", flip: "Flip markers", take_piece: "Take from the stock", extra: "Extra piece", place_displaced: "Place the displaced piece" }[kind] || capital(words(kind));
+}
+
+function incomeParts(name) {
+  const m = /(\d+) traders?, (\d+) merchants?/.exec(name);
+  return m ? [Number(m[1]), Number(m[2])] : null;
+}
+
 function renderLegal(view) {
+  const groupsBox = $("groups");
   const list = $("legal-list");
-  list.innerHTML = "";
+  groupsBox.innerHTML = ""; list.innerHTML = "";
+  $("btn-undo").disabled = !view.can_undo;
   const live = view.at === view.length;
-  if (view.terminal) { $("decision-title").textContent = "Game over"; list.appendChild(h("li", { class: "note" }, "The final scoring is under Scores.")); return; }
-  if (!live) { $("decision-title").textContent = "Viewing an earlier position"; list.appendChild(h("li", { class: "note" }, "Press End (») to return to the latest position.")); return; }
+  const note = (text) => groupsBox.appendChild(h("div", { class: "note" }, text));
+  $("all-choices").classList.toggle("hidden", !view.your_decision);
+  if (view.terminal) { $("decision-title").textContent = "Game over"; note("The final scoring is under Scores."); return; }
+  if (!live) { $("decision-title").textContent = "Viewing an earlier position"; note("Press End (») to return to the latest position."); return; }
   if (view.mode === "replay") { $("decision-title").textContent = "End of the log"; return; }
   const human = view.your_decision;
-  $("decision-title").textContent = human ? `Your decision — ${view.legal.length} choices` : view.waiting_for === "human" ? `Player ${view.current_player} to decide` : `Agent ${view.seats[view.current_player]} to decide`;
-  if (view.waiting_for === "human" && !human) {
-    list.appendChild(h("li", { class: "note" }, "Waiting for that player's decision."));
-    return;
-  }
-  if (!human) {
-    list.appendChild(h("li", { class: "note" }, Number($("agent-delay").value) < 0 ? "Press “agent step” to let it decide." : "…"));
-    return;
-  }
+  $("decision-title").textContent = human ? `Your decision: ${decisionWords(view)}` : view.waiting_for === "human" ? `Player ${view.current_player} to decide` : `Agent ${view.seats[view.current_player]} to decide`;
+  if (view.waiting_for === "human" && !human) { note("Waiting for that player's decision."); return; }
+  if (!human) { note(Number($("agent-delay").value) < 0 ? "Press “agent step” to let it decide." : "…"); return; }
+  const groups = new Map();
   for (const a of view.legal) {
-    const li = h("li");
-    const button = h("button", { "data-action": a.id, title: `action ${a.id}` }, a.name);
-    button.addEventListener("click", () => act(a.id));
+    if (!groups.has(a.kind)) groups.set(a.kind, []);
+    groups.get(a.kind).push(a);
+  }
+  const onBoard = [...groups.entries()].filter(([, acts]) => acts.some((a) => a.target && a.target.type !== "ability"));
+  // a frame offering one kind on the board (pick, drop, displaced piece…) shows it at once
+  if (S.selectedKind && !groups.has(S.selectedKind)) S.selectedKind = null;
+  if (!S.selectedKind && onBoard.length === 1 && (groups.size <= 3 || (view.state.stack || []).length)) S.selectedKind = onBoard[0][0];
+  for (const [kind, acts] of groups) {
+    const row = h("div", { class: "group", "data-kind": kind });
+    const key = KIND_KEYS[kind];
+    const label = kindWords(kind) + (key ? ` [${key.toUpperCase()}]` : "");
+    const targeted = acts.some((a) => a.target && a.target.type !== "ability");
+    if (kind === "income") {
+      row.appendChild(h("span", { class: "group-name" }, label));
+      const select = h("select", { id: "income-choice", "aria-label": "income" });
+      const options = acts.map((a) => [a, incomeParts(a.name)]).sort((x, y) => (y[1] ? y[1][0] + y[1][1] : 0) - (x[1] ? x[1][0] + x[1][1] : 0) || (y[1] ? y[1][1] : 0) - (x[1] ? x[1][1] : 0));
+      for (const [a, parts] of options) select.appendChild(h("option", { value: a.id }, parts ? `${parts[0]} trader${parts[0] === 1 ? "" : "s"} + ${parts[1]} merchant${parts[1] === 1 ? "" : "s"}` : a.name));
+      row.appendChild(select);
+      const take = h("button", { class: "go", id: "income-go", "data-kind": kind }, "Take");
+      take.addEventListener("click", () => { const a = acts.find((x) => String(x.id) === select.value); if (a) choose(a); });
+      select.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); take.click(); } });
+      row.appendChild(take);
+    } else if (targeted) {
+      const b = h("button", { class: "kind" + (S.selectedKind === kind ? " on" : ""), "data-kind": kind, title: "show where on the board" }, `${label} · ${acts.length}`);
+      b.addEventListener("click", () => { S.selectedKind = S.selectedKind === kind ? null : kind; renderLegal(S.view); drawTargets(S.view); });
+      row.appendChild(b);
+      if (S.selectedKind === kind) row.appendChild(h("span", { class: "muted hint" }, "click a highlighted place on the board"));
+    } else if (acts.length === 1) {
+      const a = acts[0];
+      const b = h("button", { class: "one", "data-kind": kind, "data-action": a.id }, kind === "end_turn" ? label : `${say(a.name)}${key ? ` [${key.toUpperCase()}]` : ""}`);
+      b.addEventListener("click", () => choose(a));
+      row.appendChild(b);
+    } else {
+      row.appendChild(h("span", { class: "group-name" }, label));
+      for (const a of acts) {
+        const b = h("button", { class: "opt", "data-action": a.id }, say(a.name).replace(/^(use bonus marker|develop|take favour tile) /, "").replace(/^pawn to /, ""));
+        b.title = say(a.name);
+        b.addEventListener("click", () => choose(a));
+        row.appendChild(b);
+      }
+    }
+    groupsBox.appendChild(row);
+  }
+  const filter = ($("legal-search").value || "").toLowerCase();
+  for (const a of view.legal) {
+    const li = h("li", { class: filter && !say(a.name).toLowerCase().includes(filter) ? "hidden" : "" });
+    const button = h("button", { "data-action": a.id, title: `action ${a.id}` }, say(a.name));
+    button.addEventListener("click", () => choose(a));
     li.appendChild(button);
     list.appendChild(li);
   }
+  $("all-count").textContent = String(view.legal.length);
+}
+
+// Make decision `a`, asking first before a turn is ended with actions left.
+function choose(a) {
+  const st = S.view && S.view.state;
+  const left = st && st.turn ? st.turn.actions_left : 0;
+  if (a.kind === "end_turn" && left > 0 && !(st.stack || []).length) {
+    $("confirm-text").textContent = `End the turn with ${left} action${left === 1 ? "" : "s"} left?`;
+    $("confirm").classList.remove("hidden");
+    S.confirming = a;
+    $("confirm-yes").focus();
+    return;
+  }
+  act(a.id);
+}
+
+async function undo() {
+  if (!S.view || !S.view.can_undo) return;
+  try {
+    const view = await api("POST", `/api/sessions/${S.view.id}/undo`, { at: S.view.length, since: Math.min(S.history.length, S.view.length - 1) });
+    show(view);
+  } catch (err) { showError(err.message); }
 }
 
 function renderSlider(view) {
@@ -498,7 +787,7 @@ function appendHistory(entry) {
   const dot = h("span", { class: "dot" });
   dot.style.background = colour(entry.player);
   li.appendChild(dot);
-  li.appendChild(document.createTextNode(`P${entry.player}: ${entry.name}`));
+  li.appendChild(document.createTextNode(`P${entry.player}: ${say(entry.name)}`));
   li.addEventListener("click", () => fetchView(entry.n));
   $("history").appendChild(li);
 }
@@ -523,7 +812,7 @@ function showScores(final) {
   table.innerHTML = "";
   const head = h("thead"); const tr = h("tr");
   tr.appendChild(h("th", {}, "player"));
-  keys.forEach((k, i) => { const th = h("th", {}, k); th.appendChild(h("small", {}, kinds[i].replace(/_/g, " "))); tr.appendChild(th); });
+  keys.forEach((k, i) => { const th = h("th", {}, k); th.appendChild(h("small", {}, words(kinds[i]))); tr.appendChild(th); });
   tr.appendChild(h("th", {}, "total"));
   head.appendChild(tr); table.appendChild(head);
   const body = h("tbody");
@@ -541,7 +830,7 @@ function showScores(final) {
   table.appendChild(body);
   $("scores-title").textContent = view.terminal ? "Final scoring" : `Scoring as if the game ended now (decision ${view.at})`;
   const hidden = view.scores.hidden.length ? ` Other players' ${view.scores.hidden.join(", ")} points are secret until the end (so is the leader).` : "";
-  $("scores-note").textContent = view.terminal && view.end_trigger ? `End: ${view.end_trigger}; ${view.turns} turns, ${view.length} decisions.` : "Winners after the rule set's tie-break chain." + hidden;
+  $("scores-note").textContent = view.terminal && view.end_trigger ? `The game ended: ${endWords(view.end_trigger)}; ${view.turns} turns, ${view.length} decisions.` : "Winners after the rule set's tie-break chain." + hidden;
   $("scores").classList.remove("hidden");
 }
 
@@ -562,6 +851,9 @@ function drawBoard() {
     S.routeByKey[routeKey(r.cities[0], r.cities[1])] = r;
     const g = el("g", { class: "route", "data-route": r.index }, routes);
     const pts = r.path.map((p) => p.join(",")).join(" ");
+    if (r.country && L.country_colours[r.country]) { // the country's colour, under the line
+      el("polyline", { points: pts, class: "route-country", stroke: L.country_colours[r.country], "data-country": r.country }, g);
+    }
     el("polyline", { points: pts, class: "route-line" + (r.sea ? " sea" : "") }, g);
     for (const pt of r.points) {
       S.points[pt.id] = { ...pt, size: r.size, route: r.index };
@@ -571,16 +863,22 @@ function drawBoard() {
     }
     for (const label of r.labels) {
       const text = label.text.replace(/\n/g, " ");
-      const w = text.length * 3.6 + 6;
-      el("rect", { x: label.at[0] - w / 2, y: label.at[1] - 5.5, width: w, height: 11, rx: 2, class: "label-box" }, g);
-      el("text", { x: label.at[0], y: label.at[1], "font-size": 7, class: "small" }, g, text);
+      const w = text.length * 4.6 + 6;
+      const lg = el("g", { class: "route-label " + label.kind }, g);
+      if (label.kind === "bonus" && r.permanent) el("title", {}, lg, `permanent bonus marker: ${words(r.permanent)}`);
+      el("rect", { x: label.at[0] - w / 2, y: label.at[1] - 6.5, width: w, height: 13, rx: label.kind === "bonus" ? 6 : 2, class: "label-box " + label.kind }, lg);
+      el("text", { x: label.at[0], y: label.at[1], "font-size": 8.5, class: "small" }, lg, text);
     }
   }
   const cities = el("g", { id: "cities" }, world);
   for (const c of L.cities) {
     S.cities[c.index] = c;
     const g = el("g", { class: "city", "data-city": c.index }, cities);
-    el("rect", { x: c.box[0], y: c.box[1], width: c.box[2], height: c.box[3], rx: 3, class: "city-box" + (c.hanseatic ? "" : " green") }, g);
+    const box = el("rect", { x: c.box[0], y: c.box[1], width: c.box[2], height: c.box[3], rx: 3, class: "city-box" + (c.hanseatic ? "" : " green"), "data-city-box": c.name }, g);
+    if (!c.hanseatic) box.setAttribute("fill", L.green_city_colour || "#bfe3b0");
+    (c.countries || []).forEach((country, k) => { // a country's colour round the city, one ring each
+      el("rect", { x: c.box[0] - 2 - 2.5 * k, y: c.box[1] - 2 - 2.5 * k, width: c.box[2] + 4 + 5 * k, height: c.box[3] + 4 + 5 * k, rx: 4, class: "city-country", stroke: L.country_colours[country] || "#888" }, g);
+    });
     for (const sp of c.spaces) {
       S.spaces[sp.id] = { ...sp, city: c.index };
       const fill = L.privilege_colours[sp.privilege] || "#fff";
@@ -588,11 +886,11 @@ function drawBoard() {
       else el("rect", { x: sp.at[0] - size / 2, y: sp.at[1] - size / 2, width: size, height: size, fill, class: "space" }, g);
       if (sp.coin) {
         el("circle", { cx: sp.at[0] + size / 2, cy: sp.at[1] - size / 2, r: 4, fill: "#d4a017", stroke: "#7a5c00" }, g);
-        el("text", { x: sp.at[0] + size / 2, y: sp.at[1] - size / 2, "font-size": 6, class: "small" }, g, String(sp.coin));
+        el("text", { x: sp.at[0] + size / 2, y: sp.at[1] - size / 2, "font-size": 7, class: "small" }, g, String(sp.coin));
       }
     }
-    el("text", { x: c.name_at[0], y: c.name_at[1] + 1, "font-size": 9, class: "city-name" }, g, c.name);
-    for (const [text, y] of c.details) el("text", { x: c.name_at[0], y: y + 3, "font-size": 6, class: "small" }, g, text);
+    el("text", { x: c.name_at[0], y: c.name_at[1] + 1, "font-size": 11.5, class: "city-name" }, g, c.name);
+    for (const [text, y] of c.details) el("text", { x: c.name_at[0], y: y + 3, "font-size": 7.5, class: "small detail" }, g, text);
     for (const b of c.badges) {
       el("rect", { x: b.box[0], y: b.box[1] - 2, width: b.box[2], height: b.box[3] + 2, rx: 2, class: "badge-box " + b.kind }, g);
       el("text", { x: b.box[0] + b.box[2] / 2, y: b.box[1] + b.box[3] / 2 - 1, "font-size": 6.5, class: "badge-text" }, g, b.text);
@@ -606,6 +904,7 @@ function drawBoard() {
       el("text", { x: s.at[0], y: s.at[1], "font-size": 6.5, class: "small" }, g, String(s.points));
     }
   }
+  world.insertBefore(el("g", { id: "regions" }), routes); // the pawn's region, under the routes
   el("g", { id: "markers" }, world);
   el("g", { id: "pieces" }, world);
   el("g", { id: "targets" }, world);
@@ -618,6 +917,7 @@ function applyViewBox() {
 function piece(parent, code, x, y, s, extra = {}) {
   const p = Number(code.slice(1));
   const g = el("g", { class: "piece-g", "data-piece": code, ...extra }, parent);
+  el(code[0] === "t" ? "rect" : "circle", code[0] === "t" ? { x: x - s / 2 + 1.2, y: y - s / 2 + 1.6, width: s, height: s, rx: s * 0.12, class: "piece-shadow" } : { cx: x + 1.2, cy: y + 1.6, r: s / 2, class: "piece-shadow" }, g);
   if (code[0] === "t") el("rect", { x: x - s / 2, y: y - s / 2, width: s, height: s, rx: s * 0.12, fill: colour(p), class: "piece" }, g);
   else el("circle", { cx: x, cy: y, r: s / 2, fill: colour(p), class: "piece" }, g);
   el("text", { x, y: y + s * 0.05, "font-size": s * 0.82, fill: TEXT_ON[p % 5], class: "piece-text" }, g, String(p));
@@ -652,10 +952,10 @@ function drawPieces(view) {
     });
     if (r.marker) {
       const [x, y] = markerSpot(route);
-      const text = markerShort(r.marker);
+      const text = markerName(r.marker);
       const w = text.length * 4.2 + 8;
       const g = el("g", { class: "marker", "data-marker": r.marker }, markers);
-      el("title", {}, g, `bonus marker: ${r.marker}`);
+      el("title", {}, g, `bonus marker: ${markerName(r.marker)}`);
       el("rect", { x: x - w / 2, y: y - 5.5, width: w, height: 11, rx: 5, class: "marker-box" }, g);
       el("text", { x, y: y + 0.5, "font-size": 7.5, class: "marker-text" }, g, text);
     }
@@ -667,7 +967,12 @@ function drawPieces(view) {
     const city = byName[c.name];
     if (!city) continue;
     c.posts.forEach((code, j) => {
-      if (code && city.spaces[j]) piece(layer, code, city.spaces[j].at[0], city.spaces[j].at[1], size * 0.9);
+      if (!code) return;
+      if (city.spaces[j]) piece(layer, code, city.spaces[j].at[0], city.spaces[j].at[1], size * 0.86, { class: "piece-g post" });
+      else { // a green city has no printed spaces: its posts in a row, left to right
+        const n = c.posts.length, step = size + 2;
+        piece(layer, code, city.centre[0] + (j - (n - 1) / 2) * step, city.centre[1] + size * 0.45, size * 0.86, { class: "piece-g post" });
+      }
     });
     (c.additional_posts || []).forEach((code, k) => {
       const first = city.spaces[0] ? city.spaces[0].at : city.centre;
@@ -680,9 +985,36 @@ function drawPieces(view) {
       if (code && sp.spaces[i]) piece(layer, code, sp.spaces[i].at[0], sp.spaces[i].at[1], sp.size * 0.9);
     });
   }
+  drawPawn(st);
+  // the seat's own mission cities, marked
+  $("board").querySelectorAll(".city-box.mission").forEach((b) => b.classList.remove("mission"));
+  const own = st.own && st.own.mission_cities;
+  if (own) for (const name of own) { const b = $("board").querySelector(`[data-city-box="${CSS.escape(name)}"]`); if (b) b.classList.add("mission"); }
   // the last decision, outlined (its point, route or city)
   const last = view.at > 0 ? S.history[view.at - 1] : null;
   if (last) outlineLast(last);
+}
+
+// The 2-player variant's neutral pawn: its region's border routes tinted, the pawn in the middle.
+function drawPawn(st) {
+  const layer = $("regions");
+  layer.innerHTML = "";
+  if (!st.pawn || st.pawn.region === null || st.pawn.region === undefined) return;
+  const region = S.rules.regions[st.pawn.region];
+  if (!region) return;
+  const mids = [];
+  for (const r of region.routes) {
+    const route = S.routes[r];
+    if (!route) continue;
+    el("polyline", { points: route.path.map((p) => p.join(",")).join(" "), class: "region-border" }, layer);
+    mids.push(route.path[Math.floor(route.path.length / 2)]);
+  }
+  let [x, y] = mids.length ? [mids.reduce((a, m) => a + m[0], 0) / mids.length, mids.reduce((a, m) => a + m[1], 0) / mids.length] : [S.layout.frame[0] - 30, 30];
+  if (st.pawn.region === 0) [x, y] = [S.layout.frame[0] - 40, 40]; // the outer region: by the edge
+  const g = el("g", { id: "pawn", class: "pawn" }, $("pieces"));
+  el("title", {}, g, `neutral pawn: ${region.label}`);
+  el("path", { d: `M ${x - 9} ${y + 12} L ${x + 9} ${y + 12} L ${x + 4} ${y - 2} A 6 6 0 1 0 ${x - 4} ${y - 2} Z`, class: "pawn-shape" }, g);
+  el("text", { x, y: y + 21, "font-size": 8, class: "small pawn-label" }, g, "pawn");
 }
 
 function outlineLast(entry) {
@@ -721,17 +1053,17 @@ function targetShape(target) {
 function drawTargets(view) {
   const layer = $("targets");
   layer.innerHTML = "";
-  if (!view.your_decision) return;
+  if (!view.your_decision || !S.selectedKind) return;
   const groups = new Map();
   for (const a of view.legal) {
-    if (!a.target || a.target.type === "ability") continue;
+    if (!a.target || a.target.type === "ability" || a.kind !== S.selectedKind) continue;
     const key = `${a.target.type}:${a.target.index}`;
     if (!groups.has(key)) groups.set(key, { target: a.target, actions: [] });
     groups.get(key).actions.push(a);
   }
   for (const [key, group] of groups) {
     const g = el("g", { class: "legal target", "data-target": key, "data-actions": group.actions.map((a) => a.id).join(",") }, layer);
-    el("title", {}, g, group.actions.map((a) => a.name).join("\n"));
+    el("title", {}, g, group.actions.map((a) => say(a.name)).join("\n"));
     const hit = targetShape(group.target);
     if (!hit) continue;
     const ring = hit.cloneNode();
@@ -746,7 +1078,7 @@ function drawTargets(view) {
     g.appendChild(hit); g.appendChild(ring);
     g.addEventListener("click", (event) => {
       event.stopPropagation();
-      if (group.actions.length === 1) act(group.actions[0].id);
+      if (group.actions.length === 1) choose(group.actions[0]);
       else showMenu(event, group.actions);
     });
   }
@@ -756,8 +1088,8 @@ function showMenu(event, actions) {
   const menu = $("menu");
   menu.innerHTML = "";
   for (const a of actions) {
-    const b = h("button", { "data-action": a.id }, a.name);
-    b.addEventListener("click", (e) => { e.stopPropagation(); act(a.id); });
+    const b = h("button", { "data-action": a.id }, a.target && a.target.piece ? (a.target.piece === "t" ? "▪ trader — " : "● merchant — ") + say(a.name) : say(a.name));
+    b.addEventListener("click", (e) => { e.stopPropagation(); choose(a); });
     menu.appendChild(b);
   }
   const area = $("board-area").getBoundingClientRect();
@@ -800,6 +1132,37 @@ function setupBoardControls() {
   $("zoom-fit").addEventListener("click", () => { if (S.layout) { S.viewBox = S.layout.view_box.slice(); applyViewBox(); } });
 }
 
+// ---------------------------------------------------------------- keyboard and layout
+// A letter picks a kind of decision (shown in brackets on its button); "u" takes back, "/"
+// searches the full list, "f" fits the board.
+function shortcut(key) {
+  if (key === "/") { $("all-choices").open = true; $("legal-search").focus(); return true; }
+  if (key === "f") { $("zoom-fit").click(); return true; }
+  if (key === "+" || key === "=") { zoom(1 / 1.3); return true; }
+  if (key === "-") { zoom(1.3); return true; }
+  if (key === "?") { $("keys-help").classList.toggle("hidden"); return true; }
+  if (key === "u") { undo(); return true; }
+  const kind = Object.keys(KIND_KEYS).find((k) => KIND_KEYS[k] === key);
+  if (!kind || !S.view || !S.view.your_decision) return false;
+  const button = $("groups").querySelector(`.group[data-kind="${kind}"] button`);
+  if (!button) return false;
+  if (kind === "income") $("income-choice").focus();
+  else button.click();
+  return true;
+}
+
+// The board fills its area in either orientation: the side panel takes what a board of this
+// shape leaves (a portrait board, Britannia, gets a wide panel with the desks in two columns).
+function fitLayout() {
+  if (!S.layout) return;
+  const [, , w, hgt] = S.layout.view_box;
+  const area = $("main").getBoundingClientRect();
+  const ideal = area.height * (w / hgt);
+  const side = Math.round(Math.min(Math.max(area.width - ideal, 400), area.width * 0.62));
+  $("side").style.width = `${side}px`;
+  document.body.classList.toggle("wide-side", side >= 640);
+}
+
 // ---------------------------------------------------------------- wiring
 function step(delta) {
   if (!S.view) return;
@@ -837,13 +1200,38 @@ function setup() {
       } else scheduleAgents();
     }
   });
+  $("btn-undo").addEventListener("click", undo);
+  $("btn-keys").addEventListener("click", () => $("keys-help").classList.remove("hidden"));
+  $("keys-close").addEventListener("click", () => $("keys-help").classList.add("hidden"));
+  $("confirm-yes").addEventListener("click", () => { const a = S.confirming; S.confirming = null; $("confirm").classList.add("hidden"); if (a) act(a.id); });
+  $("confirm-no").addEventListener("click", () => { S.confirming = null; $("confirm").classList.add("hidden"); });
+  $("legal-search").addEventListener("input", () => { if (S.view) renderLegal(S.view); $("legal-search").focus(); });
+  $("legal-search").addEventListener("keydown", (event) => {
+    if (event.key === "Enter") { const first = $("legal-list").querySelector("li:not(.hidden) button"); if (first) first.click(); }
+    if (event.key === "Escape") { event.target.value = ""; event.target.blur(); if (S.view) renderLegal(S.view); }
+  });
+  window.addEventListener("resize", fitLayout);
   document.addEventListener("keydown", (event) => {
     if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName) && event.target.type !== "range") return;
+    if (!$("confirm").classList.contains("hidden")) {
+      if (event.key === "Enter" || event.key === "y") $("confirm-yes").click();
+      else if (event.key === "Escape" || event.key === "n") $("confirm-no").click();
+      event.preventDefault();
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) {
+      if (event.key === "z" && (event.ctrlKey || event.metaKey)) { undo(); event.preventDefault(); }
+      return;
+    }
+    if (shortcut(event.key)) { event.preventDefault(); return; }
     if (event.key === "ArrowLeft") { step(-1); event.preventDefault(); }
     else if (event.key === "ArrowRight") { step(1); event.preventDefault(); }
     else if (event.key === "Home") { if (S.view) fetchView(0); event.preventDefault(); }
     else if (event.key === "End") { if (S.view) fetchView(null); event.preventDefault(); }
-    else if (event.key === "Escape") { hideMenu(); $("scores").classList.add("hidden"); $("links").classList.add("hidden"); }
+    else if (event.key === "Escape") {
+      hideMenu(); $("scores").classList.add("hidden"); $("links").classList.add("hidden"); $("keys-help").classList.add("hidden");
+      if (S.selectedKind && S.view) { S.selectedKind = null; renderLegal(S.view); drawTargets(S.view); }
+    }
   });
   setupBoardControls();
   loadCatalogue().then(joinFromLink).catch((err) => showError(err.message));

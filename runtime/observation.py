@@ -1,0 +1,202 @@
+"""What one player may see of a generated game (docs/game-api.md, "Observations"), and the rule
+facts agents read, from the module's tables and its own control rule.
+
+The only hidden information of these rules is the order of the face-down marker supply: its size
+and its contents (every marker not visible elsewhere) are public, its order is not. Per-player
+secrets (mission cards) are in the observation's "own" part, filled for the observing player
+only. The module hands its namespace (tables, `SWITCHES`, and its rule functions `_controller`
+and `_post_counts`) and its `StateJson` to `Observations` once, at import.
+"""
+
+from __future__ import annotations
+
+from .errors import HansaError
+from .observation_tensor import TensorCodec
+from .serialize import encode
+from .state_json import ModuleTables, StateJson
+
+
+class Observations:
+    """One game's observations, observation tensors and rule facts, bound to its tables."""
+
+    def __init__(self, namespace: dict, state_json: StateJson) -> None:
+        self.namespace = namespace
+        self.g = ModuleTables(namespace)
+        self.state_json = state_json
+        self.missions = "missions" in namespace["SWITCHES"]
+        self.codecs: dict[int, TensorCodec] = {}
+
+    # ---- the observation
+    def observation(self, s, player: int) -> dict:
+        """The position as `player` sees it: the state JSON without the face-down marker order."""
+        g = self.g
+        check_observer(s, player)
+        seen = self.state_json.to_dict(s)
+        del seen["marker_supply"]
+        seen["format"] = "hansa-observation"
+        seen["observer"] = player
+        seen["current_player"] = s._current_player()
+        seen["marker_supply_size"] = len(s.msupply)
+        seen["marker_supply_counts"] = {
+            g.MARKER_KEYS[m]: s.msupply.count(m) for m in range(g.N_MARKER_TYPES) if m in s.msupply
+        }
+        seen["own"] = {}
+        if self.missions:
+            for q, entry in enumerate(seen["player_state"]):
+                card = entry.pop("mission")
+                if q == player:
+                    seen["own"]["mission"] = card
+                    seen["own"]["mission_cities"] = [
+                        g.CITY_NAMES[c] for c in g.MISSION_CARDS[card - 1]
+                    ]
+        return seen
+
+    def information_state_string(self, s, player: int) -> str:
+        """The observation as canonical JSON: equal strings for positions `player` cannot tell
+        apart."""
+        return encode(self.observation(s, player))
+
+    def resample_hidden(self, s, rng, observer: int | None = None) -> None:
+        """Reshuffle what `observer` cannot see with `rng`: the face-down marker order (and, with
+        mission cards, the other players' cards, redealt from the cards the observer does not
+        hold). A search agent draws one such completion per iteration (determinization).
+        `observer` None: the player to decide now."""
+        rest = list(s.msupply)
+        rng.shuffle(rest)
+        s.msupply = tuple(rest)
+        if self.missions:
+            if observer is None:
+                observer = s._current_player()
+            if 0 <= observer < s.num_players:
+                own = s.mission[observer]
+                unseen = [m for m in range(len(self.g.MISSION_CARDS)) if m != own]
+                rng.shuffle(unseen)
+                dealt = iter(unseen)
+                s.mission = tuple(
+                    own if q == observer else next(dealt) for q in range(s.num_players)
+                )
+        s._cached = None
+
+    # ---- the observation tensor (runtime/observation_tensor.py)
+    def tensor_codec(self, num_players: int) -> TensorCodec:
+        """The layout and encoders of this game's tensor for `num_players` (made once)."""
+        codec = self.codecs.get(num_players)
+        if codec is None:
+            codec = self.codecs[num_players] = TensorCodec(self.namespace, num_players)
+        return codec
+
+    def observation_tensor_layout(self, num_players: int) -> tuple:
+        """The named blocks of `observation_tensor` for `num_players`: (name, offset, shape,
+        meaning). Owners are relative to the observer: 0 = the observer, 1 = the next seat, …"""
+        return self.tensor_codec(num_players).layout
+
+    def observation_tensor_size(self, num_players: int) -> int:
+        return self.tensor_codec(num_players).size
+
+    # ---- rule facts for agents: the module's own rules, read through public functions
+    def controller_if_post(self, s, c: int, player: int, additional: bool = False) -> int:
+        """Who would control city `c` if `player` added a post there (its next space, or an
+        additional post when `additional`; in a city without spaces, a post right of any there),
+        by this game's control rule; the state is left as it was."""
+        g = self.g
+        controller = g._controller
+        code = 2 * player
+        if not g.CITY_SPACES[c]:
+            extra = s.extra[c]
+            s.extra[c] = extra + (code,)
+            try:
+                return controller(s, c)
+            finally:
+                s.extra[c] = extra
+        if additional:
+            extra = s.extra[c]
+            s.extra[c] = (code,) + extra
+            try:
+                return controller(s, c)
+            finally:
+                s.extra[c] = extra
+        spaces = g.CITY_SPACES[c]
+        filled = s.filled[c]
+        if filled >= len(spaces):
+            return controller(s, c)
+        space = spaces[filled]
+        s.post[space] = code
+        s.filled[c] = filled + 1
+        try:
+            return controller(s, c)
+        finally:
+            s.post[space] = -1
+            s.filled[c] = filled
+
+    def score_total(self, s, player: int) -> int:
+        """The sum of the game's scoring categories for `player` now (its `SCORERS`)."""
+        return sum([scorer(s, player) for scorer in self.g.SCORERS])
+
+    def score_if_post(self, s, c: int, player: int, additional: bool = False) -> int:
+        """`score_total` with one more post of `player` in city `c`, placed as in
+        `controller_if_post`; the state is left as it was."""
+        code = 2 * player
+        spaces = self.g.CITY_SPACES[c]
+        filled = s.filled[c]
+        if not spaces or additional:
+            extra = s.extra[c]
+            s.extra[c] = extra + (code,) if not spaces else (code,) + extra
+            try:
+                return self.score_total(s, player)
+            finally:
+                s.extra[c] = extra
+        if filled >= len(spaces):
+            return self.score_total(s, player)
+        space = spaces[filled]
+        s.post[space] = code
+        s.filled[c] = filled + 1
+        try:
+            return self.score_total(s, player)
+        finally:
+            s.post[space] = -1
+            s.filled[c] = filled
+
+    def controller_if_exchange(self, s, space: int) -> int:
+        """Who would control the city of `space` if its post and the one to its right swapped
+        places (the Exchange marker), by this game's control rule; the state is left as it was."""
+        g = self.g
+        c = g.SPACE_CITY[space]
+        right = space + 1
+        i = g.CITY_SPACES[c].index(space)
+        if i + 1 >= s.filled[c]:
+            raise HansaError(f"space {space} has no post to its right to exchange with")
+        post = s.post
+        post[space], post[right] = post[right], post[space]
+        try:
+            return g._controller(s, c)
+        finally:
+            post[space], post[right] = post[right], post[space]
+
+    def networks(self, s, p: int) -> list[tuple[int, ...]]:
+        """Player `p`'s networks: groups of cities holding p's posts linked through such cities,
+        each sorted, largest post count first."""
+        g = self.g
+        counts = g._post_counts(s, p)
+        seen = set()
+        groups = []
+        for start in range(g.N_CITIES):
+            if not counts[start] or start in seen:
+                continue
+            seen.add(start)
+            todo = [start]
+            group = []
+            while todo:
+                c = todo.pop()
+                group.append(c)
+                for d in g.CITY_NEIGHBORS[c]:
+                    if counts[d] and d not in seen:
+                        seen.add(d)
+                        todo.append(d)
+            groups.append(tuple(sorted(group)))
+        groups.sort(key=lambda group: (-sum(counts[c] for c in group), group))
+        return groups
+
+
+def check_observer(s, player: int) -> None:
+    if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < s.num_players:
+        raise HansaError(f"observer must be a player from 0 to {s.num_players - 1}, got {player!r}")
