@@ -184,6 +184,7 @@ ROUTE_TAVERN = (
      False, True, False, False, False, False, False, False, False, False, False, False, False,
      True, False, False, False, False, False)
 )
+RULE_SOURCES = ()
 X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 A_END_TURN = 0
 A_INCOME = 1
@@ -711,6 +712,11 @@ def _x_receive(s: State, p: int, m: int) -> None:
         s.fresh += (m,)
     else:
         s.unused[p] = tuple(sorted(s.unused[p] + (m,)))
+
+
+# How often each of RULE_SOURCES applied, over every state of this process (play counts the
+# difference across one decision of the game it follows; docs/play.md, "Which rules fired").
+RULE_FIRED = [0] * len(RULE_SOURCES)
 
 
 # fmt: off

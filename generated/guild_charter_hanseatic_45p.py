@@ -187,6 +187,10 @@ ROUTE_TAVERN = (
      False, False, True, False, False, False, False, False, False, False, False, False, False,
      False, False, True, False, False, False, False, False)
 )
+RULE_SOURCES = (
+    (('marker_used', 'Guild charter', 'spec/house/guild_charter.hansa:4',
+      'bonus "Guild charter" count 2 when used: gain 1 PP per city where controller = you'),)
+)
 X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 A_END_TURN = 0
 A_INCOME = 1
@@ -716,12 +720,18 @@ def _x_receive(s: State, p: int, m: int) -> None:
         s.unused[p] = tuple(sorted(s.unused[p] + (m,)))
 
 
+# How often each of RULE_SOURCES applied, over every state of this process (play counts the
+# difference across one decision of the game it follows; docs/play.md, "Which rules fired").
+RULE_FIRED = [0] * len(RULE_SOURCES)
+
+
 # fmt: off
 def _usable_rule_6(s: State, p: int, m: int) -> bool:
     return True
 
 
 def _effect_rule_6(s: State, p: int, m: int) -> None:
+    RULE_FIRED[0] += 1
     s.track[p] += max(0, sum(1 for c1 in range(N_CITIES) if (_controller(s, c1) == p)))
 
 

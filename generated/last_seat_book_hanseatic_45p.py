@@ -186,6 +186,10 @@ ROUTE_TAVERN = (
      False, False, True, False, False, False, False, False, False, False, False, False, False,
      False, False, True, False, False, False, False, False)
 )
+RULE_SOURCES = (
+    (('setup', '', 'spec/house/last_seat_book.hansa:3',
+      'at setup: develop book if you = last seat'),)
+)
 X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 A_END_TURN = 0
 A_INCOME = 1
@@ -718,8 +722,15 @@ def _x_receive(s: State, p: int, m: int) -> None:
         s.unused[p] = tuple(sorted(s.unused[p] + (m,)))
 
 
+# How often each of RULE_SOURCES applied, over every state of this process (play counts the
+# difference across one decision of the game it follows; docs/play.md, "Which rules fired").
+RULE_FIRED = [0] * len(RULE_SOURCES)
+
+
 # fmt: off
 def _x_setup(s: State, p: int) -> None:
+    if (p == (s.num_players - 1)):
+        RULE_FIRED[0] += 1
     if (p == (s.num_players - 1)):
         if _can_develop(s, p, 3):
             _develop(s, p, 3)

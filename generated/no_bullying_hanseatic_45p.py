@@ -186,6 +186,10 @@ ROUTE_TAVERN = (
      False, False, True, False, False, False, False, False, False, False, False, False, False,
      False, False, True, False, False, False, False, False)
 )
+RULE_SOURCES = (
+    (('forbid', 'displace', 'spec/house/no_bullying.hansa:3',
+      'forbid displace when track pp of victim < your track pp'),)
+)
 X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 A_END_TURN = 0
 A_INCOME = 1
@@ -716,11 +720,17 @@ def _x_receive(s: State, p: int, m: int) -> None:
         s.unused[p] = tuple(sorted(s.unused[p] + (m,)))
 
 
+# How often each of RULE_SOURCES applied, over every state of this process (play counts the
+# difference across one decision of the game it follows; docs/play.md, "Which rules fired").
+RULE_FIRED = [0] * len(RULE_SOURCES)
+
+
 # fmt: off
 def _x_forbidden(s: State, p: int, action: int) -> bool:
     if A_DISPLACE <= action < A_MOVE:
         v = s.pt[(action - A_DISPLACE) >> 1] >> 1
         if (s.track[v] < s.track[p]):
+            RULE_FIRED[0] += 1
             return True
     return False
 

@@ -7,11 +7,19 @@ obviously help, and ends its turn when nothing useful is left.
 
 It stays generic and keeps no rule of its own: everything it knows about a game comes from the
 tables every generated module carries (`ACTION_RANGES`, `ROUTE_POINTS`, `CITY_SPACES`, the ability
-roles `AB_*`, the marker-kind tables) and from the state's public reads and rule facts
-(`point_pieces`, `space_posts`, `posts_filled`, `ability_level`, `personal_supply`, `held_pieces`,
-`city_controller`, `controller_if_post`, `controller_if_exchange`, …; docs/game-api.md). Those
-reads return the state's own lists instead of building `to_dict()`, which keeps a decision fast
-(`to_dict` alone costs several hundred microseconds).
+roles `AB_*`) and from the state's public reads and rule facts (`point_pieces`, `space_posts`,
+`posts_filled`, `ability_level`, `personal_supply`, `held_pieces`, `city_controller`,
+`controller_if_post`, `controller_if_exchange`, `score_total`, …; docs/game-api.md). Those reads
+return the state's own lists instead of building `to_dict()`, which keeps a decision fast (`to_dict`
+alone costs several hundred microseconds).
+
+What a bonus marker does, it learns by trying it: the use is applied to a clone, the decisions it
+asks for are made as this agent would make them, and the difference is read from the game itself —
+the score as if the game ended now (every category, those written in words too), the actions left,
+ability levels, the pieces in the supply and the routes left open to it. So a marker a house rule
+writes in words is played like the catalogue's, and no marker kind is named here. The step-3 choice
+of a route creation is checked the same way for its best few options (a scoring category in words,
+an `after create_route` rule).
 """
 
 from __future__ import annotations
@@ -55,9 +63,17 @@ LOW_PIECES_POST_COST = 8.0  # ... make a post cost this much: developing frees a
 ACTION_WORTH = 1.0  # an action of the turn given up for a tile
 TILE_IN_PLAY_WORTH = 8.0  # a tile that changes play, not the score now: shrinks as the game goes
 TILE_SCORE_GROWTH = 0.5  # a tile's score gain now grows by this share over the rest of the game
-# What an unused marker is worth keeping (flipped, it scores the same but can no longer be used).
-MARKER_KEEP = {"extra_actions": 2.0, "develop": 2.0, "additional": 1.5}
+# What an unused marker is worth keeping before its use was tried (flipped, it scores the same but
+# can no longer be used); once tried, what its use brought.
 MARKER_KEEP_DEFAULT = 1.0
+MARKER_KEEP_SHARE = 0.5  # a held marker may never find the use it was tried with
+# Trying a use on a clone (markers, step-3 choices): what each difference is worth.
+PIECE_WORTH = 0.5  # a piece more in the personal supply
+OPEN_PIECE_WORTH = 0.7  # a piece of mine on a route no opponent blocks
+USE_THRESHOLD = 3.0  # a use must bring this much at the start; nothing once the game nears its end
+USE_DECISIONS = 40  # the decisions a tried use may ask for before the try stops
+LOOKAHEAD_OPTIONS = 8  # step-3 choices whose score difference is read (best by the heuristic first)
+SCORE_LOOKAHEAD = 0.5  # weight of that difference next to the heuristic (which counts some of it)
 
 
 class GameTables:
@@ -107,20 +123,9 @@ class GameTables:
             "move": ns["AB_MOVE_COUNT"],
             "income": ns["AB_INCOME"],
         }
-        n_types = ns["N_MARKER_TYPES"]
-        self.marker_kind: list[str] = [""] * n_types
-        for m in ns.get("ADDITIONAL_MARKERS", ()):
-            self.marker_kind[m] = "additional"
-        for m, *_ in ns.get("EXCHANGE_MARKERS", ()):
-            self.marker_kind[m] = "exchange"
-        for m, *_ in ns.get("DEVELOP_MARKERS", ()):
-            self.marker_kind[m] = "develop"
-        for m, *_ in ns.get("EXTRA_ACTION_MARKERS", ()):
-            self.marker_kind[m] = "extra_actions"
-        for m, *_ in ns.get("MOVE_MARKERS", ()):
-            self.marker_kind[m] = "move"
-        for m, *_ in ns.get("REMOVE_MARKERS", ()):
-            self.marker_kind[m] = "remove"
+        self.n_marker_types: int = ns["N_MARKER_TYPES"]
+        # The face-down supply at setup: every marker but the start ones (for the game's progress).
+        self.marker_supply_start: int = sum(ns["MARKER_COUNT"]) - sum(ns["MARKER_START"])
         # Board features (absent on boards without them).
         self.permission_cities = frozenset(c for c, _ in ns.get("PERMISSION_CITIES", ()))
         self.permanent_routes = frozenset(
@@ -143,6 +148,31 @@ class GameTables:
 
 
 _TABLES: dict[type, GameTables] = {}
+
+
+class UseEffect:
+    """What applying an action (and the decisions it asks for) changed for its player, read from
+    the game: `score` (the score as if the game ended now), `actions` (left in the turn),
+    `develop` (the worth of the abilities it developed), `pieces` (in the personal supply) and
+    `open_pieces` (own pieces on routes no opponent blocks)."""
+
+    __slots__ = ("score", "actions", "develop", "pieces", "open_pieces")
+
+    def __init__(self, score: int, actions: int, develop: float, pieces: int, open_pieces: int):
+        self.score = score
+        self.actions = actions
+        self.develop = develop
+        self.pieces = pieces
+        self.open_pieces = open_pieces
+
+    def worth(self) -> float:
+        """Everything but the actions, in PP-like units."""
+        return (
+            self.score
+            + self.develop
+            + PIECE_WORTH * self.pieces
+            + OPEN_PIECE_WORTH * self.open_pieces
+        )
 
 
 class SortedIds:
@@ -191,7 +221,9 @@ class GreedyAgent:
         self._city_cache: tuple[tuple, tuple[list[float], list[float]]] | None = None
         self._post_cache: dict[tuple, float] = {}
         self._target: int | None = None  # the route it is building
-        self._no_swap_at: tuple[int, int] | None = None  # post count when no swap helped
+        self._marker_worth: dict[int, float] = {}  # marker type -> what its last tried use brought
+        self._tried: dict[tuple, UseEffect] = {}  # the last try of each marker use, by position
+        self._helper: GreedyAgent | None = None  # makes the decisions of a tried use, on the clone
 
     def forget(self) -> None:
         """Forget the game played so far. The caches assume one game in which posts are only ever
@@ -200,7 +232,9 @@ class GreedyAgent:
         self._city_cache = None
         self._post_cache.clear()
         self._target = None
-        self._no_swap_at = None
+        self._tried.clear()
+        self._marker_worth.clear()
+        self._helper = None
 
     # ---- entry point
     def step(self, state, legal_actions: list[int]) -> int:
@@ -281,6 +315,15 @@ class GreedyAgent:
             progress = max(state.track_pp()) / t.end_track_pp
         if t.end_completed:
             progress = max(progress, state.completed_cities() / t.end_completed)
+        return min(1.0, progress)
+
+    def _ending_near(self, state, t: GameTables) -> float:
+        """Like `_progress`, and also how far the marker supply is drawn (an empty one ends the
+        game in the editions that say so): 1 when the game may end any moment."""
+        progress = self._progress(state, t)
+        if t.marker_supply_start:
+            drawn = 1.0 - state.marker_supply_size() / t.marker_supply_start
+            progress = max(progress, drawn)
         return min(1.0, progress)
 
     # ---- values
@@ -368,6 +411,7 @@ class GreedyAgent:
         develop = [self._develop_value(state, t, me, a) for a in range(n)]
         post_cache = self._post_cache  # a city's posts only grow, so (filled, extra) name them
         mission = state.mission_cities(me)  # fixed for the game, but another game deals anew
+        now: list[int] = []
         city_abilities, city_spaces = t.city_abilities, t.city_spaces
         space_priv, space_round, all_filled = t.space_priv, t.space_round, state.posts_filled()
         merchant_any_space = t.merchant_any_space
@@ -385,7 +429,10 @@ class GreedyAgent:
                 city_key = (me, c, filled, len(extra[c]), near, mission)
                 post = post_cache.get(city_key)
                 if post is None:
-                    post = post_cache[city_key] = self._post_value(state, t, me, c, False, near)
+                    if not now:
+                        now.append(state.score_total(me))
+                    post = self._post_value(state, t, me, c, False, near, now[0])
+                    post_cache[city_key] = post
                 if post > best:
                     with_both = post
                     if space_round[spaces[filled]]:
@@ -429,6 +476,8 @@ class GreedyAgent:
             return self._best_create(state, t, me, creates)
         tiles = by_kind.get("FAVOUR")  # Emperor's Favour: legal only at the start of a turn
         if tiles:
+            for a in by_kind.get("USE_MARKER", ()):
+                self._try_use(state, t, me, a, [])  # what each marker a tile would flip is worth
             tile = self._favour_tile(state, t, me, tiles)
             if tile is not None:
                 return tile
@@ -446,10 +495,16 @@ class GreedyAgent:
                 if full_owner.index(me) not in t.region_routes[state.pawn_region()]:
                     return by_kind["PAWN_PAY"][0]
         markers = by_kind.get("USE_MARKER")
-        if markers:
+        # Held markers are looked at as the turn starts, once its actions are spent, and before
+        # it ends early (a try costs a copy of the game and two scorings, see `_try_use`).
+        if markers and (
+            state.actions_remaining() >= state.ability_value(me, t.role["actions"])
+            or not any(k not in ("END_TURN", "USE_MARKER", "PAWN") for k in by_kind)
+        ):
             chosen = self._marker_to_use(state, t, me, markers, by_kind)
             if chosen is not None:
                 return chosen
+            markers = None  # looked at: no use now
         supply_t, supply_m = state.personal_supply(me)
         incomes = by_kind.get("INCOME")
         if incomes and supply_t + supply_m < 2:
@@ -471,6 +526,10 @@ class GreedyAgent:
             if target is not None:
                 self._target = target
                 return by_kind["MOVE"][0]
+        if markers:
+            chosen = self._marker_to_use(state, t, me, markers, by_kind)
+            if chosen is not None:
+                return chosen
         return by_kind["END_TURN"][0]
 
     # ---- Emperor's Favour: tiles, the markers they flip, pieces a tile offers
@@ -502,7 +561,9 @@ class GreedyAgent:
         return best
 
     def _keep_value(self, t: GameTables, marker: int) -> float:
-        return MARKER_KEEP.get(t.marker_kind[marker], MARKER_KEEP_DEFAULT)
+        """What an unused marker is worth keeping: a share of what its use brought when last
+        tried (`_try_use`)."""
+        return self._marker_worth.get(marker, MARKER_KEEP_DEFAULT)
 
     def _flip_choice(self, t: GameTables, legal: list[int]) -> int:
         """Flip the two markers least worth keeping for their use (they score the same)."""
@@ -619,25 +680,93 @@ class GreedyAgent:
     def _marker_to_use(
         self, state, t: GameTables, me: int, markers: list[int], by_kind: dict[str, list[int]]
     ) -> int | None:
-        base = t.base["USE_MARKER"]
+        """The marker whose use is worth it now, tried on a clone (see `_try_use`).
+
+        A use that adds actions waits until the turn's own actions are spent (and pieces are left
+        to act with); any other gain must beat a bar that falls to nothing as the game nears its
+        end, so a marker whose use gains something is used before the game ends, and one whose
+        gain grows (PP per city controlled) waits a while first.
+        """
         actions_left = any(k not in ("END_TURN", "USE_MARKER", "PAWN") for k in by_kind)
         pieces = sum(state.personal_supply(me)) + sum(state.general_stock(me))
+        bar = USE_THRESHOLD * (1.0 - self._ending_near(state, t))
+        if "FAVOUR" in t.base:  # a tile is paid for with unused markers: keep them for one
+            bar += 0.5 * TILE_IN_PLAY_WORTH * (1.0 - self._progress(state, t))
+        best, best_worth = None, 0.0
+        now: list[int] = []  # my score as if the game ended now, read once for all markers
         for a in markers:
-            kind = t.marker_kind[a - base]
-            if kind == "develop":
-                return a
-            if kind == "extra_actions" and not actions_left and pieces >= 3:
-                return a
-            if kind in ("move", "remove") and self._blocked_routes(state, t, me):
-                return a
-            if kind == "exchange" and self._exchange_gain(state, t, me):
-                return a
-        return None
+            effect = self._try_use(state, t, me, a, now)
+            worth = effect.worth()
+            if effect.actions > 0 and not actions_left and pieces >= 3:
+                worth += ACTION_WORTH * effect.actions
+            elif worth <= bar:
+                continue
+            if worth > best_worth:
+                best, best_worth = a, worth
+        return best
 
-    def _blocked_routes(self, state, t: GameTables, me: int) -> list[int]:
-        """Routes where I have at least two pieces and an opponent blocks me."""
+    def _try_use(self, state, t: GameTables, me: int, action: int, now: list[int]) -> UseEffect:
+        """Apply `action` to a clone, make the decisions it asks of me (as this agent would) until
+        the turn decision is back, and read the difference. Kept per position and marker (the
+        position named by the posts, the track and the face-down supply), so a held marker is
+        tried about once per turn. `now` holds my score before the use once read (or nothing
+        yet), shared by the tries of one decision."""
+        posts = sum(state.posts_filled()) + sum(map(len, state.additional_posts()))
+        key = (
+            me,
+            action,
+            posts,
+            tuple(state.track_pp()),
+            state.marker_supply_size(),
+        )
+        effect = self._tried.get(key)
+        if effect is not None:
+            return effect
+        levels = [state.ability_level(me, a) for a in range(t.n_abilities)]
+        after = state.clone()
+        after.apply_action(action)
+        helper = self._helper
+        if helper is None:
+            helper = self._helper = GreedyAgent(self.rng.random())
+        helper.forget()
+        for _ in range(USE_DECISIONS):
+            if after.is_terminal() or after.current_player() != me:
+                break
+            legal = after.legal_actions()
+            if t.kind_of[legal[0]] == "END_TURN":
+                break  # the turn decision again: the use is over
+            after.apply_action(helper.step(after, legal))
+        my_turn_still = (  # the use ended back at my turn decision (not at the next turn)
+            not after.is_terminal()
+            and after.current_player() == me
+            and t.kind_of[after.legal_actions()[0]] == "END_TURN"
+        )
+        develop = 0.0
+        for a in range(t.n_abilities):
+            gained = after.ability_level(me, a) - levels[a]
+            if gained > 0:
+                develop += gained * max(self._develop_value(state, t, me, a), 0.5)
+        if not now:
+            now.append(state.score_total(me))
+        effect = UseEffect(
+            score=after.score_total(me) - now[0],
+            actions=after.actions_remaining() - state.actions_remaining() if my_turn_still else 0,
+            develop=develop,
+            pieces=sum(after.personal_supply(me)) - sum(state.personal_supply(me)),
+            open_pieces=self._open_pieces(after, t, me) - self._open_pieces(state, t, me),
+        )
+        if len(self._tried) > 256:
+            self._tried.clear()
+        self._tried[key] = effect
+        marker = action - t.base["USE_MARKER"]
+        gain = effect.worth() + ACTION_WORTH * max(effect.actions, 0)
+        self._marker_worth[marker] = MARKER_KEEP_SHARE * max(gain, 0.0)
+        return effect
+
+    def _open_pieces(self, state, t: GameTables, me: int) -> int:
+        """My pieces on routes where no opponent has one (progress nobody blocks)."""
         mine, opp, _free = self._route_counts(state, t, me)
-        return [r for r in range(t.n_routes) if mine[r] >= 2 and opp[r] >= 1]
+        return sum(m for m, o in zip(mine, opp, strict=True) if not o)
 
     def _best_placement(
         self, state, t: GameTables, me: int, places: list[int], displaces: list[int]
@@ -766,13 +895,14 @@ class GreedyAgent:
     # ---- step 3 of creating a route
     def _route_choice(self, state, t: GameTables, me: int, legal: list[int]) -> int:
         my_cities = self._my_cities(state, t, me)
-        best, best_value = legal[-1], 0.0
+        best = legal[-1]  # no post (worth 0), unless an option is worth more
         # Nearly out of pieces (every other one a post): develop instead, which frees a piece,
         # so that two such players cannot leave a game stuck with nothing to place.
         route = state.decision_route()
         back = max(t.route_sizes[route] - 1, 0) if route >= 0 else 0
         short = sum(state.personal_supply(me)) + sum(state.general_stock(me)) + back
         post_penalty = LOW_PIECES_POST_COST if short < LOW_PIECES else 0.0
+        options: list[tuple[float, int]] = []
         for a in legal:
             kind = t.kind_of[a]
             if kind in ("ESTABLISH", "ADDITIONAL"):
@@ -787,14 +917,41 @@ class GreedyAgent:
             else:
                 continue
             value += self._noise()
+            if value > 0.0:
+                options.append((value, a))
+        if not options:
+            return best
+        options.sort(reverse=True)
+        return self._score_checked(state, me, options[:LOOKAHEAD_OPTIONS], best)
+
+    def _score_checked(
+        self, state, me: int, options: list[tuple[float, int]], fallback: int
+    ) -> int:
+        """The best of a few (value, action) options, or `fallback` (worth 0) when none is worth
+        more, once each value also counts what applying the action does to my score as the game
+        computes it (a category or rule in words the heuristic cannot know of)."""
+        now = state.score_total(me)
+        best, best_value = fallback, 0.0
+        for value, a in options:
+            after = state.clone()
+            after.apply_action(a)
+            value += SCORE_LOOKAHEAD * (after.score_total(me) - now)
             if value > best_value:
                 best, best_value = a, value
         return best
 
     def _post_value(
-        self, state, t: GameTables, me: int, c: int, additional: bool, near: bool | set[int]
+        self,
+        state,
+        t: GameTables,
+        me: int,
+        c: int,
+        additional: bool,
+        near: bool | set[int],
+        now: int | None = None,
     ) -> float:
-        """A post in city c: base and coin, winning the city's control, growing my network.
+        """A post in city c: base and coin, winning the city's control, growing my network, and
+        (given my score `now`) a share of what it adds to my score as the game computes it.
 
         `near` says whether c is in or next to my network (or is my set of cities, to find out).
         """
@@ -818,6 +975,8 @@ class GreedyAgent:
                 value += MISSION_POST_BONUS
             if after == me and before != me:
                 value += MISSION_CONTROL_BONUS
+        if now is not None:
+            value += SCORE_LOOKAHEAD * (state.score_if_post(c, me, additional) - now)
         return value
 
     # ---- a displaced player's placements
@@ -936,17 +1095,6 @@ class GreedyAgent:
             if value > best_value:
                 best, best_value = a, value
         return best
-
-    def _exchange_gain(self, state, t: GameTables, me: int) -> bool:
-        """Whether some swap of adjacent posts would win me a city (looked at again only when
-        posts were added since the last look found nothing)."""
-        posts = (me, sum(state.posts_filled()) + sum(map(len, state.additional_posts())))
-        if posts == self._no_swap_at:
-            return False
-        if self._best_swap(state, t, me)[0] > 0:
-            return True
-        self._no_swap_at = posts
-        return False
 
     def _best_swap(self, state, t: GameTables, me: int) -> tuple[float, int]:
         """(gain, space) of the best swap of two adjacent posts for me; gain 0 when none helps."""

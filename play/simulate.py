@@ -29,13 +29,39 @@ from .mcts import MCTSAgent
 # A game that has not ended after this many decisions is stopped and reported as "unfinished".
 DEFAULT_MAX_DECISIONS = 200_000
 
-AGENTS: dict[str, type] = {"random": RandomAgent, "greedy": GreedyAgent, "mcts": MCTSAgent}
+# `strong`: the recommended search for studies — MCTS whose iterations play 2 turns of each
+# player past the decision, not the whole game (docs/play.md, "The strong agent").
+STRONG_SETTINGS = {"iterations": 24, "turns": 2}
+
+
+def StrongAgent(seed: int | None = 0, **settings) -> MCTSAgent:  # noqa: N802 (an agent "class")
+    """`MCTSAgent` with `STRONG_SETTINGS`; each may be overridden (`strong:iterations=40`)."""
+    return MCTSAgent(seed=seed, **(STRONG_SETTINGS | settings))
+
+
+StrongAgent.__signature__ = inspect.signature(MCTSAgent).replace(  # type: ignore[attr-defined]
+    parameters=[
+        p.replace(default=STRONG_SETTINGS.get(p.name, p.default))
+        for p in inspect.signature(MCTSAgent).parameters.values()
+    ]
+)
+
+AGENTS: dict[str, type] = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "mcts": MCTSAgent,
+    "strong": StrongAgent,  # type: ignore[dict-item]
+}
 
 # End-trigger names (the rule components of the spec's `end when` line) as reported.
 TRACK_PP = "track_pp"
 COMPLETED_CITIES = "completed_cities"
 MARKER_SUPPLY_EMPTY = "marker_supply_empty"
 UNFINISHED = "unfinished"
+# The action kinds of a permanent bonus marker's decision (docs/game-api.md, "Decisions").
+PERMANENT_ACTION_KINDS = frozenset(
+    ("PERM_USE", "GREEN_POST", "ROUTE_PLACE", "COUNTRY_PLACE", "COUNTRY_LIFT")
+)
 
 
 # ---- agents
@@ -172,6 +198,9 @@ class GameRecord:
     turns: int
     decisions: int
     moves: list[tuple[int, int]] = field(default_factory=list)  # (player, action) if recorded
+    # How often each element of the game was used or applied (`usage_keys`): "action:PLACE",
+    # "marker:Guild charter", "permanent:NAME", "category:G", "end:track_pp", "rule:FILE:LINE".
+    usage: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> dict:
         data = asdict(self)
@@ -196,6 +225,38 @@ class GameTracker:
         self.turn_player = -1
         self.before_create = None
         self.created_route = -1
+        self.kind_of: list[str] = [""] * ns["NUM_ACTIONS"]
+        for kind, base, size in ns["ACTION_RANGES"]:
+            self.kind_of[base : base + size] = [kind] * size
+        self.marker_labels: tuple[str, ...] = ns["MARKER_LABELS"]
+        self.route_permanent: tuple[int, ...] = ns.get("ROUTE_PERMANENT", ())
+        self.permanent_names: tuple[str, ...] = ns.get("PERMANENT_NAMES", ())
+        self.rule_sources: tuple = ns.get("RULE_SOURCES", ())
+        self.rule_fired: list[int] | None = ns.get("RULE_FIRED")
+        self.score_keys: tuple[str, ...] = ns["SCORE_KEYS"]
+        self.usage: dict[str, int] = {}
+        self.last_kind = ""
+        self.unused: list[tuple[int, ...]] = []
+        self.fired: list[int] = []
+
+    def _count(self, key: str, n: int = 1) -> None:
+        self.usage[key] = self.usage.get(key, 0) + n
+
+    def watch(self, state) -> None:
+        """Before the first decision: the setup's rules applied, the markers held."""
+        if self.rule_fired is not None:
+            self.fired = list(self.rule_fired)
+        self.unused = [state.unused_markers(p) for p in range(len(state.track_pp()))]
+
+    def start_decision(self) -> None:
+        """Before the game's legal actions are listed (a forbid rule counts there); the rules an
+        agent's search applied on its copies since the last decision are not the game's."""
+        if self.rule_fired is not None:
+            self.fired = list(self.rule_fired)
+
+    def listed(self) -> None:
+        """After listing the legal actions: what the listing applied counts."""
+        self._rules_applied()
 
     def before(self, state, legal: list[int], player: int, action: int) -> None:
         if legal[0] == self.end_turn and player != self.turn_player:
@@ -205,6 +266,53 @@ class GameTracker:
         if base <= action < base + size:
             self.before_create = state.clone()
             self.created_route = action - base
+        kind = self.kind_of[action]
+        self._count("action:" + kind)
+        if kind in PERMANENT_ACTION_KINDS and self.last_kind not in PERMANENT_ACTION_KINDS:
+            route = state.decision_route()
+            if 0 <= route < len(self.route_permanent) and self.route_permanent[route] >= 0:
+                self._count("permanent:" + self.permanent_names[self.route_permanent[route]])
+        self.last_kind = kind
+        if self.rule_fired is not None:
+            self.fired = list(self.rule_fired)
+
+    def after(self, state) -> None:
+        """After the game applied an action: the markers that left their owner's hand were used
+        (by a use, a step-3 post or a favour tile's flip), and the rules the action applied."""
+        for p, before in enumerate(self.unused):
+            now = state.unused_markers(p)
+            if now != before:
+                for m in set(before):
+                    gone = before.count(m) - now.count(m)
+                    if gone > 0:
+                        self._count("marker:" + self.marker_labels[m], gone)
+                self.unused[p] = now
+        self._rules_applied()
+
+    def _rules_applied(self) -> None:
+        if self.rule_fired is None:
+            return
+        for i, (count, was) in enumerate(zip(self.rule_fired, self.fired, strict=True)):
+            if count != was:
+                self._count("rule:" + self.rule_sources[i][2], count - was)
+        self.fired = list(self.rule_fired)
+
+    def finish(self, state, breakdown: list[dict[str, int]], end_trigger: str) -> dict[str, int]:
+        """The game's usage: the counts so far, the categories that scored (players), the end
+        triggers that fired, and the scoring and end rules in words among them."""
+        for key in self.score_keys:
+            scored = sum(1 for row in breakdown if row[key])
+            if scored:
+                self._count("category:" + key, scored)
+        fired = end_trigger.split("+") if end_trigger != UNFINISHED else []
+        for name in fired:
+            self._count("end:" + name)
+        for hook, name, where, _text in self.rule_sources:
+            if hook == "score" and self.usage.get("category:" + name):
+                self._count("rule:" + where, self.usage["category:" + name])
+            elif hook == "end" and name in fired:
+                self._count("rule:" + where)
+        return dict(sorted(self.usage.items()))
 
     def end_trigger(self, state) -> str:
         if not state.is_terminal():
@@ -233,15 +341,20 @@ def play_game(
     """
     if len(agents) != game.num_players():
         raise HansaError(f"{len(agents)} agents for a {game.num_players()}-player game")
-    state = game.new_initial_state(seed)
     tracker = GameTracker(game)
+    tracker.start_decision()
+    state = game.new_initial_state(seed)
+    tracker.listed()  # the setup's rules
+    tracker.watch(state)
     moves: list[tuple[int, int]] = []
     decisions = 0
     while not state.is_terminal():
         if max_decisions is not None and decisions >= max_decisions:
             break
         player = state.current_player()
+        tracker.start_decision()
         legal = state.legal_actions()
+        tracker.listed()
         agent = agents[player]
         action = checked_step(
             agent,
@@ -252,21 +365,60 @@ def play_game(
         )
         tracker.before(state, legal, player, action)
         state.apply_action(action)
+        tracker.after(state)
         decisions += 1
         if record_moves:
             moves.append((player, action))
     breakdown = state.score_breakdown()
+    end_trigger = tracker.end_trigger(state)
     return GameRecord(
         seed=seed,
         players=game.num_players(),
         returns=[sum(b.values()) for b in breakdown],
         breakdown=breakdown,
         winners=state.winners(),
-        end_trigger=tracker.end_trigger(state),
+        end_trigger=end_trigger,
         turns=tracker.turns,
         decisions=decisions,
         moves=moves,
+        usage=tracker.finish(state, breakdown, end_trigger),
     ), state
+
+
+# ---- which elements of a game were used
+USAGE_GROUPS = {
+    "action": "action kinds (decisions taken)",
+    "marker": "bonus markers (used)",
+    "permanent": "permanent markers (used)",
+    "category": "scoring categories (players scoring)",
+    "end": "end triggers (fired)",
+    "rule": "rules in words (applied)",
+}
+
+
+def usage_elements(game: Game) -> dict[str, str]:
+    """Every element of a game whose use `play_game` counts, key -> what a reader calls it: the
+    action kinds, bonus markers by label, permanent markers, scoring categories, the end
+    triggers it names and its rules in words by source location."""
+    ns = vars(game.module)
+    out: dict[str, str] = {}
+    for kind, _base, _size in ns["ACTION_RANGES"]:
+        out["action:" + kind] = kind.lower().replace("_", " ")
+    for label in dict.fromkeys(ns["MARKER_LABELS"]):
+        out["marker:" + label] = label
+    for name in ns.get("PERMANENT_NAMES", ()):
+        out["permanent:" + name] = name.replace("_", " ")
+    for key, kind in zip(ns["SCORE_KEYS"], ns["SCORE_KINDS"], strict=True):
+        out["category:" + key] = f"{key} {kind}"
+    if ns.get("END_TRACK_PP"):
+        out["end:" + TRACK_PP] = TRACK_PP
+    if ns.get("END_COMPLETED_CITIES"):
+        out["end:" + COMPLETED_CITIES] = COMPLETED_CITIES
+    for hook, name, where, text in ns.get("RULE_SOURCES", ()):
+        if hook == "end":
+            out["end:" + name] = name
+        out["rule:" + where] = f"{where} {text}"
+    return out
 
 
 # ---- statistics
@@ -313,6 +465,8 @@ class SimulationResult:
     seed: int
     games: int
     records: list[dict] = field(repr=False)
+    elements: dict[str, str] = field(default_factory=dict, repr=False)  # usage_elements(game)
+    seats: str = "fixed"  # "rotate": game i seats the agents shifted by i (`seated`)
 
     def _column(self, key: str) -> list[float]:
         return [r[key] for r in self.records]
@@ -343,6 +497,28 @@ class SimulationResult:
             counts[r["end_trigger"]] = counts.get(r["end_trigger"], 0) + 1
         return {k: share(counts[k], len(self.records)) for k in sorted(counts)}
 
+    def by_agent(self) -> dict[str, dict]:
+        """Per distinct agent: its win rate per seat it held (a game's wins over the seats it
+        had; a shared victory counts 1/k) and its mean PP per seat held, each with its spread
+        over games, and the seats it held."""
+        out: dict[str, dict] = {}
+        for name in dict.fromkeys(self.agents):
+            wins, points, held = [], [], 0
+            for r in self.records:
+                seats = [p for p, a in enumerate(r.get("agents", self.agents)) if a == name]
+                held += len(seats)
+                won = sum(1.0 / len(r["winners"]) for p in r["winners"] if p in seats)
+                wins.append(won / len(seats))
+                points.append(sum(r["returns"][p] for p in seats) / len(seats))
+            out[name] = {"seats": held, "win_rate": spread(wins), "points": spread(points)}
+        return out
+
+    def usage(self) -> dict[str, dict]:
+        """Per element of the game (`usage_elements`, and any other that was counted): its group
+        and label, uses per game (mean with a 95% interval) and the games it was used in (Wilson
+        interval), so an element never used shows as 0 of N games."""
+        return usage_table(self.records, self.elements)
+
     def to_json(self) -> dict:
         return {
             "format": "hansa-simulation",
@@ -350,9 +526,11 @@ class SimulationResult:
             "game": self.game,
             "players": self.players,
             "agents": self.agents,
+            "seats": self.seats,
             "seed": self.seed,
             "games": self.games,
             "win_rate_by_seat": self.win_rate(),
+            "by_agent": self.by_agent(),
             "points_by_category": self.categories(),
             "mean_points_by_seat_and_category": self.categories_by_seat(),
             "total_points_by_seat": [
@@ -363,7 +541,28 @@ class SimulationResult:
             "turns": spread(self._column("turns")),
             "rounds": spread([r["turns"] / self.players for r in self.records]),
             "decisions": spread(self._column("decisions")),
+            "usage": self.usage(),
         }
+
+
+def usage_table(records: Sequence[dict], elements: dict[str, str]) -> dict[str, dict]:
+    """`SimulationResult.usage` over game records (each with its `usage` counts)."""
+    keys = list(elements)
+    keys += sorted({k for r in records for k in r.get("usage", {}) if k not in elements})
+    keys.sort(key=lambda k: (list(USAGE_GROUPS).index(k.split(":", 1)[0]), k))
+    n = len(records)
+    table = {}
+    for key in keys:
+        counts = [r.get("usage", {}).get(key, 0) for r in records]
+        group, _, name = key.partition(":")
+        table[key] = {
+            "group": group,
+            "label": elements.get(key, name),
+            "total": sum(counts),
+            "per_game": spread(counts),
+            "games": share(sum(1 for c in counts if c), n),
+        }
+    return table
 
 
 # ---- many games over processes
@@ -392,14 +591,26 @@ def _play_chunk(
     indices: list[int],
     max_decisions: int | None,
     loader: Callable[[str, int], Game],
+    rotate: bool = False,
 ) -> list[tuple[int, dict]]:
     game = _game_for(name, players, loader)
     out = []
     for i in indices:
         s = game_seed(seed, i)
-        record, _state = play_game(game, make_agents(agents, s), s, max_decisions)
-        out.append((i, record.summary()))
+        names = seated(agents, i) if rotate else list(agents)
+        record, _state = play_game(game, make_agents(names, s), s, max_decisions)
+        summary = record.summary()
+        summary["agents"] = names
+        out.append((i, summary))
     return out
+
+
+def seated(agents: Sequence[str], index: int) -> list[str]:
+    """The agents of game `index` when seats rotate: the list shifted by `index` seats, so over
+    any P consecutive games each agent plays each of the P seats once."""
+    n = len(agents)
+    shift = index % n
+    return [agents[(seat - shift) % n] for seat in range(n)]
 
 
 def simulate(
@@ -412,12 +623,17 @@ def simulate(
     max_decisions: int | None = DEFAULT_MAX_DECISIONS,
     progress: Callable[[int, int], None] | None = None,
     loader: Callable[[str, int], Game] = default_loader,
+    seats: str = "rotate",
 ) -> SimulationResult:
     """Play `n` games (game i with seed `game_seed(seed, i)`) over `jobs` processes and summarise.
 
     `game_name` is a game name (loaded with `loader`, in each worker) or an already loaded `Game`.
-    The result is the same for any `jobs`. `progress(done, n)` is called as games finish.
+    The result is the same for any `jobs`. `progress(done, n)` is called as games finish. With
+    agents that differ and `seats="rotate"` (the default), game i seats them shifted by i
+    (`seated`), so agent and seat are not confounded; `seats="fixed"` keeps the given order.
     """
+    if seats not in ("rotate", "fixed"):
+        raise HansaError(f"--seats must be rotate or fixed, not {seats!r}")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise HansaError(f"the number of games must be at least 1, got {n!r}")
     if isinstance(game_name, Game):
@@ -432,6 +648,7 @@ def simulate(
         _LOADED[(name, game.num_players())] = game
     players = game.num_players()
     seat_agents = parse_agents(agents, players)
+    rotate = seats == "rotate" and len(set(seat_agents)) > 1
     for spec in set(seat_agents):
         make_agent(spec, 0)  # fail early on a bad name, before any process starts
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
@@ -444,7 +661,7 @@ def simulate(
     if jobs == 1:
         for batch in batches:
             for i, summary in _play_chunk(
-                name, players, seat_agents, seed, batch, max_decisions, loader
+                name, players, seat_agents, seed, batch, max_decisions, loader, rotate
             ):
                 results[i] = summary
             if progress:
@@ -459,7 +676,15 @@ def simulate(
         try:
             futures = [
                 pool.submit(
-                    _play_chunk, name, players, seat_agents, seed, batch, max_decisions, loader
+                    _play_chunk,
+                    name,
+                    players,
+                    seat_agents,
+                    seed,
+                    batch,
+                    max_decisions,
+                    loader,
+                    rotate,
                 )
                 for batch in batches
             ]
@@ -478,9 +703,11 @@ def simulate(
         game=name,
         players=players,
         agents=seat_agents,
+        seats="rotate" if rotate else "fixed",
         seed=seed,
         games=n,
         records=[results[i] for i in range(n)],
+        elements=usage_elements(game),
     )
 
 

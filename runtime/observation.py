@@ -128,6 +128,34 @@ class Observations:
             s.post[space] = -1
             s.filled[c] = filled
 
+    def score_total(self, s, player: int) -> int:
+        """The sum of the game's scoring categories for `player` now (its `SCORERS`)."""
+        return sum([scorer(s, player) for scorer in self.g.SCORERS])
+
+    def score_if_post(self, s, c: int, player: int, additional: bool = False) -> int:
+        """`score_total` with one more post of `player` in city `c`, placed as in
+        `controller_if_post`; the state is left as it was."""
+        code = 2 * player
+        spaces = self.g.CITY_SPACES[c]
+        filled = s.filled[c]
+        if not spaces or additional:
+            extra = s.extra[c]
+            s.extra[c] = extra + (code,) if not spaces else (code,) + extra
+            try:
+                return self.score_total(s, player)
+            finally:
+                s.extra[c] = extra
+        if filled >= len(spaces):
+            return self.score_total(s, player)
+        space = spaces[filled]
+        s.post[space] = code
+        s.filled[c] = filled + 1
+        try:
+            return self.score_total(s, player)
+        finally:
+            s.post[space] = -1
+            s.filled[c] = filled
+
     def controller_if_exchange(self, s, space: int) -> int:
         """Who would control the city of `space` if its post and the one to its right swapped
         places (the Exchange marker), by this game's control rule; the state is left as it was."""

@@ -300,6 +300,20 @@ class TableState(BaseState):
     def networks(self, player: int) -> list[tuple[int, ...]]:
         return self._views.networks(self, player)
 
+    def score_total(self, player: int) -> int:
+        """`player`'s PP as if the game ended now, every scoring category added up: one row of
+        score_breakdown(), at a fraction of its cost (agents compare it before and after a move)."""
+        return self._views.score_total(self, player)
+
+    def score_if_post(self, c: int, player: int, additional: bool = False) -> int:
+        """`score_total(player)` with one more post of `player` in city `c` (placed as in
+        `controller_if_post`); the state is left as it was."""
+        return self._views.score_if_post(self, c, player, additional)
+
+    def marker_supply_size(self) -> int:
+        """Face-down bonus markers left in the supply (public; their order is not)."""
+        return len(self.msupply)
+
     def end_conditions_met(self) -> list[str]:
         """The end triggers whose condition holds now, by name (a game whose rules have none
         written as a condition: never any; running out of bonus markers is an event)."""

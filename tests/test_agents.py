@@ -214,11 +214,12 @@ def test_bad_agent_names() -> None:
 
 def test_greedy_gathers_its_pieces_when_it_runs_out(games) -> None:
     """On the small board players run out of pieces; the beginner then moves its pieces together
-    onto one route instead of ending its turns forever (game 11 of seed 0 used to stall)."""
+    onto one route instead of ending its turns forever (game 11 of seed 0 used to stall; games
+    2, 3 and 8 run out of pieces with today's agent)."""
     game = games("bigbox-hanseatic-3p", 3)
     tables = tables_for(game.new_initial_state(0))
     moves = 0
-    for i in range(9, 13):
+    for i in (2, 3, 8, 11):
         seed = game_seed(0, i)
         record, state = play_game(
             game, make_agents(["greedy"] * 3, seed), seed, max_decisions=2000, record_moves=True

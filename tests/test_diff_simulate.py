@@ -58,7 +58,7 @@ def json_diff(capsys, *args: str) -> tuple[int, dict]:
 
 @pytest.fixture(scope="module")
 def short_vs_bigbox() -> dict[str, tuple[int, str]]:
-    """The house rule against its edition, 10 games a side, with one and with two processes."""
+    """The house rule against its edition, 20 games a side, with one and with two processes."""
     import contextlib
     import io
     import os
@@ -71,7 +71,7 @@ def short_vs_bigbox() -> dict[str, tuple[int, str]]:
             buffer = io.StringIO()
             with contextlib.redirect_stdout(buffer):
                 code = main(
-                    ["diff", SHORT, BIGBOX, "--simulate", "10", "--jobs", jobs, "--format", "json"]
+                    ["diff", SHORT, BIGBOX, "--simulate", "20", "--jobs", jobs, "--format", "json"]
                 )
             out[jobs] = (code, buffer.getvalue())
     finally:
@@ -130,7 +130,7 @@ def test_json_shape(short_vs_bigbox) -> None:
     assert code == 1
     assert doc["schema_version"] == 1 and doc["edits"]  # the semantic diff is still there
     sim = doc["simulation"]
-    assert sim["games"] == 10 and sim["seed"] == 0
+    assert sim["games"] == 20 and sim["seed"] == 0
     assert sim["alpha"] == ALPHA and sim["correction"] == "holm"
     assert sim["tests"] == {"mean": "welch_t", "share": "two_proportion_z"}
     for side, game in (("a", SHORT), ("b", BIGBOX)):
@@ -150,7 +150,7 @@ def test_json_shape(short_vs_bigbox) -> None:
         centre = "share" if c["kind"] == "share" else "mean"
         for side in ("a", "b"):
             assert c[side]["low"] <= c[side][centre] <= c[side]["high"]
-            assert c[side]["n"] == 10
+            assert c[side]["n"] == 20
         if c["p"] is not None:
             assert c["p"] <= c["p_holm"] <= 1
             assert c["clear"] == (c["p_holm"] < ALPHA)
@@ -167,7 +167,7 @@ def test_one_and_two_jobs_give_identical_results(short_vs_bigbox) -> None:
 
 def test_a_shorter_game_is_flagged(short_vs_bigbox) -> None:
     """Ending at 15 track PP instead of 20: B (the edition) plays longer and scores more track
-    PP; the tests must see it even in 10 games, and nothing may be flagged the other way."""
+    PP; the tests must see it even in 20 games, and nothing may be flagged the other way."""
     sim = json.loads(short_vs_bigbox["1"][1])["simulation"]
     by = {c["measure"]: c for c in sim["comparisons"]}
     clear = {m for m, c in by.items() if c["clear"]}

@@ -225,6 +225,8 @@ def _greedy_choices(agent: GreedyAgent, game, seed: int, decisions: int) -> list
     state = game.new_initial_state(seed)
     chosen = []
     for _ in range(decisions):
+        if state.is_terminal():
+            break
         action = agent.step(state, state.legal_actions())
         chosen.append(action)
         state.apply_action(action)

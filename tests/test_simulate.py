@@ -12,6 +12,7 @@ from hansa.play.simulate import (
     game_seed,
     make_agents,
     play_game,
+    seated,
     share,
     simulate,
     spread,
@@ -37,14 +38,16 @@ def test_one_and_two_jobs_give_identical_json(capsys, games) -> None:
 
 
 def test_simulate_matches_single_games(games) -> None:
-    """Game i of a run is exactly `play_game` with `game_seed(seed, i)`."""
+    """Game i of a run is exactly `play_game` with `game_seed(seed, i)` and the agents seated
+    for game i (rotated by i seats when they differ)."""
     game = games(GAME, 4)
     result = simulate(game, 3, agents="greedy,random,greedy,greedy", seed=5, jobs=1)
     for i, summary in enumerate(result.records):
         seed = game_seed(5, i)
-        names = ["greedy", "random", "greedy", "greedy"]
+        names = seated(["greedy", "random", "greedy", "greedy"], i)
         record, _ = play_game(game, make_agents(names, seed), seed)
-        assert summary == record.summary()
+        assert summary == record.summary() | {"agents": names}
+        assert names.index("random") == (1 + i) % 4
     assert game_seed(5, 0) != game_seed(5, 1) != game_seed(6, 1)
 
 

@@ -201,6 +201,14 @@ class SideRun:
     records: list[dict]
     categories: list[tuple[str, str]]  # (key, kind) in module order: ("A", "track"), …
     seconds: float
+    elements: dict[str, str] = field(default_factory=dict)  # play/simulate.py usage_elements
+    seats: str = "fixed"  # "rotate": agents that differ rotated over the seats game by game
+    by_agent: dict[str, dict] = field(default_factory=dict)  # SimulationResult.by_agent()
+
+    def usage(self) -> dict[str, dict]:
+        from hansa.play.simulate import usage_table
+
+        return usage_table(self.records, self.elements)
 
     @property
     def games(self) -> int:
@@ -259,6 +267,33 @@ class BehaviourDiff:
     seed: int
     comparisons: list[Comparison]
 
+    def differing(self) -> list[str]:
+        """The usage keys of the elements only one side has (a bonus marker, a rule in words, a
+        scoring category, an end trigger, …), in report order; action kinds are left out."""
+        a, b = self.a.elements, self.b.elements
+        keys = [k for k in a if k not in b] + [k for k in b if k not in a]
+        return [k for k in dict.fromkeys(keys) if not k.startswith("action:")]
+
+    def unexercised(self) -> list[dict]:
+        """The differing elements that never applied in the games of the side that has them:
+        the comparison says nothing about them."""
+        out = []
+        for key in self.differing():
+            for letter, run in (("A", self.a), ("B", self.b)):
+                if key in run.elements:
+                    row = run.usage()[key]
+                    if row["total"] == 0:
+                        out.append(
+                            {
+                                "key": key,
+                                "side": letter,
+                                "label": row["label"],
+                                "games": run.games,
+                                "text": never_text(row, run.games),
+                            }
+                        )
+        return out
+
     @property
     def clear(self) -> list[Comparison]:
         return [c for c in self.comparisons if c.clear]
@@ -281,7 +316,29 @@ class BehaviourDiff:
             "comparisons": [c.to_json() for c in self.comparisons],
             "tested": self.tested,
             "clear_differences": len(self.clear),
+            "usage": {"a": self.a.usage(), "b": self.b.usage()},
+            "differing_elements": self.differing(),
+            "never_applied": self.unexercised(),
         }
+
+
+USAGE_VERBS = {
+    "marker": "used",
+    "permanent": "used",
+    "category": "scored",
+    "end": "fired",
+    "rule": "applied",
+    "action": "taken",
+}
+
+
+def never_text(row: dict, games: int) -> str:
+    """ "'Guild charter' was never used in 1,000 games: these results say nothing about it"."""
+    verb = USAGE_VERBS.get(row["group"], "used")
+    word = "game" if games == 1 else "games"
+    return (
+        f"'{row['label']}' was never {verb} in {games:,} {word}: these results say nothing about it"
+    )
 
 
 def _side_json(run: SideRun) -> dict:
@@ -292,6 +349,8 @@ def _side_json(run: SideRun) -> dict:
         "board": run.playable.board.id,
         "players": run.players,
         "agents": run.agents,
+        "seats": run.seats,
+        "by_agent": run.by_agent,
     }
 
 
@@ -304,6 +363,7 @@ def play_side(
     jobs: int | None,
     max_decisions: int,
     progress: Callable[[int, int], None] | None = None,
+    seats: str = "rotate",
 ) -> SideRun:
     """Play `games` seeded games of one side's compiled `game` (a `hansa.Game`).
 
@@ -326,12 +386,23 @@ def play_side(
         jobs=jobs,
         max_decisions=max_decisions,
         progress=progress,
+        seats=seats,
     )
     seconds = time.perf_counter() - started
     ns = vars(game.module)
     categories = list(zip(ns["SCORE_KEYS"], ns["SCORE_KINDS"], strict=True))
     players = game.num_players()
-    return SideRun(playable, players, list(result.agents), result.records, categories, seconds)
+    return SideRun(
+        playable,
+        players,
+        list(result.agents),
+        result.records,
+        categories,
+        seconds,
+        result.elements,
+        result.seats,
+        result.by_agent(),
+    )
 
 
 def check_agents(agents: str, players: tuple[int, int]) -> None:
@@ -509,10 +580,18 @@ def method_text(result: BehaviourDiff) -> str:
 
 
 def _side_line(letter: str, run: SideRun) -> str:
-    return (
+    line = (
         f"  {letter}: {run.playable.label}, {run.players} players, "
         f"agents {agents_text(run.agents)} ({run.seconds:.1f} s)"
     )
+    if len(run.by_agent) > 1:
+        rotated = "seats rotating" if run.seats == "rotate" else "seats fixed"
+        wins = ", ".join(
+            f"{name} {100 * row['win_rate']['mean']:.1f}% ± {100 * row['win_rate']['ci95']:.1f}"
+            for name, row in run.by_agent.items()
+        )
+        line += f"\n     {rotated}; win rate per seat held: {wins}"
+    return line
 
 
 def agents_text(agents: Sequence[str]) -> str:
@@ -564,8 +643,58 @@ def format_behaviour_text(result: BehaviourDiff, color: bool = False) -> str:
         )
         lines.append(paint(line + "  *", "33") if c.clear else line.rstrip())
     lines.append("")
+    lines.extend(paint(line, "1") if i == 0 else line for i, line in enumerate(usage_lines(result)))
+    for item in result.unexercised():
+        lines.append(paint(f"warning: side {item['side']}: {item['text']}", "33"))
+    lines.append("")
     lines.append(summary_text(result))
     return "\n".join(lines) + "\n"
+
+
+def usage_rows(result: BehaviourDiff) -> list[tuple[str, str, str, str, bool]]:
+    """(group, label, A, B, differs) per element other than action kinds, both sides' union:
+    uses per game and the games it was used in, "—" on a side without it."""
+    ua, ub = result.a.usage(), result.b.usage()
+    differing = set(result.differing())
+    rows = []
+    from hansa.play.simulate import USAGE_GROUPS
+
+    order = list(USAGE_GROUPS)
+    keys = sorted(set(ua) | set(ub), key=lambda k: (order.index(k.split(":", 1)[0]), k))
+    for key in keys:
+        group = key.split(":", 1)[0]
+        if group == "action":
+            continue
+        row = ua.get(key) or ub[key]
+        cells = []
+        for usage, run in ((ua, result.a), (ub, result.b)):
+            item = usage.get(key)
+            if item is None or (key not in run.elements and not item["total"]):
+                cells.append("—")
+            else:
+                stat, used = item["per_game"], item["games"]["count"]
+                cells.append(f"{stat['mean']:.2f} ± {stat['ci95']:.2f} ({used}/{run.games})")
+        rows.append((group, row["label"], cells[0], cells[1], key in differing))
+    return rows
+
+
+def usage_lines(result: BehaviourDiff) -> list[str]:
+    from hansa.play.simulate import USAGE_GROUPS
+
+    rows = usage_rows(result)
+    if not rows:
+        return []
+    width = min(max(len(r[1]) for r in rows), 60)
+    wa = max(len(r[2]) for r in rows)
+    lines = ["which elements applied (per game ± 95% CI, games used in; * only one side has it)"]
+    group = None
+    for g, label, a, b, differs in rows:
+        if g != group:
+            group = g
+            lines.append(f" {USAGE_GROUPS[g]}")
+        label = label if len(label) <= width else label[: width - 1] + "…"
+        lines.append(f"  {label:<{width}}  {a:<{wa}}  {b}{'  *' if differs else ''}")
+    return lines
 
 
 def summary_text(result: BehaviourDiff) -> str:
@@ -601,6 +730,24 @@ def format_behaviour_markdown(result: BehaviourDiff) -> str:
             "**yes**" if c.clear else "",
         ]
         lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
+    rows = usage_rows(result)
+    if rows:
+        lines += [
+            "",
+            "**Which elements applied** (per game ± 95% CI, games used in):",
+            "",
+            "| group | element | A | B | only one side |",
+            "|---|---|---|---|---|",
+        ]
+        from hansa.play.simulate import USAGE_GROUPS
+
+        for g, label, a, b, differs in rows:
+            cells = [USAGE_GROUPS[g], label, a, b, "yes" if differs else ""]
+            lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
+    unexercised = result.unexercised()
+    if unexercised:
+        lines.append("")
+        lines += [f"**Warning:** side {item['side']}: {item['text']}  " for item in unexercised]
     lines.append("")
     lines.append(summary_text(result))
     return "\n".join(lines) + "\n"

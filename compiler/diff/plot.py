@@ -46,7 +46,7 @@ def draw(result: BehaviourDiff):
     """The figure (a `matplotlib.figure.Figure`, not attached to any GUI)."""
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(14, 9.5), layout="constrained")
+    figure = Figure(figsize=(14, 12.5), layout="constrained")
     a, b = result.a, result.b
     figure.suptitle(
         f"A: {a.playable.label}   vs   B: {b.playable.label}\n"
@@ -54,7 +54,7 @@ def draw(result: BehaviourDiff):
         f"seed {result.seed}",
         fontsize=12,
     )
-    grid = figure.add_gridspec(3, 2, height_ratios=(0.05, 1, 1))
+    grid = figure.add_gridspec(4, 2, height_ratios=(0.05, 1, 1, 1))
     by_group = {
         group: [c for c in result.comparisons if c.group == group]
         for group in ("length", "end", "points", "wins")
@@ -91,6 +91,15 @@ def draw(result: BehaviourDiff):
     else:
         for run, colour in ((a, COLOURS[0]), (b, COLOURS[1])):
             wins.axhline(100 / run.players, color=colour, linestyle="--", linewidth=1)
+    _bars(
+        figure.add_subplot(grid[3, :]),
+        _usage_shares(result),
+        "share of games each bonus marker, permanent marker and rule in words was used or applied"
+        " (* only one side has it)",
+        "% of games",
+        result,
+        percent=True,
+    )
     _legend(figure.add_subplot(grid[0, :]), a, b)
     figure.supxlabel(
         "whiskers: 95% intervals (t for means, Wilson for shares).  "
@@ -100,6 +109,29 @@ def draw(result: BehaviourDiff):
         color="#444444",
     )
     return figure
+
+
+def _usage_shares(result: BehaviourDiff) -> list[Comparison]:
+    """The usage rows the other panels do not show, as shares of games (Wilson intervals); a
+    side without the element has no bar. Not tested, so never starred."""
+    ua, ub = result.a.usage(), result.b.usage()
+    differing = set(result.differing())
+    rows = []
+    for key in sorted(set(ua) | set(ub)):
+        if key.split(":", 1)[0] not in ("marker", "permanent", "rule"):
+            continue
+        stats = []
+        for usage, run in ((ua, result.a), (ub, result.b)):
+            item = usage.get(key)
+            present = item is not None and (key in run.elements or item["total"])
+            stats.append(item["games"] if present else None)
+        label = (ua.get(key) or ub[key])["label"]
+        if key.startswith("rule:"):  # its source location: the file's name and line
+            label = key.removeprefix("rule:").replace("\\", "/").rsplit("/", 1)[-1]
+        label = label if len(label) <= 28 else label[:27] + "…"
+        label += " *" if key in differing else ""
+        rows.append(Comparison("usage", key, label, "share", stats[0], stats[1]))
+    return rows
 
 
 def _legend(axes, a: SideRun, b: SideRun) -> None:

@@ -75,6 +75,21 @@ class ExprCompiler:
         self.x_params = x_params  # the game has per-player parameters (s.xparam)
         self.constants: dict[str, tuple] = {}  # tables precomputed (`… by TABLE`, countries)
         self.city_countries = city_countries  # the board's CITY_COUNTRIES (country indices)
+        # The spec's own rules in words (not the prelude's) by identity -> their index in
+        # RULE_SOURCES: their hooks count in RULE_FIRED each time they apply (`hansa simulate`).
+        self.rule_index: dict[int, int] = {}
+
+    def _fired(self, rule: HookRule, effects: tuple[Effect, ...], env: Env) -> list[str]:
+        """The line counting that `rule` applied (an effect whose condition holds), or none."""
+        i = self.rule_index.get(id(rule))
+        if i is None:
+            return []
+        whens = [e.when for e in effects]
+        if not whens or any(w is None for w in whens):
+            return [f"RULE_FIRED[{i}] += 1"]
+        tests = [self.expr(w, env) for w in whens]
+        test = tests[0] if len(tests) == 1 else " or ".join(f"({t})" for t in tests)
+        return [f"if {test}:", f"    RULE_FIRED[{i}] += 1"]
 
     # ---- expressions: one method per node class
 
@@ -294,6 +309,7 @@ class ExprCompiler:
                         params + ", r: int, done: int",
                     )
                 for rule in chosen:
+                    lines.extend(self._fired(rule, rule.effects, here))
                     lines.extend(self.effects(rule.effects, here))
                 out[name] = _function(name, params, "None", lines)
         markers = [r for r in rules if r.hook == "marker_used"]
@@ -306,7 +322,7 @@ class ExprCompiler:
                 f"_effect_rule_{n}",
                 "s: State, p: int, m: int",
                 "None",
-                self.effects(rule.effects, env),
+                self._fired(rule, rule.effects, env) + self.effects(rule.effects, env),
             )
         favours = [r for r in rules if r.hook == "favour"]
         for i, rule in enumerate(favours):
@@ -327,6 +343,7 @@ class ExprCompiler:
                     lines.append("    v = s.pt[(action - A_DISPLACE) >> 1] >> 1")
                     inner = replace(env, victim="v")
                 lines.append(f"    if {self.expr(rule.condition, inner)}:")
+                lines.extend("        " + line for line in self._fired(rule, (), inner))
                 lines.append("        return True")
             lines.append("return False")
             out["_x_forbidden"] = _function(

@@ -11,7 +11,7 @@ from ..expr.check import ExprError, _refs, check_rule, names_of
 from ..expr.codegen import ExprCompiler
 from ..expr.cost import Sizes, costly_rules
 from ..nodes.board import PRIVILEGES
-from .fold import Fold, error
+from .fold import Fold, error, where
 
 # Per-player parameters a rule may set (expr/catalogue.py SETTABLE), as X_PARAM_* indices.
 X_PARAMS = (
@@ -198,6 +198,7 @@ def fold_rules_in_words(f: Fold) -> None:
         x_params=comp["x_params"],
         city_countries=k.get("CITY_COUNTRIES", ()),
     )
+    _rule_sources(f, compiler)
     try:
         functions = compiler.hook_functions(hook_rules, f.first_rule_marker, f.tie_exprs)
     except ExprError as exc:  # the checks refuse these first; a rule set built in code may not
@@ -227,6 +228,39 @@ def fold_rules_in_words(f: Fold) -> None:
             comp["control_tie"] = rule.target
         if any(e.kind == "develop" and not e.name for e in rule.effects):
             comp["marker_develop_ability"] = True  # the chosen-ability decision
+
+
+# Rules in words whose use `hansa simulate` counts: a hook's effects (RULE_FIRED, counted where an
+# effect's condition holds), a marker's use, a forbid refusing an action (RULE_FIRED), a scoring
+# category scoring and an end trigger firing (read from the final score and end_conditions_met).
+COUNTED_HOOKS = (
+    "setup",
+    "turn_start",
+    "after_create_route",
+    "marker_used",
+    "forbid",
+    "score",
+    "end",
+)
+
+
+def _rule_sources(f: Fold, compiler: ExprCompiler) -> None:
+    """RULE_SOURCES: per rule of the spec written in words (not the prelude's) that play can
+    count, (hook, name, `file:line`, text): the name is the marker's label, the category's key,
+    the end trigger's name or the forbidden action. Each gets a RULE_FIRED slot."""
+    sources = []
+    for rule in f.rules.hook_rules:
+        if rule.hook not in COUNTED_HOOKS:
+            continue
+        if rule.hook == "end":
+            name = rule.key.removeprefix("end:")
+        elif rule.hook == "marker_used":
+            name = rule.label
+        else:
+            name = rule.target
+        compiler.rule_index[id(rule)] = len(sources)
+        sources.append((rule.hook, name, where(rule.span), rule.text()))
+    f.k["RULE_SOURCES"] = tuple(sources)
 
 
 def _mentions(hook_rules, tie_exprs, quantity: str) -> bool:

@@ -8,12 +8,15 @@ file names are never differences.
 With --simulate N both sides are also compiled in memory and played N times each, with the same
 agents and per-game seeds; game length, end-trigger shares, PP per scoring category and win rate by
 seat are reported side by side with 95% intervals, and differences that are statistically clear
-(Welch's t / two-proportion z, Holm-corrected at family-wise 0.05) are flagged. Two rule sets are
+(Welch's t / two-proportion z, Holm-corrected at family-wise 0.05) are flagged; so is how often
+each bonus marker, permanent marker, scoring category, end trigger and rule in words applied, with
+a warning for an element only one side has that never applied in its games. Two rule sets are
 played on the board their games in the spec share (or --board); two boards with the rule set their
 games share (or --rules). --plot FILE.png|svg draws the comparison.
 
 Exit status: 0 equal (and, with --simulate, no clear behavioural difference), 1 different, 2 on
-error (like diff(1)). See docs/diff.md.
+error (like diff(1)), 3 with --simulate when an element only one side has never applied in the
+games played (the comparison says nothing about it). See docs/diff.md.
 """
 
 from __future__ import annotations
@@ -33,7 +36,10 @@ if TYPE_CHECKING:  # imported where used: `hansa` starts without loading the com
     from hansa.compiler.nodes.rules import Game, RuleSet
 
 NAME = "diff"
-HELP = "semantic diff of two boards, rule sets or games (exit 0 equal, 1 different, 2 error)"
+HELP = (
+    "semantic diff of two boards, rule sets or games "
+    "(exit 0 equal, 1 different, 2 error, 3 a difference never exercised by --simulate)"
+)
 
 KIND_WORDS = {"Board": "board", "RuleSet": "rules", "Game": "game"}  # by class name
 
@@ -63,6 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="folder of spec files that names are looked up in (default: ./spec)",
     )
     sim = parser.add_argument_group("behavioural diff (--simulate)")
+    from .simulate import add_seats_option
+
+    add_seats_option(sim, default=None)
     sim.add_argument(
         "--simulate",
         type=int,
@@ -401,6 +410,7 @@ SIMULATION_OPTIONS = (
     "plot",
     "board",
     "rules",
+    "seats",
 )
 PLOT_SUFFIXES = (".png", ".svg")
 
@@ -671,6 +681,7 @@ def _run_simulation(
     if args.format != "json":
         _print(_semantic_report(args, edits, a, b))
     n = args.simulate
+    seats = args.seats or "rotate"
     progress = _Progress(2 * n, enabled=sys.stderr.isatty())
     runs = []
     try:
@@ -680,7 +691,9 @@ def _run_simulation(
         ):
             progress.side(letter, offset)
             runs.append(
-                behaviour.play_side(playable, game, n, agents, seed, args.jobs, limit, progress)
+                behaviour.play_side(
+                    playable, game, n, agents, seed, args.jobs, limit, progress, seats
+                )
             )
     finally:
         progress.close()
@@ -695,4 +708,6 @@ def _run_simulation(
         _print(behaviour.format_behaviour_markdown(result))
     else:
         _print(behaviour.format_behaviour_text(result, color=_use_color(args.color)))
+    if result.unexercised():
+        return 3  # they differ, but in something these games never exercised
     return 1 if edits or result.clear else 0

@@ -22,7 +22,10 @@ import sys
 from hansa.compiler.errors import HansaError
 
 NAME = "play"
-HELP = "play one game with agents (greedy, random, mcts, module:Class) and print the final scores"
+HELP = (
+    "play one game with agents (greedy, random, mcts, strong, module:Class) "
+    "and print the final scores"
+)
 
 END_TRIGGER_TEXT = {
     "track_pp": "a player reached the PP limit on the track",

@@ -4,11 +4,15 @@ Game i is played with a seed derived from --seed and i, so the report is the sam
 (games are spread over that many processes; default: all cores). Reported, each with its spread
 (standard deviation and 95% confidence interval): win rate by seat (a shared victory counts 1/k),
 mean PP per scoring category, the winners' PP, end-trigger shares (with Wilson intervals) and game
-length in turns, rounds and decisions. A progress bar runs on standard error when it is a terminal
-(never with --json).
+length in turns, rounds and decisions, and how often each element of the game was used or applied
+(action kinds, bonus markers by name, permanent markers, scoring categories, end triggers, rules in
+words by source location; docs/play.md, "Which rules fired"). A progress bar runs on standard
+error when it is a terminal (never with --json).
 
-Agents as for `hansa play`: greedy, random, mcts or module:Class (with :key=value arguments), one
-for every seat or one per seat.
+Agents as for `hansa play`: greedy, random, mcts, strong or module:Class (with :key=value
+arguments), one for every seat or one per seat. Agents that differ rotate over the seats game by
+game (each agent plays each seat equally often over P games), so results by agent and by seat are
+both reported; --seats fixed keeps the order given.
 """
 
 from __future__ import annotations
@@ -45,7 +49,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="J",
         help="processes to spread the games over (default: all cores)",
     )
+    add_seats_option(parser)
     parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
+
+
+def add_seats_option(parser, default: str | None = "rotate") -> None:
+    parser.add_argument(
+        "--seats",
+        choices=("rotate", "fixed"),
+        default=default,
+        help="with agents that differ, rotate them over the seats game by game (default), or "
+        "keep the order given",
+    )
 
 
 class _Progress:
@@ -95,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
             max_decisions=limit,
             progress=progress,
             loader=functools.partial(load_game, spec=args.spec),
+            seats=args.seats,
         )
     finally:
         progress.close()
@@ -114,6 +130,17 @@ def print_report(report: dict, names: dict[str, str], elapsed: float) -> None:
         f"agents {', '.join(report['agents'])}, seed {report['seed']} ({elapsed:.1f} s)",
         file=out,
     )
+    if report["seats"] == "rotate":
+        print("seats rotate: game i seats the agents shifted by i seats", file=out)
+    if len(report["by_agent"]) > 1:
+        print("win rate by agent (per seat held; shared wins split):", file=out)
+        for name, row in report["by_agent"].items():
+            stat = row["win_rate"]
+            print(
+                f"  {name}: {100 * stat['mean']:5.1f}% ± {100 * stat['ci95']:.1f}   "
+                f"PP {_fmt(row['points'])}   ({row['seats']} seats)",
+                file=out,
+            )
     print("win rate by seat (shared wins split):", file=out)
     for seat, stat in enumerate(report["win_rate_by_seat"]):
         total = report["total_points_by_seat"][seat]
@@ -140,3 +167,24 @@ def print_report(report: dict, names: dict[str, str], elapsed: float) -> None:
     print(f"turns: {_fmt(report['turns'])}", file=out)
     print(f"rounds: {_fmt(report['rounds'])}", file=out)
     print(f"decisions: {_fmt(report['decisions'])}", file=out)
+    print_usage(report["usage"], report["games"], out)
+
+
+def print_usage(usage: dict, games: int, out) -> None:
+    """Which elements of the game were used: per game (mean ± 95% CI) and in how many games."""
+    from hansa.play.simulate import USAGE_GROUPS
+
+    group = None
+    width = min(max([len(row["label"]) for row in usage.values()] + [10]), 60)
+    for row in usage.values():
+        if row["group"] != group:
+            group = row["group"]
+            print(f"{USAGE_GROUPS[group]}, per game and games used in:", file=out)
+        stat, used = row["per_game"], row["games"]
+        label = row["label"] if len(row["label"]) <= width else row["label"][: width - 1] + "…"
+        low, high = 100 * used["low"], 100 * used["high"]
+        print(
+            f"  {label:<{width}}  {stat['mean']:8.2f} ± {stat['ci95']:<6.2f}"
+            f" {used['count']:>6}/{games} games [{low:.0f}–{high:.0f}%]",
+            file=out,
+        )

@@ -162,9 +162,15 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         digest.update(rel.encode("utf-8") + b"\0")
         digest.update(sources.get(f, "").encode("utf-8") + b"\0")
     origins = {k: _comment_safe(_relative_origin(v, root)) for k, v in model.origins.items()}
+    tables = dict(model.constants)
+    if "RULE_SOURCES" in tables:  # file:line as in the comments, relative to the spec's root
+        tables["RULE_SOURCES"] = tuple(
+            (hook, name, _relative_origin(origin, root), text)
+            for hook, name, origin, text in tables["RULE_SOURCES"]
+        )
     constants = "\n".join(
         render_constant(name, value)
-        for name, value in model.constants.items()
+        for name, value in tables.items()
         if name not in DERIVED_AT_IMPORT
     )
     comp = model.components
