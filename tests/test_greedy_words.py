@@ -102,12 +102,12 @@ def _coin_city_posts(game, seeds) -> float:
 
 
 def test_a_scoring_category_in_words_draws_the_agents_to_what_it_scores():
-    """`score G "Harbour": 6 PP per city where coins > 0 and your posts here > 0`: the agents read
+    """`score H "Harbour": 6 PP per city where coins > 0 and your posts here > 0`: the agents read
     the category through the game's score, so they hold posts in more coin cities than under the
     Big Box (same seeds)."""
     seeds = range(4)
     base = hansa.load_game("bigbox-hanseatic-45p", players=4)
-    house = variant('score G "Harbour": 6 PP per city where coins > 0 and your posts here > 0')
+    house = variant('score H "Harbour": 6 PP per city where coins > 0 and your posts here > 0')
     assert _coin_city_posts(house, seeds) > _coin_city_posts(base, seeds)
 
 

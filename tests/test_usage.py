@@ -45,7 +45,7 @@ def test_a_setup_hook_a_category_and_an_end_rule_count_where_they_applied():
     record, _ = play_game(harbour, make_agents(["greedy"] * 4, 1), 1)
     scoring = sum(1 for row in record.breakdown if row["G"])
     assert scoring and record.usage["category:G"] == scoring
-    assert record.usage["rule:spec/house/harbour_master.hansa:4"] == scoring
+    assert record.usage["rule:spec/house/harbour_master.hansa:5"] == scoring
     short = hansa.load_game("short-hanseatic-45p", players=4)
     record, _ = play_game(short, make_agents(["greedy"] * 4, 2), 2)
     for name in record.end_trigger.split("+"):
