@@ -72,6 +72,9 @@ PIECE_WORTH = 0.5  # a piece more in the personal supply
 OPEN_PIECE_WORTH = 0.7  # a piece of mine on a route no opponent blocks
 USE_THRESHOLD = 3.0  # a use must bring this much at the start; nothing once the game nears its end
 USE_DECISIONS = 40  # the decisions a tried use may ask for before the try stops
+FRUITLESS_LIMIT = (
+    2  # a route created this often for nothing (no post, no ability) is not built again
+)
 LOOKAHEAD_OPTIONS = 8  # step-3 choices whose score difference is read (best by the heuristic first)
 SCORE_LOOKAHEAD = 0.5  # weight of that difference next to the heuristic (which counts some of it)
 
@@ -224,6 +227,9 @@ class GreedyAgent:
         self._marker_worth: dict[int, float] = {}  # marker type -> what its last tried use brought
         self._tried: dict[tuple, UseEffect] = {}  # the last try of each marker use, by position
         self._helper: GreedyAgent | None = None  # makes the decisions of a tried use, on the clone
+        # route -> times it was created for nothing: two players building such routes in turn
+        # would never end the game (seen in the 2-player variant, where the pawn keeps them there)
+        self._fruitless: dict[int, int] = {}
 
     def forget(self) -> None:
         """Forget the game played so far. The caches assume one game in which posts are only ever
@@ -235,6 +241,7 @@ class GreedyAgent:
         self._tried.clear()
         self._marker_worth.clear()
         self._helper = None
+        self._fruitless.clear()
 
     # ---- entry point
     def step(self, state, legal_actions: list[int]) -> int:
@@ -590,14 +597,15 @@ class GreedyAgent:
         full_owner = state.route_full_owners()
         if me in full_owner:
             return full_owner.index(me)
-        if self._target is not None:
+        fruitless = self._fruitless
+        if self._target is not None and fruitless.get(self._target, 0) < FRUITLESS_LIMIT:
             return self._target
         mine, opp, free = self._route_counts(state, t, me)
         by_trader, _by_merchant, _merchants_only = self._city_values(state, t, me)
         rmark = state.route_markers()
         best, best_value = 0, -1e9
         for r in range(t.n_routes):
-            if opp[r] or not free[r]:
+            if opp[r] or not free[r] or fruitless.get(r, 0) >= FRUITLESS_LIMIT:
                 continue
             a, b = t.route_cities[r]
             value = max(by_trader[a], by_trader[b]) + MY_PIECE_WEIGHT * mine[r]
@@ -779,6 +787,9 @@ class GreedyAgent:
         pt = state.point_pieces()
         my_merchant = 2 * me + 1
         target = self._target
+        fruitless = self._fruitless
+        if target is not None and fruitless.get(target, 0) >= FRUITLESS_LIMIT:
+            target = self._target = None
         if target is not None:
             codes = [pt[x] for x in t.route_points[target]]
             mine_there = sum(1 for code in codes if code >> 1 == me)
@@ -797,6 +808,8 @@ class GreedyAgent:
         offset = self.rng.random()
         candidates = []
         for r in range(t.n_routes):
+            if fruitless and fruitless.get(r, 0) >= FRUITLESS_LIMIT:
+                continue
             m, o, f = mine[r], opp[r], free[r]
             if o:
                 if not (displaces and o == 1):
@@ -919,10 +932,14 @@ class GreedyAgent:
             value += self._noise()
             if value > 0.0:
                 options.append((value, a))
-        if not options:
-            return best
-        options.sort(reverse=True)
-        return self._score_checked(state, me, options[:LOOKAHEAD_OPTIONS], best)
+        if options:
+            options.sort(reverse=True)
+            choice = self._score_checked(state, me, options[:LOOKAHEAD_OPTIONS], best)
+        else:
+            choice = best
+        if choice == best and route >= 0:
+            self._fruitless[route] = self._fruitless.get(route, 0) + 1
+        return choice
 
     def _score_checked(
         self, state, me: int, options: list[tuple[float, int]], fallback: int
