@@ -18,7 +18,9 @@ HELP = "compare the native backend with the Python one over seeded random games"
 
 def add_arguments(parser) -> None:
     parser.add_argument("games", nargs="*", metavar="GAME", help="games (default: every game)")
-    parser.add_argument("--spec", default="spec", help="spec folder (default: spec)")
+    parser.add_argument(
+        "--spec", help="spec folder (default: ./spec when present, else the built-in games)"
+    )
     parser.add_argument("-n", type=int, default=200, help="games per game name (default 200)")
     parser.add_argument("--seed", type=int, default=0, help="first game seed (default 0)")
 
@@ -26,13 +28,12 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from hansa.compiler.project import load_project
     from hansa.compiler.targets.python.codegen import compile_module
-    from hansa.native import model_of, native_game
+    from hansa.native import installed_spec, model_of, native_game
     from hansa.play.differential import verify
+    from hansa.resolve import spec_folder
     from hansa.runtime.game import Game
 
-    spec = Path(args.spec)
-    if not spec.is_dir():
-        raise HansaError(f"{spec}: no spec folder")
+    spec = spec_folder(args.spec) or Path(installed_spec())  # as every command looks names up
     if args.n < 1:
         raise HansaError(f"-n must be at least 1, got {args.n}")
     project = load_project([spec])
