@@ -16,6 +16,7 @@ import jinja2
 
 from ...errors import HansaError
 from ...model.build import GameModel
+from .. import template_environment
 from .expr import CExprCompiler, Unsupported, end_names
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -342,14 +343,7 @@ def render_native(model: GameModel, header_hash: str = "") -> str:
     markers = _marker_tables(model)
     functions, folded, n_ends = _expr_functions(model)
     comp = model.components
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
+    env = template_environment(TEMPLATES)
     tables = _tables(model, {**markers, **folded})
     tables += f"\n#define N_END_RULES {n_ends}"
     module_name = "@MODULE@"

@@ -22,6 +22,7 @@ from ...errors import HansaError
 from ...model.build import END_KINDS, MARKER_KINDS, GameModel, build_model
 from ...nodes.board import Board
 from ...nodes.rules import Game, RuleSet, mangle_module_name
+from .. import template_environment
 
 TEMPLATES = Path(__file__).parent / "templates"
 GENERATOR_VERSION = "1"
@@ -31,14 +32,7 @@ LINE_WIDTH = 99
 
 
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
+    return template_environment(TEMPLATES)
 
 
 _ENV: jinja2.Environment | None = None
