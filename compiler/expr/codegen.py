@@ -56,6 +56,24 @@ class Env:
         )
 
 
+# A set's loop in every target: the variable's letter, the environment field it names and the
+# generated module's count of members (players: the target's own expression for the count).
+LOOP_VARIABLES = {
+    "city": ("c", "city", "N_CITIES"),
+    "route": ("r", "route", "N_ROUTES"),
+    "ability": ("a", "ability", "NA"),
+}
+
+
+def loop_variable(domain: Domain, env, players: str):
+    """(variable, member count, the environment inside) of a loop over `domain`: one variable
+    per nesting depth, so nested sets never share one."""
+    letter, field, bound = LOOP_VARIABLES.get(domain.kind, ("q", "player", players))
+    depth = env.depth + 1
+    var = f"{letter}{depth}"
+    return var, bound, replace(env, **{field: var, "depth": depth})
+
+
 class ExprCompiler:
     """Compiles expressions against one game's tables (ability and category indices)."""
 
@@ -196,19 +214,8 @@ class ExprCompiler:
 
     def loop(self, domain: Domain, env: Env) -> tuple[str, str, Env]:
         """(variable, iterable with its filter, the environment inside) of a bounded loop."""
-        depth = env.depth + 1
-        if domain.kind == "city":
-            var, rng = f"c{depth}", "range(N_CITIES)"
-            inner = replace(env, city=var, depth=depth)
-        elif domain.kind == "route":
-            var, rng = f"r{depth}", "range(N_ROUTES)"
-            inner = replace(env, route=var, depth=depth)
-        elif domain.kind == "ability":
-            var, rng = f"a{depth}", "range(NA)"
-            inner = replace(env, ability=var, depth=depth)
-        else:
-            var, rng = f"q{depth}", "range(s.num_players)"
-            inner = replace(env, player=var, depth=depth)
+        var, bound, inner = loop_variable(domain, env, "s.num_players")
+        rng = f"range({bound})"
         conditions = []
         if domain.country:
             n = self._country(domain.country)

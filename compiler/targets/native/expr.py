@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ...expr.check import resolve_ref
+from ...expr.codegen import loop_variable
 from ...nodes.expr import Aggregate, Amount, Domain, Effect, HookRule, Ref
 
 
@@ -221,19 +222,7 @@ class CExprCompiler:
         """(variable, C for-header, filter condition, the environment inside)."""
         if domain.country:
             raise Unsupported("a country domain ('… in COUNTRY')")
-        depth = env.depth + 1
-        if domain.kind == "city":
-            var, bound = f"c{depth}", "N_CITIES"
-            inner = replace(env, city=var, depth=depth)
-        elif domain.kind == "route":
-            var, bound = f"r{depth}", "N_ROUTES"
-            inner = replace(env, route=var, depth=depth)
-        elif domain.kind == "ability":
-            var, bound = f"a{depth}", "NA"
-            inner = replace(env, ability=var, depth=depth)
-        else:
-            var, bound = f"q{depth}", "s->num_players"
-            inner = replace(env, player=var, depth=depth)
+        var, bound, inner = loop_variable(domain, env, "s->num_players")
         conditions = []
         if domain.kind == "opponent":
             conditions.append(f"{var} != {env.you}")
