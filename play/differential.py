@@ -4,6 +4,7 @@ whole state), stopping at the first divergence (`hansa verify`, docs/native.md).
 
 from __future__ import annotations
 
+import array
 import random
 from dataclasses import dataclass, field
 
@@ -129,14 +130,16 @@ def _play(py_game, native_game, seed: int, cap: int, every: int, policy: str, or
         raise ValueError(f"unknown verification policy {policy!r}")
     py = py_game.new_initial_state(seed)
     nat = native_game.new_initial_state(seed)
+    tensors = Tensors(py_game)
     action = None
     module = py_game.module
     n_types = module.N_MARKER_TYPES
     decision = 0
     while True:
-        problem = _compare(
-            py, nat, n_types, fields=decision % every == 0, full=decision % FULL_EVERY == 0
-        )
+        fields = decision % every == 0
+        problem = _compare(py, nat, n_types, fields=fields, full=decision % FULL_EVERY == 0)
+        if problem is None:
+            problem = tensors.compare(py, nat, every_observer=fields or py.is_terminal())
         if problem is not None:
             what, a, b = problem
             text = module.action_name(action) if action is not None else ""
@@ -230,6 +233,40 @@ def _kind_of(module, action: int) -> str:
         if base <= action < base + size:
             return kind
     return ""
+
+
+class Tensors:
+    """The observation tensors of both backends compared: the Python side's by a `TensorWriter`
+    (patched per observer, so comparing after every decision stays cheap), the native side's
+    written from nothing by its C writer."""
+
+    def __init__(self, py_game) -> None:
+        self.writer = py_game.observation_tensor_writer()
+        self.layout = py_game.observation_tensor_layout()
+        self.native = array.array("f", bytes(4 * self.writer.size))
+        self.players = py_game.num_players()
+
+    def compare(self, py, nat, every_observer: bool):
+        """The first difference: the deciding player's tensor (the observer's), or with
+        `every_observer` every player's; (what, python value, native value) or None."""
+        if every_observer:
+            observers = range(self.players)
+        else:
+            observers = [py.current_player()] if not py.is_terminal() else []
+        for observer in observers:
+            mine = self.writer.view(py, observer)
+            nat.observation_tensor(observer, self.native)
+            if mine.tobytes() != self.native.tobytes():
+                return self._difference(observer, mine, self.native)
+        return None
+
+    def _difference(self, observer: int, mine, theirs):
+        for i, (x, y) in enumerate(zip(mine, theirs, strict=True)):
+            if x != y:
+                block = next(b for b in reversed(self.layout) if b["offset"] <= i)
+                where = f"{block['name']}[{i - block['offset']}]"
+                return f"observation tensors (observer {observer}, {where})", x, y
+        return f"observation tensors (observer {observer})", "-", "-"
 
 
 def _compare(py, nat, n_types: int, fields: bool = True, full: bool = True):

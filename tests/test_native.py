@@ -288,3 +288,124 @@ def test_a_position_that_does_not_fit_the_native_state_is_one_clear_error(base):
     state.stack[0] = tuple(frame)
     with pytest.raises(HansaError, match="does not fit the native state"):
         base.from_python(state)
+
+
+def test_the_observation_tensor_is_the_python_backends_for_every_observer(base):
+    """The C writer fills the Python codec's layout: equal tensors after every decision of
+    random games, for each observer, into numpy arrays, array.array buffers or a new array."""
+    numpy = pytest.importorskip("numpy")
+    import array
+
+    python = hansa.Game(base.module, 4)
+    size = base.observation_tensor_shape()[0]
+    rng = random.Random(3)
+    for seed in (0, 1):
+        state, twin = base.new_initial_state(seed), python.new_initial_state(seed)
+        for _ in range(800):
+            for observer in range(4):
+                expected = twin.observation_tensor(observer)
+                assert numpy.array_equal(state.observation_tensor(observer), expected)
+                buffer = array.array("f", bytes(4 * size))
+                assert state.observation_tensor(observer, buffer) is buffer
+                assert numpy.array_equal(numpy.frombuffer(buffer, numpy.float32), expected)
+            action = rng.choice(twin.legal_actions())
+            state.apply_action(action)
+            twin.apply_action(action)
+    base.random_steps(state, 10**7, seed=2)
+    twin = state.to_python()
+    assert state.is_terminal()
+    for observer in range(4):  # no decision once the game is over
+        assert numpy.array_equal(
+            state.observation_tensor(observer), twin.observation_tensor(0 + observer)
+        )
+
+
+def test_the_observation_tensor_refuses_what_the_python_backend_refuses(base):
+    numpy = pytest.importorskip("numpy")
+    state = base.new_initial_state(1)
+    size = base.observation_tensor_shape()[0]
+    for observer in (4, -1, True, "0", 1.0, numpy.int64(2)):
+        for either in (state, state.to_python()):
+            with pytest.raises(HansaError, match="observer must be a player"):
+                either.observation_tensor(observer)
+    wrong = (
+        numpy.zeros(size, numpy.float64),
+        numpy.zeros(size + 1, numpy.float32),
+        b"x" * 4 * size,
+    )
+    for out in wrong:
+        with pytest.raises(HansaError, match="float32 vector"):
+            state.observation_tensor(0, out)
+    with pytest.raises(HansaError, match="contiguous"):
+        state.observation_tensor(0, numpy.zeros((size, 2), numpy.float32)[:, 0])
+
+
+def test_the_tensor_writer_of_native_states(base):
+    """The adapters' TensorWriter API: write, view and write_home give the Python writer's
+    tensors, for native and Python states alike."""
+    numpy = pytest.importorskip("numpy")
+    writer = base.observation_tensor_writer()
+    reference = hansa.Game(base.module, 4).observation_tensor_writer()
+    home = numpy.zeros(writer.size, numpy.float32)
+    writer.set_home(memoryview(home))
+    with pytest.raises(HansaError, match="set once"):
+        writer.set_home(home)
+    state = base.new_initial_state(4)
+    rng = random.Random(4)
+    for _ in range(300):
+        twin = state.to_python()
+        player = state.current_player()
+        expected = numpy.array(reference.view(twin, player))
+        out = numpy.zeros(writer.size, numpy.float32)
+        assert writer.write(state, player, out) is out and numpy.array_equal(out, expected)
+        assert numpy.array_equal(numpy.array(writer.view(state, player)), expected)
+        writer.write_home(state, player)
+        assert numpy.array_equal(home, expected)
+        writer.write_home(twin, (player + 1) % 4)  # a Python state: the Python writer's tensor
+        assert numpy.array_equal(home, numpy.array(reference.view(twin, (player + 1) % 4)))
+        state.apply_action(rng.choice(state.legal_actions()))
+
+
+def test_a_vector_writes_each_games_tensor_for_its_deciding_player(base):
+    numpy = pytest.importorskip("numpy")
+    vector = base.vector(3, seed=11)
+    rng = random.Random(11)
+    out = numpy.zeros((3, base.observation_tensor_shape()[0]), numpy.float32)
+    for _ in range(200):
+        assert vector.observation_tensors(out) is out
+        for i, player in enumerate(vector.current_players()):
+            assert numpy.array_equal(out[i], vector.state(i).to_python().observation_tensor(player))
+        masks = vector.masks()
+        vector.step([rng.choice(list(numpy.flatnonzero(row))) for row in masks])
+    with pytest.raises(HansaError, match="observation tensors"):
+        vector.observation_tensors(numpy.zeros((2, 5), numpy.float32))
+
+
+def test_a_tensor_divergence_is_reported_with_the_block(base):
+    """The differential test compares the observation tensors too: a native side whose tensor
+    differs in one entry is caught, naming the block."""
+    python = hansa.Game(base.module, 4)
+
+    class OffByOne:
+        module = base.module
+
+        def new_initial_state(self, seed):
+            return Wrapped(base.new_initial_state(seed))
+
+    class Wrapped:
+        def __init__(self, state):
+            self.state = state
+
+        def __getattr__(self, name):
+            return getattr(self.state, name)
+
+        def observation_tensor(self, player, out):
+            self.state.observation_tensor(player, out)
+            if self.state.actions_left == 1:
+                out[base.module.tensor_codec(4).offset["actions_left"]] = 5.0
+            return out
+
+    decisions, divergence = compare_game(python, OffByOne(), seed=0, policy="uniform")
+    assert divergence is not None
+    assert "observation tensors" in divergence.what and "actions_left[0]" in divergence.what
+    assert (divergence.python, divergence.native) == (1.0, 5.0)
