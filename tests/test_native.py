@@ -409,3 +409,82 @@ def test_a_tensor_divergence_is_reported_with_the_block(base):
     assert divergence is not None
     assert "observation tensors" in divergence.what and "actions_left[0]" in divergence.what
     assert (divergence.python, divergence.native) == (1.0, 5.0)
+
+
+# A house rule with what the native target added after the built games: the turn-end and
+# turn-start hooks and the per-kind quantities (in scoring, an end trigger and a forbid rule).
+HOOKS_AND_KINDS = (
+    "at turn end: gain 1 PP if merchant posts > trader posts, take 1 trader from the stock\n"
+    "at turn start: gain 1 PP if traders in supply = 0\n"
+    "forbid place when merchant posts > 2 and trader posts < merchant posts\n"
+    "end when some player has trader posts >= 9\n"
+    'score H "Merchant houses": 2 PP per city where your merchant posts here > 0\n'
+    'score I "Convoys": 1 PP * sum (merchants here + 2 * traders here) over routes'
+)
+
+
+@pytest.fixture(scope="module")
+def hooks_and_kinds(tmp_path_factory):
+    from test_variants import SPEC, house_rule_text
+
+    path = tmp_path_factory.mktemp("house") / "hooks_and_kinds.hansa"
+    path.write_text(house_rule_text(HOOKS_AND_KINDS), encoding="utf-8")
+    return hansa.compile_game(str(path), 4, spec_dir=str(SPEC), backend="native")
+
+
+def test_turn_hooks_and_per_kind_quantities_play_natively(hooks_and_kinds):
+    """200 games agree decision for decision: 180 random (uniform and by kind) and 20 greedy
+    ones (the greedy agent's reads of scoring in words are slow on the Python side)."""
+    python = hansa.Game(hooks_and_kinds.module, 4)
+    for policy, games in (("uniform", 90), ("kinds", 90), ("greedy", 20)):
+        result = verify(python, hooks_and_kinds, games, seed=3000, policy=policy)
+        assert result.divergence is None, result.divergence.report()
+        assert result.games == games and result.decisions > 100 * games
+    # the hooks act: the turn-end take moves traders from the stock as the turns pass
+    state = hooks_and_kinds.new_initial_state(5)
+    stock = list(state.to_python().stock)
+    hooks_and_kinds.random_steps(state, 60, seed=5)
+    assert state.to_python().stock != stock
+
+
+def test_hansa_play_and_simulate_give_the_same_results_on_both_backends(capsys):
+    import json
+
+    from hansa.cli import main
+
+    outputs = {}
+    for backend in ("python", "native"):
+        assert (
+            main(["play", "bigbox-hanseatic-3p", "--seed", "3", "--json", "--backend", backend])
+            == 0
+        )
+        played = json.loads(capsys.readouterr().out)
+        command = ["simulate", "original-hanseatic-2p", "-n", "4", "--jobs", "2", "--seed", "1"]
+        assert main([*command, "--agents", "greedy,random", "--json", "--backend", backend]) == 0
+        outputs[backend] = (played, json.loads(capsys.readouterr().out))
+    assert outputs["python"] == outputs["native"]
+    assert outputs["native"][0]["finished"] and outputs["native"][1]["games"] == 4
+
+
+def test_hansa_play_on_the_native_backend_names_a_refused_construct(capsys):
+    from hansa.cli import main
+
+    assert main(["play", "bigbox-eastern", "--backend", "native"]) == 1
+    error = capsys.readouterr().err
+    assert "cannot be built natively" in error and "green_cities" in error
+    assert error.count("\n") == 1 and "Traceback" not in error
+    assert main(["play", "bigbox-eastern", "--seed", "1", "--json"]) == 0  # python still plays
+
+
+def test_hansa_simulate_without_a_c_compiler_is_one_message(monkeypatch, tmp_path, capsys):
+    from hansa.cli import main
+    from hansa.compiler.targets.native import build
+
+    monkeypatch.setenv("HANSA_CACHE", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setattr(build, "_LOADED", {})
+    command = ["simulate", "bigbox-hanseatic-3p", "-n", "1", "--jobs", "1"]
+    assert main([*command, "--backend", "native"]) == 1
+    assert "needs a C compiler" in capsys.readouterr().err
+    assert main(command) == 0

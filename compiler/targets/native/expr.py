@@ -27,6 +27,12 @@ C_QUANTITIES: dict[str, str] = {
     "score": "score_of(s, {K}, {P})",
     "posts": "x_posts(s, {P})",
     "posts here": "x_posts_in(s, {P}, {C})",
+    "trader posts": "x_kind_posts(s, {P}, 0)",
+    "merchant posts": "x_kind_posts(s, {P}, 1)",
+    "trader posts here": "x_kind_posts_in(s, {P}, {C}, 0)",
+    "merchant posts here": "x_kind_posts_in(s, {P}, {C}, 1)",
+    "traders here": "x_kind_on(s, {P}, {R}, 0)",
+    "merchants here": "x_kind_on(s, {P}, {R}, 1)",
     "controlled cities": "x_controlled(s, {P})",
     "pieces here": "x_pieces_on(s, {P}, {R})",
     "pieces on routes": "(s->onboard[2 * ({P})] + s->onboard[2 * ({P}) + 1])",
@@ -80,7 +86,7 @@ C_QUANTITIES: dict[str, str] = {
 }
 
 # The hooks the native templates call (others are refused by the target).
-C_HOOKS = ("score", "end", "tiebreak", "setup", "forbid", "marker_used")
+C_HOOKS = ("score", "end", "tiebreak", "setup", "turn_start", "turn_end", "forbid", "marker_used")
 
 _ACTION_TESTS = {
     "income": "(A_INCOME <= action && action < A_PLACE)",
@@ -285,8 +291,9 @@ class CExprCompiler:
     def hook_functions(
         self, rules: tuple[HookRule, ...], tie_exprs, marker_first: int = 0
     ) -> dict[str, str]:
-        """C function text by name: x_setup, x_forbidden, x_end, x_end_met, score_K, x_tie_N,
-        x_marker_rule (the effects of the bonus markers written in words, by marker type)."""
+        """C function text by name: x_setup, x_turn_start, x_turn_end, x_forbidden, x_end,
+        x_end_met, score_K, x_tie_N, x_marker_rule (the effects of the bonus markers written in
+        words, by marker type). Only hooks the rule set uses get one, as in the Python target."""
         out: dict[str, str] = {}
         env = Env()
         for rule in rules:
@@ -299,10 +306,15 @@ class CExprCompiler:
             lines += ["    break;", "}"]
         lines += ["}", "(void)s; (void)p;"]
         out["x_marker_rule"] = _function("void x_marker_rule(S *s, int p, int m)", lines)
-        setup = [r for r in rules if r.hook == "setup"]
-        if setup:
-            lines = [line for rule in setup for line in self.effects(rule.effects, env)]
-            out["x_setup"] = _function("void x_setup(S *s, int p)", lines)
+        for hook, name in (
+            ("setup", "x_setup"),
+            ("turn_start", "x_turn_start"),
+            ("turn_end", "x_turn_end"),
+        ):
+            chosen = [r for r in rules if r.hook == hook]
+            if chosen:
+                lines = [line for rule in chosen for line in self.effects(rule.effects, env)]
+                out[name] = _function(f"void {name}(S *s, int p)", lines)
         forbids = [r for r in rules if r.hook == "forbid"]
         if forbids:
             lines = []
