@@ -477,8 +477,9 @@ def test_hansa_play_on_the_native_backend_names_a_refused_construct(capsys):
 
 
 def test_hansa_simulate_without_a_c_compiler_is_one_message(monkeypatch, tmp_path, capsys):
-    from hansa.cli import main
     from hansa.compiler.targets.native import build
+
+    from hansa.cli import main
 
     monkeypatch.setenv("HANSA_CACHE", str(tmp_path))
     monkeypatch.setenv("PATH", str(tmp_path))
