@@ -17,14 +17,18 @@ from hansa.runtime.serialize import encode
 from hansa.runtime.state import _as_action_id
 
 # Frame kinds shared by both targets (compiler/targets/*/templates): the native frame is
-# (kind, player, a, b, c, d, held, picked points, picked codes).
+# (kind, player, a, b, c, d, held, picked points, picked codes). The permanent marker's frame
+# (F_PERMANENT) and the neutral pawn's are numbered after these, per game (the module's F_*).
 F_PAY, F_DISPLACED, F_MOVE, F_REMOVE = 1, 2, 3, 4
-F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS, F_PAWN = 5, 6, 7, 8, 9
+F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = 5, 6, 7, 8
+F_MORE = 9  # the first kind numbered per game
 DEFAULT_PLAYOUT_CAP = 2_000_000
 
 
-def frame_to_native(top: tuple) -> tuple:
+def frame_to_native(top: tuple, permanent: int = -1) -> tuple:
     kind, player = top[0], top[1]
+    if kind == permanent:  # (route, pieces left to place, held kind or -1)
+        return (kind, player, top[2], top[3], top[4], 0, [], [], [])
     if kind == F_MOVE:
         _, _, whose, left, held, phase, picked, unchanged = top
         xs = [x for x, _code in picked]
@@ -36,13 +40,15 @@ def frame_to_native(top: tuple) -> tuple:
         return (kind, player, top[2], top[3], top[4], top[5], [], [], [])
     if kind in (F_PAY, F_ROUTE, F_EXCHANGE, F_DEVELOP):
         return (kind, player, int(top[2]), 0, 0, 0, [], [], [])
-    if kind in (F_MARKERS, F_PAWN):
+    if kind == F_MARKERS or kind >= F_MORE:
         return (kind, player, 0, 0, 0, 0, [], [], [])
     raise HansaError(f"the native backend has no decision frame of kind {kind}")
 
 
-def frame_from_native(frame: tuple) -> tuple:
+def frame_from_native(frame: tuple, permanent: int = -1) -> tuple:
     kind, player, a, b, c, d, held, xs, codes = frame
+    if kind == permanent:
+        return (kind, player, a, b, c)
     if kind == F_MOVE:
         return (kind, player, a, b, tuple(held), c, tuple(zip(xs, codes, strict=True)), bool(d))
     if kind == F_DISPLACED:
@@ -69,6 +75,7 @@ def _multiset(counts: list[int]) -> tuple[int, ...]:
 
 def fields_of(py, n_types: int) -> tuple:
     """The native fields of a Python backend state (the order `_export` writes)."""
+    permanent = _permanent_kind(py._json.g.FRAME_NAMES)
     return (
         (
             py.num_players,
@@ -98,10 +105,15 @@ def fields_of(py, n_types: int) -> tuple:
         list(py.plate),
         list(py.msupply),
         list(py.ew),
-        [frame_to_native(top) for top in py.stack],
+        [frame_to_native(top, permanent) for top in py.stack],
         list(getattr(py, "mission", ())),
         (getattr(py, "pawn", -1), getattr(py, "pawn_turn", 0)),
     )
+
+
+def _permanent_kind(frame_names: tuple) -> int:
+    """The frame kind of the permanent markers' decision in a game (-1: none)."""
+    return frame_names.index("permanent_marker") if "permanent_marker" in frame_names else -1
 
 
 def python_state(module: ModuleType, fields: tuple):
@@ -121,7 +133,8 @@ def python_state(module: ModuleType, fields: tuple):
     s.used = [_multiset(c) for c in used]
     s.out = _multiset(out)
     s.fresh, s.plate, s.msupply, s.ew = tuple(fresh), tuple(plate), tuple(msupply), tuple(ew)
-    s.stack = [frame_from_native(f) for f in frames]
+    permanent = _permanent_kind(module.FRAME_NAMES)
+    s.stack = [frame_from_native(f, permanent) for f in frames]
     if "mission" in module.State.__slots__:
         s.mission = tuple(mission)
     if "pawn" in module.State.__slots__:

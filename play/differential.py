@@ -111,15 +111,31 @@ def compare_game(
     The legal actions are compared after every decision and the whole position every
     `FIELDS_EVERY` decisions and at the end; when they differ, the game is replayed comparing
     everything after every decision, so the divergence reported is the first one."""
+    return compare_from(py_game, native_game, None, seed, origins, cap, policy)
+
+
+def compare_from(
+    py_game,
+    native_game,
+    start,
+    seed: int,
+    origins: dict | None = None,
+    cap: int = 500_000,
+    policy: str | None = None,
+):
+    """`compare_game` from the position `start` (a Python backend state, left unchanged; None:
+    the start position of `seed`), e.g. a position set up to reach a rare rule."""
     policy = policy or policy_of_seed(seed)
-    decisions, found = _play(py_game, native_game, seed, cap, FIELDS_EVERY, policy, origins)
+    decisions, found = _play(py_game, native_game, seed, cap, FIELDS_EVERY, policy, origins, start)
     if found is None:
         return decisions, None
-    _decisions, exact = _play(py_game, native_game, seed, decisions, 1, policy, origins)
+    _decisions, exact = _play(py_game, native_game, seed, decisions, 1, policy, origins, start)
     return decisions, exact or found
 
 
-def _play(py_game, native_game, seed: int, cap: int, every: int, policy: str, origins=None):
+def _play(
+    py_game, native_game, seed: int, cap: int, every: int, policy: str, origins=None, start=None
+):
     rng = random.Random(seed)
     agents = None
     if policy == "greedy":
@@ -128,8 +144,12 @@ def _play(py_game, native_game, seed: int, cap: int, every: int, policy: str, or
         agents = [GreedyAgent(seed * 16 + p) for p in range(py_game.num_players())]
     elif policy not in POLICIES:
         raise ValueError(f"unknown verification policy {policy!r}")
-    py = py_game.new_initial_state(seed)
-    nat = native_game.new_initial_state(seed)
+    if start is None:
+        py = py_game.new_initial_state(seed)
+        nat = native_game.new_initial_state(seed)
+    else:
+        py = start.clone()
+        nat = native_game.from_python(start.clone())
     tensors = Tensors(py_game)
     action = None
     module = py_game.module
