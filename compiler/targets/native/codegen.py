@@ -345,7 +345,9 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         lines.append(_array("ROUTE_PERMANENT", k["ROUTE_PERMANENT"]))
         lines.append(_array("MARKER_ROUTE_ALLOWED", k["MARKER_ROUTE_ALLOWED"]))
         lines.append("#define F_PERMANENT 9")
-        lines.append("enum { PK_MOVE, PK_DEVELOP, PK_GREEN_POST, PK_ROUTE_PLACE, PK_COUNTRY_PLACE };")
+        lines.append(
+            "enum { PK_MOVE, PK_DEVELOP, PK_GREEN_POST, PK_ROUTE_PLACE, PK_COUNTRY_PLACE };"
+        )
     cards = k.get("MISSION_CARDS", ())
     lines.append(_ragged("MISSION_CARDS", cards or ((),)))
     lines.append(f"#define N_MISSION_CARDS {len(cards)}")
