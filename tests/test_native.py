@@ -434,10 +434,11 @@ def hooks_and_kinds(tmp_path_factory):
 
 
 def test_turn_hooks_and_per_kind_quantities_play_natively(hooks_and_kinds):
-    """200 games agree decision for decision: 180 random (uniform and by kind) and 20 greedy
-    ones (the greedy agent's reads of scoring in words are slow on the Python side)."""
+    """A house rule, not a built game: 130 games agree decision for decision, 120 random
+    (uniform and by kind) and 10 greedy (the greedy agent's reads of scoring in words are slow
+    on the Python side)."""
     python = hansa.Game(hooks_and_kinds.module, 4)
-    for policy, games in (("uniform", 90), ("kinds", 90), ("greedy", 20)):
+    for policy, games in (("uniform", 60), ("kinds", 60), ("greedy", 10)):
         result = verify(python, hooks_and_kinds, games, seed=3000, policy=policy)
         assert result.divergence is None, result.divergence.report()
         assert result.games == games and result.decisions > 100 * games
