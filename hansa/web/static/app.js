@@ -687,6 +687,9 @@ function renderLegal(view) {
   const list = $("legal-list");
   groupsBox.innerHTML = ""; list.innerHTML = "";
   $("btn-undo").disabled = !view.can_undo;
+  $("btn-undo").title = view.undo_size > 1
+    ? `take back your last decision and the ${view.undo_size - 1} answer(s) to it since (U or Ctrl+Z)`
+    : "take back your last decision of this turn (U or Ctrl+Z)";
   const live = view.at === view.length;
   const note = (text) => groupsBox.appendChild(h("div", { class: "note" }, text));
   $("all-choices").classList.toggle("hidden", !view.your_decision);
@@ -770,7 +773,7 @@ function choose(a) {
 async function undo() {
   if (!S.view || !S.view.can_undo) return;
   try {
-    const view = await api("POST", `/api/sessions/${S.view.id}/undo`, { at: S.view.length, since: Math.min(S.history.length, S.view.length - 1) });
+    const view = await api("POST", `/api/sessions/${S.view.id}/undo`, { at: S.view.length, since: Math.min(S.history.length, S.view.length - S.view.undo_size) });
     show(view);
   } catch (err) { showError(err.message); }
 }
