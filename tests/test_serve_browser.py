@@ -414,6 +414,43 @@ def test_a_position_plays_on_step_by_step(server, page, tmp_path):
     )
 
 
+def test_the_neutral_pawns_region_is_drawn_filled(server, page, catalogue, tmp_path):
+    """A 2-player position with the pawn in an inner region: that region is filled (within the
+    box of the cities on its outline) and its border routes tinted; only one region is."""
+    from hansa.play.simulate import make_agent
+
+    name = "original-hanseatic-2p"
+    state, agent = hansa.load_game(name, 2).new_initial_state(6), make_agent("greedy", 6)
+    while state.to_dict()["pawn"]["region"] in (None, 0):
+        state.apply_action(agent.step(state.clone(), state.legal_actions()))
+    region = state.to_dict()["pawn"]["region"]
+    position = tmp_path / "pawn.json"
+    position.write_text(state.to_json(), encoding="utf-8")
+    open_start_page(page, server)
+    page.select_option("#f-game", name)
+    for p in range(2):
+        page.select_option(f"#f-seat-{p}", "greedy")
+    page.select_option("#agent-delay", "-1")
+    page.set_input_files("#f-state", str(position))
+    page.wait_for_selector("#regions path.region-fill", state="attached")
+    fills = page.query_selector_all("#regions path.region-fill")
+    assert [f.get_attribute("data-region") for f in fills] == [str(region)]
+    rules = catalogue.layout(name)
+    cities = {c["index"]: c["centre"] for c in rules["layout"]["cities"]}
+    corners = [cities[c] for walk in rules["regions"][region]["outline"] for c in walk]
+    box = fills[0].evaluate(
+        "(p) => { const b = p.getBBox(); return [b.x, b.y, b.width, b.height]; }"
+    )
+    xs, ys = [x for x, _y in corners], [y for _x, y in corners]
+    slack = rules["layout"]["space_size"] * 3  # the routes' drawn lines bend a little
+    assert min(xs) - slack <= box[0] and box[0] + box[2] <= max(xs) + slack, (box, xs)
+    assert min(ys) - slack <= box[1] and box[1] + box[3] <= max(ys) + slack, (box, ys)
+    assert box[2] * box[3] > 0
+    borders = page.query_selector_all("#regions .region-border")
+    assert len(borders) == len(rules["regions"][region]["routes"])
+    shot(page, "09-pawn-region")
+
+
 # ---- two people, one browser, a server killed mid-game
 
 

@@ -70,6 +70,16 @@ def test_the_rules_name_what_the_desks_show_as_the_module_names_it(catalogue):
     two = catalogue.layout("original-hanseatic-2p")
     assert len(two["regions"]) == catalogue.module("original-hanseatic-2p").N_REGIONS
     assert all(r["routes"] for r in two["regions"])
+    # each region's outline walks between cities a route or a soldier joins, around its routes
+    names = catalogue.module("original-hanseatic-2p").CITY_NAMES
+    routes = {frozenset(r["cities"]): r["index"] for r in two["layout"]["routes"]}
+    for region in two["regions"]:
+        walked = {
+            routes.get(frozenset((names[a], names[b])))
+            for walk in region["outline"]
+            for a, b in zip(walk, walk[1:] + walk[:1], strict=True)
+        }
+        assert walked - {None} == set(region["routes"]), region["label"]
     assert rules["regions"] == []
 
 

@@ -279,11 +279,15 @@ def describe_rules(module: ModuleType) -> dict:
         "favour_tiles": list(ns.get("FAVOUR_NAMES", ())),
         "frames": list(ns.get("FRAME_NAMES", ())),
         "action_kinds": [[kind.lower(), base, size] for kind, base, size in ns["ACTION_RANGES"]],
-        # the 2-player variant's regions: their names and the routes bordering each
+        # the 2-player variant's regions: their names, the routes bordering each and its outline
+        # (boundary walks of city numbers, between cities a route or a soldier joins)
         "regions": [
-            {"label": label, "routes": list(routes)}
-            for label, routes in zip(
-                ns.get("REGION_LABELS", ()), ns.get("REGION_ROUTES", ()), strict=True
+            {"label": label, "routes": list(routes), "outline": [list(w) for w in outline]}
+            for label, routes, outline in zip(
+                ns.get("REGION_LABELS", ()),
+                ns.get("REGION_ROUTES", ()),
+                ns.get("REGION_OUTLINES", ()),
+                strict=True,
             )
         ],
         "score_keys": list(ns["SCORE_KEYS"]),

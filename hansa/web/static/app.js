@@ -998,13 +998,34 @@ function drawPieces(view) {
   if (last) outlineLast(last);
 }
 
-// The 2-player variant's neutral pawn: its region's border routes tinted, the pawn in the middle.
+// A region's outline as an SVG path: each boundary walk along its routes' drawn lines (straight
+// between two cities a soldier joins); the outer region is the board's frame less the drawing.
+function regionPath(index, region) {
+  let d = "";
+  if (index === 0) { const [w, hgt] = S.layout.frame; d = `M 0 0 H ${w} V ${hgt} H 0 Z `; }
+  for (const walk of region.outline || []) {
+    const points = [];
+    walk.forEach((c, i) => {
+      const [a, b] = [S.cities[c], S.cities[walk[(i + 1) % walk.length]]];
+      const route = S.routeByKey[routeKey(a.name, b.name)];
+      if (!route) { points.push(a.centre, b.centre); return; }
+      points.push(...(route.cities[0] === a.name ? route.path : [...route.path].reverse()));
+    });
+    if (points.length > 2) d += "M " + points.map((p) => p.join(" ")).join(" L ") + " Z ";
+  }
+  return d;
+}
+
+// The 2-player variant's neutral pawn: its region filled and its border routes tinted, the pawn
+// in the middle.
 function drawPawn(st) {
   const layer = $("regions");
   layer.innerHTML = "";
   if (!st.pawn || st.pawn.region === null || st.pawn.region === undefined) return;
   const region = S.rules.regions[st.pawn.region];
   if (!region) return;
+  const fill = regionPath(st.pawn.region, region);
+  if (fill) el("path", { d: fill, class: "region-fill", "fill-rule": "evenodd", "data-region": st.pawn.region }, layer);
   const mids = [];
   for (const r of region.routes) {
     const route = S.routes[r];
