@@ -424,14 +424,7 @@ def test_the_neutral_pawns_region_is_drawn_filled(server, page, catalogue, tmp_p
     while state.to_dict()["pawn"]["region"] in (None, 0):
         state.apply_action(agent.step(state.clone(), state.legal_actions()))
     region = state.to_dict()["pawn"]["region"]
-    position = tmp_path / "pawn.json"
-    position.write_text(state.to_json(), encoding="utf-8")
-    open_start_page(page, server)
-    page.select_option("#f-game", name)
-    for p in range(2):
-        page.select_option(f"#f-seat-{p}", "greedy")
-    page.select_option("#agent-delay", "-1")
-    page.set_input_files("#f-state", str(position))
+    open_position(page, server, name, state, tmp_path)
     page.wait_for_selector("#regions path.region-fill", state="attached")
     fills = page.query_selector_all("#regions path.region-fill")
     assert [f.get_attribute("data-region") for f in fills] == [str(region)]
@@ -449,6 +442,50 @@ def test_the_neutral_pawns_region_is_drawn_filled(server, page, catalogue, tmp_p
     borders = page.query_selector_all("#regions .region-border")
     assert len(borders) == len(rules["regions"][region]["routes"])
     shot(page, "09-pawn-region")
+
+
+def open_position(page, server: str, name: str, state, tmp_path) -> None:
+    """Open `state` of game `name` in the page, every seat played by the agent step by step."""
+    position = tmp_path / "position.json"
+    position.write_text(state.to_json(), encoding="utf-8")
+    open_start_page(page, server)
+    page.select_option("#f-game", name)
+    for p in range(state.num_players):
+        page.select_option(f"#f-seat-{p}", "greedy")
+    page.select_option("#agent-delay", "-1")
+    page.set_input_files("#f-state", str(position))
+    wait_for(page, lambda: body(page, "busy") == "0" and page_view(page), "the position")
+
+
+def test_a_favour_tiles_changed_values_are_on_its_holders_desk(server, page, catalogue, tmp_path):
+    """Once a player holds an Emperor's Favour tile that changes one of its values, its desk
+    shows that value as the spec names it (and no other desk shows a changed value)."""
+    from hansa.play.simulate import make_agent
+
+    name = "bigbox-hanseatic-3p-favour"
+    state, agent = hansa.load_game(name, 3).new_initial_state(5), make_agent("greedy", 5)
+    rules = catalogue.layout(name)["parameters"]
+    usual = {x["key"]: x["default"] for x in rules}
+
+    def changed():
+        return {
+            (p, x["label"], ps["parameters"][x["key"]])
+            for p, ps in enumerate(state.observation(0)["player_state"])
+            for x in rules
+            if ps["parameters"][x["key"]] != usual[x["key"]]
+        }
+
+    while not changed():
+        state.apply_action(agent.step(state.clone(), state.legal_actions()))
+    open_position(page, server, name, state, tmp_path)
+    shown = set()
+    for p in range(3):
+        chips = page.query_selector_all(f'.desk[data-player="{p}"] .line.values .chip')
+        shown |= {(p, chip.inner_text()) for chip in chips}
+    spoken = {x["label"]: re.sub(r"\bpp\b", "PP", x["label"]) for x in rules}
+    assert shown == {(p, f"{spoken[label]} {v}") for p, label, v in changed()}
+    assert [x["label"] for x in rules][:3] == ["control pp", "full track pp", "city pp"]
+    shot(page, "10-favour-values")
 
 
 # ---- two people, one browser, a server killed mid-game

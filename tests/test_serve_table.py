@@ -9,6 +9,7 @@ stored game forgets it too.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,15 @@ def test_the_rules_name_what_the_desks_show_as_the_module_names_it(catalogue):
     assert [a["piece"] for a in rules["abilities"]] == ["tm"[k] for k in module.ABILITY_KIND]
     assert rules["markers"] == dict(zip(module.MARKER_KEYS, module.MARKER_LABELS, strict=True))
     assert rules["favour_tiles"] == list(module.FAVOUR_NAMES)
+    # the values a tile changes, as its rule in words names them (`your city pp becomes 4`)
+    spec = (ROOT / "spec" / "modules" / "emperors_favour.hansa").read_text(encoding="utf-8")
+    named = {x["label"]: x for x in rules["parameters"]}
+    for said in re.findall(r"your ([a-z ]+?) becomes", spec):
+        assert said in named, said
+    keys = [x["key"] for x in rules["parameters"]]
+    assert keys == list(module.X_PARAM_NAMES)
+    assert [x["default"] for x in rules["parameters"]] == list(module.X_PARAM_DEFAULTS)
+    assert catalogue.layout("bigbox-hanseatic-3p")["parameters"] == []
     two = catalogue.layout("original-hanseatic-2p")
     assert len(two["regions"]) == catalogue.module("original-hanseatic-2p").N_REGIONS
     assert all(r["routes"] for r in two["regions"])

@@ -277,6 +277,17 @@ def describe_rules(module: ModuleType) -> dict:
         "markers": dict(zip(ns["MARKER_KEYS"], ns["MARKER_LABELS"], strict=True)),
         "permanent_markers": list(ns.get("PERMANENT_NAMES", ())),
         "favour_tiles": list(ns.get("FAVOUR_NAMES", ())),
+        # the per-player values a rule may change (a favour tile's `your city pp becomes 4`):
+        # the observation's key, the spec's name, the value before any rule changed it
+        "parameters": [
+            {"key": key, "label": label, "default": default}
+            for key, label, default in zip(
+                ns.get("X_PARAM_NAMES", ()),
+                ns.get("X_PARAM_LABELS", ()),
+                ns.get("X_PARAM_DEFAULTS", ()),
+                strict=True,
+            )
+        ],
         "frames": list(ns.get("FRAME_NAMES", ())),
         "action_kinds": [[kind.lower(), base, size] for kind, base, size in ns["ACTION_RANGES"]],
         # the 2-player variant's regions: their names, the routes bordering each and its outline

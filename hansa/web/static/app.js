@@ -634,6 +634,13 @@ function renderDesks(view) {
       if (!held.length) fav.appendChild(h("span", { class: "muted" }, "none"));
       desk.appendChild(fav);
     }
+    const changed = changedValues(ps);
+    if (changed.length) {
+      const line = h("div", { class: "line values" });
+      line.appendChild(h("span", { class: "label" }, "changed values"));
+      for (const c of changed) line.appendChild(chip(c.text, "value", c.title));
+      desk.appendChild(line);
+    }
     const own = st.own && view.viewer.seat === p ? st.own : null;
     if (own && own.mission_cities) {
       const card = h("div", { class: "mission", id: "own-mission", title: "your secret mission card: only you see it" },
@@ -643,6 +650,16 @@ function renderDesks(view) {
     desks.appendChild(desk);
   });
   box.appendChild(desks);
+}
+
+// A player's values that a rule changed (an Emperor's Favour tile: "city PP 4"), named as the
+// spec names them, each with the value the rules start from.
+function changedValues(ps) {
+  const values = ps.parameters || {};
+  return ((S.rules && S.rules.parameters) || []).filter((x) => x.key in values && values[x.key] !== x.default).map((x) => {
+    const usual = x.default < 0 ? "each track's own" : String(x.default);
+    return { text: `${words(x.label)} ${values[x.key]}`, title: `${words(x.label)}: ${values[x.key]} (the rules start from ${usual})` };
+  });
 }
 
 // Who holds each permission (Britannia): the owner of the rightmost post of the city granting it.
