@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 KINDS = {
     "base": ("bigbox-hanseatic-3p", 3, ["human", "greedy", "greedy"], 40, 7),
     "missions": ("bigbox-hanseatic-3p-missions", 3, ["human", "greedy", "greedy"], 30, 3),
-    "favour": ("bigbox-hanseatic-3p-favour", 3, ["human", "greedy", "greedy"], 30, 5),
+    "favour": ("bigbox-hanseatic-3p-favour", 3, ["human", "greedy", "greedy"], 40, 5),
     "britannia": ("bigbox-britannia-3p", 3, ["human", "greedy", "greedy"], 40, 2),
     "eastern": ("bigbox-eastern", 4, ["human", "greedy", "greedy", "greedy"], 40, 4),
     "two-player": ("original-hanseatic-2p", 2, ["human", "greedy"], 30, 6),
@@ -145,6 +145,11 @@ def main(argv: list[str] | None = None) -> int:
                 page.evaluate(
                     "() => { const b = document.querySelector('#groups button.kind');"
                     " if (b) b.click(); }"
+                )
+                # a desk with values a rule changed (favour tiles held): scrolled into view
+                page.evaluate(
+                    "() => { const v = document.querySelector('.desk .line.values');"
+                    " if (v) v.scrollIntoView({block: 'end'}); }"
                 )
                 time.sleep(0.3)
                 path = out / f"serve-{kind}.png"
