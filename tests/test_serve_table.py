@@ -317,3 +317,62 @@ def test_undo_takes_back_the_answers_of_others_within_the_turn(catalogue, tmp_pa
     assert refused.status_code == 400 and len(session.moves) == length + 1
     mine = client.get(f"/api/sessions/{sid}", headers=seat(created, player)).json()
     assert mine["undo_size"] == 1
+
+
+def within_the_turn(session, first: int) -> bool:
+    """Every decision from the `first` on was made in the turn that is being played now."""
+    position = session.state_at(first)
+    owner = turn_player(position)
+    for _player, action in session.moves[first:]:
+        position.apply_action(action)
+        if turn_player(position) != owner:
+            return False
+    return True
+
+
+def test_undo_takes_back_an_agents_answers_with_the_humans_decision(catalogue):
+    """The human displaces an agent's piece; the agent answers (its replacements) when asked;
+    the human's Undo takes back the displacement and the agent's answers, and the agent is asked
+    again when the human decides again."""
+    from hansa.play.simulate import make_agent
+
+    client = TestClient(create_app(catalogue), base_url=BASE)
+    body = {"game": "bigbox-hanseatic-3p", "players": 3, "seats": ["human", "greedy", "greedy"]}
+    created = client.post("/api/sessions", json={**body, "seed": 4}).json()
+    sid, mine = created["id"], seat(created, 0)
+    host = {"x-hansa-token": created["tokens"]["host"]}
+    session = client.app.state.sessions.get(sid)
+    module, greedy = session.game.module, make_agent("greedy", 4)
+
+    def agents() -> dict:
+        view = client.get(f"/api/sessions/{sid}", headers=mine).json()
+        while view["waiting_for"] == "agent":
+            view = client.post(
+                f"/api/sessions/{sid}/agent", json={"until_human": True, "wait": 30}, headers=host
+            ).json()
+            view = client.get(f"/api/sessions/{sid}", headers=mine).json()
+        return view
+
+    for _ in range(300):
+        view = agents()
+        state = session.state
+        displace = [a for a in state.legal_actions() if action_kind(module, a) == "displace"]
+        pick = displace[0] if displace and turn_player(state) == 0 else None
+        if pick is None:
+            pick = greedy.step(state.clone(), state.legal_actions())
+        before = len(session.moves)
+        client.post(f"/api/sessions/{sid}/action", json={"action": pick}, headers=mine)
+        if pick not in displace:
+            continue
+        view = agents()
+        answers = [p for p, _a in session.moves[before + 1 :]]
+        if answers and view["your_decision"] and within_the_turn(session, before):
+            break
+    else:
+        raise AssertionError("no agent answered a displacement within the human's turn")
+    assert set(answers) - {0} and view["can_undo"]
+    assert view["undo_size"] == len(session.moves) - before
+    undone = client.post(f"/api/sessions/{sid}/undo", json={}, headers=mine).json()
+    assert undone["length"] == before and undone["your_decision"]
+    client.post(f"/api/sessions/{sid}/action", json={"action": pick}, headers=mine)
+    assert agents()["length"] > before + 1  # the agent answered again
