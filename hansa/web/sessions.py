@@ -415,7 +415,7 @@ class Session:
     store: object = None  # the Store its decisions are written to as they are made
     scores_at: dict = field(default_factory=dict)  # views.scoring, by (version, length, at)
     undo_known: tuple = (None, 0)  # undo_size's answer, by (version, length, seat)
-    before_last: object = None  # the position before the last decision made here
+    turn_facts: dict = field(default_factory=dict)  # _turn_facts' answers, by decision count
 
     def __post_init__(self) -> None:
         self.state = self.initial.clone()
@@ -448,7 +448,6 @@ class Session:
             state.apply_action(action)  # raises the engine's message, changing nothing
             raise HansaError(f"illegal action {action!r}")
         self.tracker.before(state, legal, player, action)
-        self.before_last = state.clone()  # undo_size replays the decision from it
         state.apply_action(action)
         self.moves.append((player, action))
         if self.store is not None:
@@ -512,18 +511,28 @@ class Session:
             return 0
         first = mine[-1]
         later = [player for player, _action in self.moves[first + 1 :]]
-        if first == len(self.moves) - 1 and self.before_last is not None:
-            position = self.before_last.clone()
-        else:
-            position = self.state_at(first)
-        owner, hidden = turn_player(position), hidden_count(position)
+        facts = self._turn_facts(first)
+        owner = facts[0][0]
         if seat != owner and any(self.seats[p] == HUMAN and p != seat for p in later):
             return 0  # a displaced person may not take back the turn player's decisions
-        for _player, action in self.moves[first:]:
-            position.apply_action(action)
-            if turn_player(position) != owner or hidden_count(position) != hidden:
-                return 0
+        if any(fact != facts[0] for fact in facts):
+            return 0  # another turn began, or something hidden was revealed
         return len(self.moves) - first
+
+    def _turn_facts(self, first: int) -> list[tuple[int, int]]:
+        """(turn player, hidden count) at every position from `first` decisions to now; each
+        position's are worked out once (a few milliseconds), when an Undo first asks."""
+        facts, length = self.turn_facts, len(self.moves)
+        missing = [n for n in range(first, length + 1) if n not in facts]
+        if missing:
+            start = missing[0]
+            position = self.state_at(start)  # a fresh copy, or the live state when start == length
+            for n in range(start, length + 1):
+                if n > start:
+                    position.apply_action(self.moves[n - 1][1])
+                if n not in facts:
+                    facts[n] = (turn_player(position), hidden_count(position))
+        return [facts[n] for n in range(first, length + 1)]
 
     def undo(self, viewer: Viewer, expected_at: object = None) -> None:
         """Take back the last decision of `viewer`'s seat and the others' answers to it (see
@@ -554,6 +563,8 @@ class Session:
             self.store = store
         if store is not None:
             store.truncate(self.id, len(self.moves))
+        for n in [n for n in self.turn_facts if n > len(self.moves)]:
+            del self.turn_facts[n]  # those positions are gone (the earlier ones are the same)
         self.changed()
 
     def start_agents(
