@@ -525,7 +525,7 @@ def take_turns(pages: dict, decisions: int) -> None:
     """The two people decide in turn, each in its own page; the other page follows each
     decision by itself (update events)."""
     made = 0
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while made < decisions:
         assert time.monotonic() < deadline, "the two people did not get their turns"
         current = page_view(pages[0])["current_player"]
@@ -560,6 +560,8 @@ def take_back_once(pages: dict) -> None:
         assert page.evaluate(WAIT_AFTER, at) == "ok"
         if page.is_enabled("#btn-undo"):
             size = page_view(page)["undo_size"]
+            label = page.inner_text("#btn-undo")
+            assert label == ("↶ Undo" if size == 1 else f"↶ Undo {size} decisions"), label
             page.click("#btn-undo")
             for each in pages.values():
                 wait_for(each, lambda p=each, n=at + 1 - size: int(body(p, "length")) == n, "undo")

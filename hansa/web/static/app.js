@@ -704,6 +704,7 @@ function renderLegal(view) {
   const list = $("legal-list");
   groupsBox.innerHTML = ""; list.innerHTML = "";
   $("btn-undo").disabled = !view.can_undo;
+  $("btn-undo").textContent = view.undo_size > 1 ? `↶ Undo ${view.undo_size} decisions` : "↶ Undo";
   $("btn-undo").title = view.undo_size > 1
     ? `take back your last decision and the ${view.undo_size - 1} answer(s) to it since (U or Ctrl+Z)`
     : "take back your last decision of this turn (U or Ctrl+Z)";
