@@ -8,7 +8,9 @@ from dataclasses import replace
 
 from ..errors import HansaError
 from ..expr.check import ExprError, _refs, check_rule, names_of
+from ..expr.catalogue import AFTER_HOOKS
 from ..expr.codegen import ExprCompiler
+from ..nodes.expr import MARKER_TRIGGER
 from ..expr.cost import Sizes, costly_rules
 from ..nodes.board import PRIVILEGES
 from .fold import Fold, error, where
@@ -86,6 +88,11 @@ def _switches(f: Fold, hook_rules) -> None:
     comp["expr_first_rule_marker"] = 0
     comp["x_setup"] = comp["x_turn_start"] = comp["x_turn_end"] = comp["x_after_route"] = False
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
+    comp["x_forbid_marker"] = any(
+        r.hook == "forbid" and r.target == MARKER_TRIGGER for r in hook_rules
+    )
+    for hook in AFTER_HOOKS:
+        comp[f"x_{hook}"] = False
     comp["x_tiebreak"] = bool(f.tie_exprs)
     comp["x_turns"] = _mentions(hook_rules, f.tie_exprs, "turn number")
     comp["x_kinds"] = any(_mentions(hook_rules, f.tie_exprs, q) for q in KIND_QUANTITIES)
@@ -221,6 +228,7 @@ def fold_rules_in_words(f: Fold) -> None:
         ("x_forbid", "_x_forbidden"),
         ("x_end", "_x_end"),
         ("x_control_most", "_x_control_value"),
+        *((f"x_{hook}", f"_x_{hook}") for hook in AFTER_HOOKS),
     ):
         comp[switch] = function in functions
     for rule in hook_rules:
@@ -237,6 +245,7 @@ COUNTED_HOOKS = (
     "setup",
     "turn_start",
     "after_create_route",
+    *AFTER_HOOKS,
     "marker_used",
     "forbid",
     "score",
@@ -270,4 +279,6 @@ def _mentions(hook_rules, tie_exprs, quantity: str) -> bool:
         nodes += [rule.amount, rule.condition]
         for effect in rule.effects:
             nodes += [effect.amount, effect.value, effect.when]
+            if effect.whom is not None:
+                nodes += [effect.whom.player, effect.whom.members()]
     return any(quantity in _refs(node) for node in nodes if node is not None)
