@@ -728,7 +728,8 @@ RULE_FIRED = [0] * len(RULE_SOURCES)
 # fmt: off
 def _x_forbidden(s: State, p: int, action: int) -> bool:
     if A_DISPLACE <= action < A_MOVE:
-        v = s.pt[(action - A_DISPLACE) >> 1] >> 1
+        displaced = s.pt[(action - A_DISPLACE) >> 1]
+        v, displaced_kind = displaced >> 1, displaced & 1
         if (s.track[v] < s.track[p]):
             RULE_FIRED[0] += 1
             return True

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 NUMBER, BOOL, PLAYER = "number", "bool", "player"
 # A kind of piece (trader 0, merchant 1; -1: no piece) and a bonus marker type (its index): values
-# that only `is` / `is not` compare (`displaced piece is a merchant`, `marker used is plus_3_actions`).
+# that only `is` / `is not` compare (`displaced piece is a merchant`, `marker used is
+# plus_3_actions`).
 KIND, MARKER = "piece kind", "bonus marker"
 
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import HansaError
-from ..expr.check import ExprError, _refs, check_rule, names_of
 from ..expr.catalogue import AFTER_HOOKS
+from ..expr.check import ExprError, _refs, check_rule, names_of
 from ..expr.codegen import ExprCompiler
-from ..nodes.expr import MARKER_TRIGGER
 from ..expr.cost import Sizes, costly_rules
 from ..nodes.board import PRIVILEGES
+from ..nodes.expr import MARKER_TRIGGER
 from .fold import Fold, error, where
 
 # Per-player parameters a rule may set (expr/catalogue.py SETTABLE), as X_PARAM_* indices.

@@ -183,8 +183,9 @@ class Whom:
         return Domain("player", where, span=self.span)
 
     def text(self) -> str:
-        if self.kind == "player":
-            return self.player.text()
+        if self.kind == "player":  # `the displaced player`, `the last seat`
+            text = self.player.text()
+            return text if text in ("you", "them", "nobody") else f"the {text}"
         if self.kind == "each":
             if self.domain.kind == "opponent" and self.domain.where is None:
                 return "each other player"
