@@ -729,7 +729,8 @@ RULE_FIRED = [0] * len(RULE_SOURCES)
 # fmt: off
 def _x_forbidden(s: State, p: int, action: int) -> bool:
     if A_INCOME <= action < A_PLACE:
-        traders_taken, merchants_taken = divmod(action - A_INCOME, MERCHANTS + 1)
+        traders_taken = (action - A_INCOME) // (MERCHANTS + 1)
+        merchants_taken = (action - A_INCOME) % (MERCHANTS + 1)
         if (((traders_taken + merchants_taken) < _ability_value(s, p, 4)) and ((traders_taken + merchants_taken) < (s.stock[2 * p] + s.stock[2 * p + 1]))):  # noqa: E501
             RULE_FIRED[0] += 1
             return True

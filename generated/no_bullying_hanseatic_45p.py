@@ -728,8 +728,7 @@ RULE_FIRED = [0] * len(RULE_SOURCES)
 # fmt: off
 def _x_forbidden(s: State, p: int, action: int) -> bool:
     if A_DISPLACE <= action < A_MOVE:
-        displaced = s.pt[(action - A_DISPLACE) >> 1]
-        v, displaced_kind = displaced >> 1, displaced & 1
+        v = s.pt[(action - A_DISPLACE) >> 1] >> 1
         if (s.track[v] < s.track[p]):
             RULE_FIRED[0] += 1
             return True

@@ -111,7 +111,7 @@ def test_every_quantity_hook_and_effect_compiles_and_plays():
         for one in example.split(" / "):
             lines.append(f"after create_route: {one}")
     lines.append("at turn start: gain 1 PP * coins per city where your posts here > 0")
-    # the facts in forbid conditions, and effects on other players (docs: "Effects on other players")
+    # the facts in forbid conditions, effects on other players (docs: "Effects on other players")
     lines += [
         "forbid income when pieces taken now < 2 and traders taken now < merchants taken now",
         "after displace: gain 1 PP if displaced piece is a merchant and the victim is not you",

@@ -216,7 +216,8 @@ ALL_FACTS = "\n".join(
         "after displace: the displaced player gains 1 PP, develop an ability",
         "after use marker: each player where track PP < your track PP receives marker"
         " plus_3_actions",
-        "forbid income when pieces taken now < value of bank and pieces taken now < pieces in stock",
+        "forbid income when pieces taken now < value of bank and"
+        " pieces taken now < pieces in stock",
         "forbid displace when displaced piece is a merchant",
         "forbid use marker when marker used is plus_4_actions and turn number < 10",
         "at turn end: the last seat develops book, every player with the most track PP loses 1 PP",

@@ -10,6 +10,7 @@ interpreter.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from ..errors import HansaError
@@ -110,7 +111,13 @@ class ExprCompiler:
         if not whens or any(w is None for w in whens) or any(e.whom for e in effects):
             return [f"RULE_FIRED[{i}] += 1"]
         tests = [self.expr(w, env) for w in whens]
-        test = tests[0] if len(tests) == 1 else " or ".join(f"({t})" for t in tests)
+        # a comparison or a joined condition compiles parenthesised already
+        closed = [isinstance(w, Compare | BoolOp | Not) for w in whens]
+        test = (
+            tests[0]
+            if len(tests) == 1
+            else " or ".join(t if c else f"({t})" for t, c in zip(tests, closed, strict=True))
+        )
         return [f"if {test}:", f"    RULE_FIRED[{i}] += 1"]
 
     # ---- expressions: one method per node class
@@ -376,9 +383,12 @@ class ExprCompiler:
                 inner = env
                 lines.append(f"if {test}:")
                 facts = hook_scope(f"forbid:{rule.target}")
-                lines.extend("    " + line for line in FORBID_FACTS.get(rule.target, ()))
                 inner = replace(env, facts=facts.facts, victim="v" if facts.victim else "")
-                lines.append(f"    if {self.expr(rule.condition, inner)}:")
+                condition = self.expr(rule.condition, inner)
+                for local, code in FORBID_FACTS.get(rule.target, {}).items():
+                    if re.search(rf"\b{local}\b", condition):
+                        lines.append(f"    {local} = {code}")
+                lines.append(f"    if {condition}:")
                 lines.extend("        " + line for line in self._fired(rule, (), inner))
                 lines.append("        return True")
             lines.append("return False")
@@ -490,14 +500,18 @@ AFTER_PARAMS = {
     "after_displace": "v: int, displaced_kind: int",
     "after_use_marker": "marker_used: int",
 }
-# The same facts in `_x_forbidden`, of the action being considered.
+# The same facts in `_x_forbidden`, of the action being considered: local -> its code (each
+# written only where the condition reads it).
 FORBID_FACTS = {
-    "income": ("traders_taken, merchants_taken = divmod(action - A_INCOME, MERCHANTS + 1)",),
-    "displace": (
-        "displaced = s.pt[(action - A_DISPLACE) >> 1]",
-        "v, displaced_kind = displaced >> 1, displaced & 1",
-    ),
-    MARKER_TRIGGER: ("marker_used = action - A_USE_MARKER",),
+    "income": {
+        "traders_taken": "(action - A_INCOME) // (MERCHANTS + 1)",
+        "merchants_taken": "(action - A_INCOME) % (MERCHANTS + 1)",
+    },
+    "displace": {
+        "v": "s.pt[(action - A_DISPLACE) >> 1] >> 1",
+        "displaced_kind": "s.pt[(action - A_DISPLACE) >> 1] & 1",
+    },
+    MARKER_TRIGGER: {"marker_used": "action - A_USE_MARKER"},
 }
 
 _ACTION_TESTS = {
@@ -513,7 +527,7 @@ _ACTION_TESTS = {
 def _function(name: str, args: str, returns: str, lines: list[str]) -> str:
     """A function's source; it sits in a `fmt: off` block, so a long line is marked for ruff."""
     body = "\n".join(_fit("    " + line) for line in lines)
-    return f"def {name}({args}) -> {returns}:\n{body}\n"
+    return f"{_fit(f'def {name}({args}) -> {returns}:')}\n{body}\n"
 
 
 def _fit(line: str) -> str:
