@@ -37,13 +37,27 @@ class Quantity:
     whole: str = ""
     # The code in a game whose rules set per-player parameters (expr_catalogue.SETTABLE).
     code_params: str = ""
+    # The code in a game whose city-control ties are shared (`control_tie shared`).
+    code_shared: str = ""
 
 
 def _q(
-    name, type_, code, doc, example, needs="", arg="", per_player=True, whole="", code_params=""
+    name,
+    type_,
+    code,
+    doc,
+    example,
+    needs="",
+    arg="",
+    per_player=True,
+    whole="",
+    code_params="",
+    code_shared="",
 ) -> Quantity:
     example = name if example == "x" else example
-    return Quantity(name, type_, code, doc, example, needs, arg, per_player, whole, code_params)
+    return Quantity(
+        name, type_, code, doc, example, needs, arg, per_player, whole, code_params, code_shared
+    )
 
 
 QUANTITIES: dict[str, Quantity] = {
@@ -472,10 +486,21 @@ QUANTITIES: dict[str, Quantity] = {
             "controller",
             PLAYER,
             "_controller(s, {C})",
-            "The player controlling the city counted over (nobody: none).",
+            "The player controlling the city counted over (nobody: none; with ties shared, a"
+            " tied city has no single controller: nobody).",
             "controller is you",
             needs="city",
             per_player=False,
+        ),
+        _q(
+            "controls here",
+            BOOL,
+            "(_controller(s, {C}) == {P})",
+            "The player controls the city counted over (with ties shared: each tied player"
+            " does); `city you control` is short for `city where your controls here`.",
+            "count cities where controls here",
+            needs="city",
+            code_shared="_controls(s, {P}, {C})",
         ),
         # ---- board facts of a city
         _q(

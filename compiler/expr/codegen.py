@@ -90,12 +90,14 @@ class ExprCompiler:
         marker_ids: dict[str, int],
         x_params: bool = False,
         city_countries: tuple[tuple[int, ...], ...] = (),
+        shared_control: bool = False,
     ):
         self.names = names
         self.abilities = abilities
         self.categories = categories  # (key, kind) in SCORE_KEYS order
         self.marker_ids = marker_ids
         self.x_params = x_params  # the game has per-player parameters (s.xparam)
+        self.shared_control = shared_control  # city-control ties are shared (`_controls`)
         self.constants: dict[str, tuple] = {}  # tables precomputed (`… by TABLE`, countries)
         self.city_countries = city_countries  # the board's CITY_COUNTRIES (country indices)
         # The spec's own rules in words (not the prelude's) by identity -> their index in
@@ -146,6 +148,8 @@ class ExprCompiler:
         elif quantity.arg == "marker":
             return str(self.marker_ids[named])  # a marker type by name: its index
         code = quantity.code_params if self.x_params and quantity.code_params else quantity.code
+        if self.shared_control and quantity.code_shared:
+            code = quantity.code_shared
         code = code.format(
             P=who,
             Y=env.you,

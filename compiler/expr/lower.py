@@ -149,8 +149,8 @@ def lower_domain(tree: lark.Tree, file: str) -> Domain:
     if tree.data == "x_set_controlled":
         if kind != "city":
             raise HansaError(f"only cities are controlled, not {word}", span)
-        where = Compare("==", Ref("controller", span=span), Ref("you", span=span), span=span)
-        return Domain(kind, where, span=span)
+        # `controls here`, not `controller is you`: with ties shared a city has several
+        return Domain(kind, Ref("controls here", owner="your", span=span), span=span)
     if tree.data == "x_set_in":
         if kind not in ("city", "route"):
             raise HansaError(f"only cities and routes lie in a country, not {word}", span)
@@ -456,11 +456,16 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
         return HookRule("forbid", f"forbid:{action}", target=action, condition=condition, span=span)
     if data == "r_control_words":
         words = _words(kids[0])
-        rule = {"rightmost post": "rightmost_post", "nobody on tie": "nobody"}.get(words)
+        rule = {
+            "rightmost post": "rightmost_post",
+            "nobody on tie": "nobody",
+            "every tied player": "shared",  # ties shared: each tied player controls the city
+        }.get(words)
         if rule is None:
             raise HansaError(
                 f"unknown control rule '{words}'; write `control goes to the rightmost post`,"
-                " `control goes to nobody on a tie` or `control goes to most QUANTITY`",
+                " `control goes to nobody on a tie`, `control goes to every tied player` or"
+                " `control goes to most QUANTITY`",
                 span_of(kids[0], file),
             )
         return HookRule("control", "control", target=rule, span=span)

@@ -177,6 +177,16 @@ def _parameters(f: Fold) -> None:
         k["X_DISPLACEMENT_REACH"] = 5
 
 
+def _shared_control(f: Fold, hook_rules) -> bool:
+    """Whether city-control ties are shared (`control_tie shared`, or `control goes to every
+    tied player`, which a later control rule in words may override)."""
+    shared = f.comp.get("control_tie") == "shared"
+    for rule in hook_rules:
+        if rule.hook == "control" and rule.condition is None:
+            shared = rule.target == "shared"
+    return shared
+
+
 def fold_rules_in_words(f: Fold) -> None:
     """The board facts, the compiler's folded tables (X_TABLE_N, …), the per-player parameters;
     components expr_functions (Python source of each function, by compiler/expr/codegen.py),
@@ -204,6 +214,7 @@ def fold_rules_in_words(f: Fold) -> None:
         _marker_ids(f, hook_rules),
         x_params=comp["x_params"],
         city_countries=k.get("CITY_COUNTRIES", ()),
+        shared_control=_shared_control(f, hook_rules),
     )
     _rule_sources(f, compiler)
     try:

@@ -104,6 +104,8 @@ class Domain:
 
     def text(self) -> str:
         country = f" in {self.country}" if self.country else ""
+        if self.where == Ref("controls here", owner="your") and not country:
+            return f"{self.kind} you control"
         return self.kind + country + (f" where {self.where.text()}" if self.where else "")
 
 
@@ -284,7 +286,11 @@ class HookRule:
             action = "use marker" if self.target == MARKER_TRIGGER else self.target
             return f"forbid {action} when {condition}"
         if self.hook == "control":
-            rule = {"rightmost_post": "the rightmost post", "nobody": "nobody on a tie"}
+            rule = {
+                "rightmost_post": "the rightmost post",
+                "nobody": "nobody on a tie",
+                "shared": "every tied player",
+            }
             return f"control goes to {rule.get(self.target, self.target)}" + (
                 f" {self.condition.text()}" if self.condition is not None else ""
             )

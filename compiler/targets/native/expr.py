@@ -70,6 +70,7 @@ C_QUANTITIES: dict[str, str] = {
     "trader": "0",
     "merchant": "1",
     "controller": "controller(s, {C})",
+    "controls here": "(controller(s, {C}) == ({P}))",  # ties shared: refused (control_tie)
     "coins": "CITY_COINS[{C}]",
     "spaces": "CITY_SIZE[{C}]",
     "free spaces": "(CITY_SIZE[{C}] - s->filled[{C}])",
