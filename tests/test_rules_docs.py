@@ -43,6 +43,7 @@ def test_examples_are_the_spec_files_and_lower():
                 "full_income",
                 "protected_merchants",
                 "catch_up",
+                "shared_control",
             )
         ),
     ]

@@ -258,3 +258,85 @@ def test_greedy_games_of_the_shipped_house_rules_end():
         record, state = play_game(game, make_agents(["greedy"] * 4, 3), 3)
         assert state.is_terminal(), name
         assert record.end_trigger
+
+
+# --- the native target: plays the facts it has, refuses the rest by name --------------------------
+
+
+def _native_model(body: str, tmp_path):
+    from test_variants import house_rule_text
+
+    from hansa.native import model_of
+
+    path = tmp_path / "house.hansa"
+    path.write_text(house_rule_text(body, 4, "hanseatic_45p"), encoding="utf-8")
+    return model_of("variant-game", "spec", extra=[str(path)])
+
+
+def test_the_native_target_plays_the_forbid_facts_like_python(tmp_path):
+    from hansa.play.differential import verify
+
+    from hansa.native import native_game
+
+    body = (
+        "forbid displace when displaced piece is a merchant\n"
+        "forbid income when pieces taken now < value of bank and pieces taken now < pieces in stock"
+    )
+    python = variant(body)
+    native = native_game(_native_model(body, tmp_path), python.module)
+    result = verify(python, native, 4, 0, {})
+    assert result.divergence is None and result.games == 4
+
+
+@pytest.mark.parametrize(
+    ("body", "construct"),
+    [
+        ("at setup: each other player gains 1 PP", "an effect on other players"),
+        ("after displace: gain 1 PP", "after_displace"),
+        ("forbid use marker when marker used is plus_4_actions", "forbidding the action"),
+        ("control goes to every tied player", "control_tie = 'shared'"),
+    ],
+)
+def test_the_native_target_refuses_the_others_naming_the_construct(body, construct, tmp_path):
+    from hansa.compiler.errors import HansaError
+
+    from hansa.native import native_game
+
+    with pytest.raises(HansaError) as error:
+        native_game(_native_model(body, tmp_path), variant(body).module)
+    assert "cannot be built natively" in error.value.message
+    assert construct in error.value.message
+
+
+# --- ties shared: every tied player controls the city ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body", ["action create_route control_tie shared", "control goes to every tied player"]
+)
+def test_a_tie_for_control_is_shared_by_every_tied_player(body):
+    """Hannover's 1-1 tie: both tied players score the control PP of step 1 and category E's
+    2 PP (the Big Box gives both to player 0, whose post is rightmost)."""
+    game = variant(body)
+    pos = Position(game).route("Bremen", "Hannover", "t2", "t2", "t2")
+    state = pos.city("Hannover", "t1", "t0").to_move(2).state()
+    breakdown = state.score_breakdown()
+    assert (breakdown[0]["E"], breakdown[1]["E"]) == (2, 2)
+    hannover = game.module.CITY_NAMES.index("Hannover")
+    assert state.city_controller(hannover) == -1  # no single controller
+    act(state, "create route Bremen–Hannover")
+    assert track(state) == [1, 1, 0, 0]
+    for seed in range(3):
+        play_checked(game, seed, 800)
+
+
+def test_shared_control_reads_in_words_through_city_you_control():
+    game = variant(
+        "control goes to every tied player\n"
+        'score H "Held": 1 PP per city you control\n'
+        'score I "Sole": 1 PP per city where controller is you'
+    )
+    state = Position(game).city("Hannover", "t1", "t0").city("Bremen", "t0").state()
+    breakdown = state.score_breakdown()
+    assert (breakdown[0]["H"], breakdown[1]["H"]) == (2, 1)
+    assert (breakdown[0]["I"], breakdown[1]["I"]) == (1, 0)  # `controller`: the only one
