@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'catch-up-hanseatic-45p'
 # rules: 'catch_up'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=5c091d0f262045e534bf0e52b195b5e4dac7af68b27c28e925d4bf915f74f966
+# hansa-generated: spec-sha256=c91f7d44a980590a52c134f61779367c832b60c9404efb421d45940923617fc3
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/catch_up.hansa'
@@ -187,10 +187,11 @@ ROUTE_TAVERN = (
      False, False, True, False, False, False, False, False)
 )
 RULE_SOURCES = (
-    (('after_displace', '', 'spec/house/catch_up.hansa:4',
+    (('after_displace', '', 'spec/house/catch_up.hansa:5',
       'after displace: the displaced player gains 1 PP'),
-     ('turn_start', '', 'spec/house/catch_up.hansa:5',
-      'at turn start: the player with the fewest track pp gains 1 PP if you = first seat'))
+     ('turn_start', '', 'spec/house/catch_up.hansa:6',
+      'at turn start: the player with the fewest track pp gains 1 PP if you = first seat and '
+      '(track pp + 3) <= max track pp over player'))
 )
 X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 A_END_TURN = 0
@@ -734,7 +735,7 @@ RULE_FIRED = [0] * len(RULE_SOURCES)
 def _x_turn_start(s: State, p: int) -> None:
     RULE_FIRED[1] += 1
     for q1 in [q1 for q1 in range(s.num_players) if (s.track[q1] == min(s.track))]:
-        if (p == 0):
+        if ((p == 0) and ((s.track[q1] + 3) <= max(s.track))):
             s.track[q1] += max(0, 1)
 
 
