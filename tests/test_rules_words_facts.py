@@ -188,7 +188,11 @@ def test_the_player_with_the_most_reads_the_number_of_each_player():
         ("after income: each city gains 1 PP", "2:24", "only players gain"),
         ("after income: each other player develops an ability", "2:37", "name the ability"),
         ("after income: each other player gains 1 action", "2:37", "only the player whose turn"),
-        ("forbid use marker when marker used is plus_5_actions", "2:43", "unknown quantity"),
+        (
+            "forbid use marker when marker used is plus_5_actions",
+            "2:43",
+            "unknown quantity 'plus_5_actions' (did you mean 'plus_4_actions'?)",
+        ),
         ("forbid displace when displaced piece > 0", "2:26", "cannot compare a piece kind"),
         ("after displace: the rank gains 1 PP", "2:21", "'rank' is a number, not a player"),
         (
@@ -340,3 +344,22 @@ def test_shared_control_reads_in_words_through_city_you_control():
     breakdown = state.score_breakdown()
     assert (breakdown[0]["H"], breakdown[1]["H"]) == (2, 1)
     assert (breakdown[0]["I"], breakdown[1]["I"]) == (1, 0)  # `controller`: the only one
+
+
+# --- the greedy agent weighs what the game says a hook does ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "chosen"),
+    [
+        ("after income: gain 3 PP if merchants taken now > 0", "income: 2 traders, 1 merchants"),
+        ("after income: gain 0 PP", "income: 3 traders, 0 merchants"),  # the most pieces
+    ],
+)
+def test_greedy_income_counts_what_an_after_income_rule_scores(body, chosen):
+    """With a rule acting after Income (the module's RULE_SOURCES say so), the greedy agent
+    tries each split on a copy and takes the one scoring most; otherwise the most pieces."""
+    from hansa.play.greedy import GreedyAgent
+
+    state = Position(variant(body)).player(0, book=2, supply=(0, 1)).state()
+    assert state.action_to_string(GreedyAgent(0).step(state, state.legal_actions())) == chosen

@@ -173,7 +173,11 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
             if label.lower() == ref.words:
                 return MARKER_NAME, label, "", None
     if quantity is None:
-        raise _fail(f"unknown quantity '{ref.words}'{_quantity_hint(ref.words)}", ref)
+        # a near miss of a quantity, else of a bonus marker's name (`marker used is plus_5_…`)
+        hint = _quantity_hint(ref.words) or did_you_mean(
+            ref.words, [m.lower() for m in names.markers]
+        )
+        raise _fail(f"unknown quantity '{ref.words}'{hint}", ref)
     args = list(ref.args)
     roles = dict(names.roles)
     if quantity.arg == "ability" and not args and scope.ability:
