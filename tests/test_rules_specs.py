@@ -298,6 +298,11 @@ def test_games(project):
         "last_seat_book",
         "no_bullying",
         "stock_tiebreak",
+        "city_bonus",  # what the action did, effects on other players, shared control (#21)
+        "full_income",
+        "protected_merchants",
+        "catch_up",
+        "shared_control",
     ):
         expected[rule.replace("_", "-") + "-hanseatic-45p"] = (rule, "hanseatic_45p", (4, 5))
     assert {name: (g.rules, g.board, g.players) for name, g in games.items()} == expected

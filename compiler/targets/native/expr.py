@@ -67,7 +67,16 @@ C_QUANTITIES: dict[str, str] = {
     "first seat": "0",
     "nobody": "-1",
     "victim": "{V}",
+    "displaced player": "{V}",
+    # what the action would do, in `forbid displace when …` (x_forbidden's locals)
+    "displaced piece": "displaced_kind",
+    "traders taken now": "traders_taken",
+    "merchants taken now": "merchants_taken",
+    "pieces taken now": "(traders_taken + merchants_taken)",
+    "trader": "0",
+    "merchant": "1",
     "controller": "controller(s, {C})",
+    "controls here": "(controller(s, {C}) == ({P}))",  # ties shared: refused (control_tie)
     "coins": "CITY_COINS[{C}]",
     "spaces": "CITY_SIZE[{C}]",
     "free spaces": "(CITY_SIZE[{C}] - s->filled[{C}])",
@@ -106,6 +115,7 @@ class Env:
     victim: str = ""
     ability: str = ""
     depth: int = 0
+    facts: tuple[str, ...] = ()  # the action's facts x_forbidden has as locals
 
     def scope(self):
         from ...expr.check import Scope
@@ -116,6 +126,7 @@ class Env:
             victim=bool(self.victim),
             counting_players=self.player != self.you,
             ability=bool(self.ability),
+            facts=self.facts,
         )
 
 
@@ -249,6 +260,8 @@ class CExprCompiler:
     def effects(self, effects: tuple[Effect, ...], env: Env) -> list[str]:
         lines: list[str] = []
         for effect in effects:
+            if effect.whom is not None:
+                raise Unsupported(f"an effect on other players ('{effect.text()}')")
             method = getattr(self, "_effect_" + effect.kind, None)
             if method is None:
                 raise Unsupported(f"the effect '{effect.kind}'")
@@ -321,12 +334,23 @@ class CExprCompiler:
             for rule in forbids:
                 test = _ACTION_TESTS.get(rule.target)
                 if test is None:
-                    raise Unsupported(f"forbidding the action '{rule.target}'")
+                    raise Unsupported(f"forbidding the action '{rule.target}' ({rule.text()})")
                 inner = env
                 lines.append(f"if {test} {{")
                 if rule.target == "displace":
                     lines.append("    int v = s->pt[(action - A_DISPLACE) >> 1] >> 1; (void)v;")
-                    inner = replace(env, victim="v")
+                    lines.append(
+                        "    int displaced_kind = s->pt[(action - A_DISPLACE) >> 1] & 1;"
+                        " (void)displaced_kind;"
+                    )
+                    inner = replace(env, victim="v", facts=("displaced",))
+                if rule.target == "income":
+                    lines.append(
+                        "    int64_t traders_taken = (action - A_INCOME) / (MERCHANTS + 1);"
+                        " int64_t merchants_taken = (action - A_INCOME) % (MERCHANTS + 1);"
+                        " (void)traders_taken; (void)merchants_taken;"
+                    )
+                    inner = replace(env, facts=("income",))
                 lines.append(f"    if ({self.expr(rule.condition, inner)}) return 1;")
                 lines.append("}")
             lines.append("return 0;")
