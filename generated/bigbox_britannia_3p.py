@@ -12,11 +12,11 @@ The game, rule set and board it was built from are named in the comments below.
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/britannia_3p.hansa'
 
+from hansa.runtime import tables
 from hansa.runtime.observation import Observations, check_observer
 from hansa.runtime.state import GameInfo, TableState
 from hansa.runtime.state_json import StateJson
 from hansa.runtime.support import Random, bisect_left, insort
-from hansa.runtime.tables import free_points, ids_by_mask, place_options, route_adjacent
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
@@ -49,11 +49,6 @@ CITY_SPACES = (
      (38, 39, 40), (41, 42), (43, 44), (45, 46), (47, 48, 49), (50, 51), (52,), (53, 54),
      (55, 56, 57), (58, 59))
 )
-SPACE_CITY = (
-    (0, 1, 1, 1, 2, 2, 3, 3, 4, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 8, 8, 9, 10, 10, 10, 11, 12, 12,
-     13, 14, 14, 14, 14, 14, 14, 15, 15, 16, 16, 16, 17, 17, 18, 18, 19, 19, 20, 20, 20, 21, 21,
-     22, 23, 23, 24, 24, 24, 25, 25)
-)
 SPACE_ROUND = (
     (0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
      0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1)
@@ -71,18 +66,6 @@ CITY_ABILITIES = (
     ((), (), (), (), (), (), (1,), (), (), (), (), (), (), (), (2,), (), (4,), (3,), (), (), (),
      (), (), (), (), (0,))
 )
-CITY_NEIGHBORS = (
-    ((23,), (3, 24), (8, 11, 14, 17), (1, 14), (8, 15, 19, 20), (9, 12, 16, 22), (7, 10),
-     (6, 12, 15), (2, 4, 10, 18), (5, 13, 16, 25), (6, 8, 13, 15), (2,), (5, 7), (9, 10, 22),
-     (2, 3, 19), (4, 7, 10, 20), (5, 9), (2, 18), (8, 17, 25), (4, 14, 23), (4, 15), (23,),
-     (5, 13), (0, 19, 21, 24), (1, 23), (9, 18))
-)
-CITY_ROUTES = (
-    ((0,), (1, 2), (3, 4, 5, 6), (1, 7), (8, 9, 10, 11), (12, 13, 14, 15), (16, 17), (16, 18, 19),
-     (3, 8, 20, 21), (12, 22, 23, 24), (17, 20, 25, 26), (4,), (13, 18), (22, 25, 27), (5, 7, 28),
-     (9, 19, 26, 29), (14, 23), (6, 30), (21, 30, 31), (10, 28, 32), (11, 29), (33,), (15, 27),
-     (0, 32, 33, 34), (2, 34), (24, 31))
-)
 ROUTE_CITIES = (
     ((0, 23), (3, 1), (1, 24), (2, 8), (2, 11), (2, 14), (2, 17), (3, 14), (4, 8), (4, 15),
      (4, 19), (4, 20), (5, 9), (5, 12), (5, 16), (5, 22), (6, 7), (6, 10), (7, 12), (7, 15),
@@ -98,13 +81,6 @@ ROUTE_POINTS = (
      (95, 96, 97), (98, 99, 100), (101, 102, 103, 104), (105, 106, 107, 108), (109, 110))
 )
 N_ROUTES = 35
-POINT_ROUTE = (
-    (0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9,
-     9, 10, 10, 10, 10, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13, 14, 14, 14, 14, 15, 15, 15, 16, 16,
-     16, 17, 17, 17, 17, 18, 18, 18, 19, 19, 19, 20, 20, 20, 21, 21, 21, 22, 22, 22, 23, 23, 23,
-     24, 24, 24, 25, 25, 26, 26, 26, 27, 27, 28, 28, 28, 28, 29, 29, 29, 30, 30, 30, 31, 31, 31,
-     32, 32, 32, 32, 33, 33, 33, 33, 34, 34)
-)
 POINT_MERCHANT_ONLY = (
     (0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1,
@@ -135,16 +111,6 @@ PERMANENT = ((0, 2, 2), (4, 2, (0, 1, 2)))
 ROUTE_PERMANENT = (
     (-1, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
      -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1)
-)
-FULL_MASK = (
-    (15, 7, 7, 7, 15, 7, 7, 7, 7, 7, 15, 7, 15, 7, 15, 7, 7, 15, 7, 7, 7, 7, 7, 7, 7, 3, 7, 3, 15,
-     7, 7, 7, 15, 15, 3)
-)
-POINT_BIT = (
-    (1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2,
-     4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 1, 2, 4, 8, 1, 2,
-     4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 1, 2, 4, 1, 2, 1, 2, 4, 8, 1,
-     2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 8, 1, 2)
 )
 SPECIAL_ROUTE = 33
 SPECIAL_POINTS = (7, 8, 9, 11)
@@ -262,8 +228,11 @@ SWITCHES = (
 )
 # fmt: on
 
-# ---- tables derived at import
-FREE_POINTS, FREE_HOUSE_POINTS = free_points(ROUTE_POINTS, POINT_MERCHANT_ONLY)
+# ---- tables derived at import (runtime/tables.py: the model folds them with the same functions)
+SPACE_CITY = tables.space_city(CITY_SPACES)
+CITY_ROUTES, CITY_NEIGHBORS = tables.city_tables(N_CITIES, ROUTE_CITIES)
+POINT_ROUTE, POINT_BIT, FULL_MASK = tables.point_tables(ROUTE_POINTS)
+FREE_POINTS, FREE_HOUSE_POINTS = tables.free_points(ROUTE_POINTS, POINT_MERCHANT_ONLY)
 NA = len(ABILITY_NAMES)
 MARKER_TYPE_OF_KEY = {key: i for i, key in enumerate(MARKER_KEYS)}
 ROUTE_CITIES_SORTED = tuple(tuple(sorted(pair)) for pair in ROUTE_CITIES)
@@ -272,14 +241,14 @@ ROUTE_ABILITIES = tuple(
 )
 CITY_SIZE = tuple(len(spaces) for spaces in CITY_SPACES)
 # PLACE_OPTIONS[route][free mask][supply kinds: 1 trader, 2 merchant, 3 both] -> sorted action ids
-PLACE_OPTIONS = place_options(A_PLACE, FREE_POINTS, FREE_HOUSE_POINTS)
+PLACE_OPTIONS = tables.place_options(A_PLACE, FREE_POINTS, FREE_HOUSE_POINTS)
 HOUSE_POINTS = tuple(x for x in range(N_POINTS) if not POINT_MERCHANT_ONLY[x])
 
 # Routes sharing a city with each route (displacement looks further out breadth-first, at run time,
 # so the module grows linearly with the board).
-ROUTE_ADJACENT = route_adjacent(ROUTE_CITIES, CITY_ROUTES)
-RING_ANY = ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
-RING_HOUSE = ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
+ROUTE_ADJACENT = tables.route_adjacent(ROUTE_CITIES, CITY_ROUTES)
+RING_ANY = tables.ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
+RING_HOUSE = tables.ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
 _income_cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
 
@@ -673,53 +642,6 @@ def _settle_never(s: State, top: tuple) -> bool:
 
 
 # ---- rules in words: helpers the compiled expressions call, then the compiled rules
-def _x_posts_in(s: State, p: int, c: int) -> int:
-    """Posts player p holds in city c (additional posts included)."""
-    n = 0
-    for code in s.extra[c]:
-        if code >> 1 == p:
-            n += 1
-    spaces = CITY_SPACES[c]
-    post = s.post
-    for i in range(s.filled[c]):
-        if post[spaces[i]] >> 1 == p:
-            n += 1
-    return n
-
-
-def _x_posts(s: State, p: int) -> int:
-    return sum(_post_counts(s, p))
-
-
-def _x_controlled(s: State, p: int) -> int:
-    return sum(1 for c in range(N_CITIES) if _controller(s, c) == p)
-
-
-def _x_pieces_on(s: State, p: int, r: int) -> int:
-    pt = s.pt
-    return sum(1 for x in ROUTE_POINTS[r] if pt[x] >= 0 and pt[x] >> 1 == p)
-
-
-def _x_free_points(s: State, r: int) -> int:
-    pt = s.pt
-    return sum(1 for x in ROUTE_POINTS[r] if pt[x] < 0)
-
-
-# fmt: off
-def _x_full(s: State, p: int) -> int:
-    # unrolled over the abilities (an end trigger may read it after every action)
-    lv = s.level
-    b = p * NA
-    return (
-        (lv[b + 0] >= 4)
-        + (lv[b + 1] >= 5)
-        + (lv[b + 2] >= 3)
-        + (lv[b + 3] >= 3)
-        + (lv[b + 4] >= 3)
-    )
-# fmt: on
-
-
 def _x_markers(s: State, p: int) -> int:
     count = len(s.unused[p]) + len(s.used[p])
     if p == s.player:
@@ -747,55 +669,6 @@ def _x_largest_network(s: State, p: int) -> int:
                     todo.append(d)
         best = max(best, total)
     return best
-
-
-def _x_network(s: State, p: int, place: int) -> int:
-    """Posts in p's `place`-th largest connected group of cities (0 = the largest)."""
-    counts = _post_counts(s, p)
-    seen = set()
-    sizes = []
-    for start in range(N_CITIES):
-        if not counts[start] or start in seen:
-            continue
-        seen.add(start)
-        todo = [start]
-        total = 0
-        while todo:
-            c = todo.pop()
-            total += counts[c]
-            for d in CITY_NEIGHBORS[c]:
-                if counts[d] and d not in seen:
-                    seen.add(d)
-                    todo.append(d)
-        sizes.append(total)
-    sizes.sort(reverse=True)
-    return sizes[place] if place < len(sizes) else 0
-
-
-def _x_rank(s: State, p: int) -> int:
-    mine = s.track[p]
-    return 1 + sum(1 for q in range(s.num_players) if s.track[q] > mine)
-
-
-def _x_take(s: State, p: int, kind: int, count: int) -> None:
-    """Up to `count` pieces of `kind` from p's general stock to p's supply."""
-    n = max(0, min(count, s.stock[2 * p + kind]))
-    s.stock[2 * p + kind] -= n
-    s.supply[2 * p + kind] += n
-
-
-def _x_receive(s: State, p: int, m: int) -> None:
-    """Player p takes a marker of type m from the marker supply, if one is left there; it is
-    usable from the next action on."""
-    supply = s.msupply
-    if m not in supply:
-        return
-    i = supply.index(m)
-    s.msupply = supply[:i] + supply[i + 1 :]
-    if p == s.player and s.stack:
-        s.fresh += (m,)
-    else:
-        s.unused[p] = tuple(sorted(s.unused[p] + (m,)))
 
 
 # How often each of RULE_SOURCES applied, over every state of this process (play counts the

@@ -13,11 +13,11 @@ The game, rule set and board it was built from are named in the comments below.
 # source: 'spec/boards/hanseatic_3p.hansa'
 # source: 'spec/modules/missions.hansa'
 
+from hansa.runtime import tables
 from hansa.runtime.observation import Observations, check_observer
 from hansa.runtime.state import GameInfo, TableState
 from hansa.runtime.state_json import StateJson
 from hansa.runtime.support import Random, bisect_left, insort
-from hansa.runtime.tables import free_points, ids_by_mask, place_options, route_adjacent
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
@@ -50,11 +50,6 @@ CITY_SPACES = (
      (34, 35, 36, 37), (38, 39), (40, 41, 42), (43, 44), (45, 46, 47), (48, 49), (50,),
      (51, 52, 53, 54), (55, 56))
 )
-SPACE_CITY = (
-    (0, 0, 0, 0, 1, 2, 3, 3, 4, 4, 5, 6, 6, 7, 8, 8, 9, 9, 10, 10, 11, 11, 11, 12, 12, 13, 13, 14,
-     14, 15, 15, 16, 17, 17, 18, 18, 18, 18, 19, 19, 20, 20, 20, 21, 21, 22, 22, 22, 23, 23, 24,
-     25, 25, 25, 25, 26, 26)
-)
 SPACE_ROUND = (
     (0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
      1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0)
@@ -72,18 +67,6 @@ CITY_ABILITIES = (
     ((), (), (), (), (), (), (), (), (1,), (3,), (0,), (), (), (), (), (4,), (), (), (), (), (),
      (), (), (), (2,), (), ())
 )
-CITY_NEIGHBORS = (
-    ((5, 14, 19), (11, 12, 18, 20), (18, 25), (26,), (5, 21), (0, 4), (9, 20), (13, 17, 23), (23,),
-     (6,), (23,), (1, 15, 16, 24), (1, 16, 18), (7, 21), (0, 20), (11,), (11, 12, 22), (7, 25),
-     (1, 2, 12, 19, 21), (0, 18), (1, 6, 14), (4, 13, 18, 26), (16, 25), (7, 8, 10), (11,),
-     (2, 17, 22), (3, 21))
-)
-CITY_ROUTES = (
-    ((0, 1, 2), (3, 4, 5, 6), (7, 8), (9,), (10, 11), (0, 10), (12, 13), (14, 15, 16), (17,),
-     (12,), (18,), (3, 19, 20, 21), (4, 22, 23), (14, 24), (1, 25), (19,), (20, 22, 26), (15, 27),
-     (5, 7, 23, 28, 29), (2, 28), (6, 13, 25), (11, 24, 29, 30), (26, 31), (16, 17, 18), (21,),
-     (8, 27, 31), (9, 30))
-)
 ROUTE_CITIES = (
     ((0, 5), (0, 14), (0, 19), (1, 11), (1, 12), (1, 18), (1, 20), (2, 18), (2, 25), (3, 26),
      (4, 5), (4, 21), (6, 9), (6, 20), (7, 13), (7, 17), (7, 23), (8, 23), (10, 23), (11, 15),
@@ -99,12 +82,6 @@ ROUTE_POINTS = (
      (98, 99, 100))
 )
 N_ROUTES = 32
-POINT_ROUTE = (
-    (0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 9,
-     9, 9, 9, 10, 10, 11, 11, 11, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14, 15, 15, 16, 16, 16, 16,
-     17, 17, 17, 18, 18, 18, 18, 19, 19, 19, 20, 20, 20, 20, 21, 21, 21, 22, 22, 22, 23, 23, 23,
-     24, 24, 24, 25, 25, 26, 26, 26, 27, 27, 27, 28, 28, 28, 29, 29, 29, 30, 30, 30, 31, 31, 31)
-)
 POINT_MERCHANT_ONLY = (
     (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -115,16 +92,6 @@ N_POINTS = 101
 TAVERN_ROUTES = (6, 14, 26)
 EAST_WEST = (25, 0)
 BOARD_COMPLETED_CITIES = 10
-FULL_MASK = (
-    (7, 7, 7, 15, 7, 7, 7, 15, 15, 15, 3, 7, 7, 15, 7, 3, 15, 7, 15, 7, 15, 7, 7, 7, 7, 3, 7, 7, 7,
-     7, 7, 7)
-)
-POINT_BIT = (
-    (1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 8, 1,
-     2, 4, 8, 1, 2, 1, 2, 4, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 8,
-     1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1,
-     2, 4, 1, 2, 4, 1, 2, 4)
-)
 SPECIAL_ROUTE = 9
 SPECIAL_POINTS = (7, 8, 9, 11)
 SPECIAL_PRIV = (0, 1, 2, 3)
@@ -239,8 +206,11 @@ BOARD_ID = 'hanseatic_3p'
 SWITCHES = ('end_marker_supply_empty', 'missions', 'option_move_must_place_all', 'x_end')
 # fmt: on
 
-# ---- tables derived at import
-FREE_POINTS, FREE_HOUSE_POINTS = free_points(ROUTE_POINTS, POINT_MERCHANT_ONLY)
+# ---- tables derived at import (runtime/tables.py: the model folds them with the same functions)
+SPACE_CITY = tables.space_city(CITY_SPACES)
+CITY_ROUTES, CITY_NEIGHBORS = tables.city_tables(N_CITIES, ROUTE_CITIES)
+POINT_ROUTE, POINT_BIT, FULL_MASK = tables.point_tables(ROUTE_POINTS)
+FREE_POINTS, FREE_HOUSE_POINTS = tables.free_points(ROUTE_POINTS, POINT_MERCHANT_ONLY)
 NA = len(ABILITY_NAMES)
 MARKER_TYPE_OF_KEY = {key: i for i, key in enumerate(MARKER_KEYS)}
 ROUTE_CITIES_SORTED = tuple(tuple(sorted(pair)) for pair in ROUTE_CITIES)
@@ -249,14 +219,14 @@ ROUTE_ABILITIES = tuple(
 )
 CITY_SIZE = tuple(len(spaces) for spaces in CITY_SPACES)
 # PLACE_OPTIONS[route][free mask][supply kinds: 1 trader, 2 merchant, 3 both] -> sorted action ids
-PLACE_OPTIONS = place_options(A_PLACE, FREE_POINTS, FREE_HOUSE_POINTS)
+PLACE_OPTIONS = tables.place_options(A_PLACE, FREE_POINTS, FREE_HOUSE_POINTS)
 HOUSE_POINTS = tuple(x for x in range(N_POINTS) if not POINT_MERCHANT_ONLY[x])
 
 # Routes sharing a city with each route (displacement looks further out breadth-first, at run time,
 # so the module grows linearly with the board).
-ROUTE_ADJACENT = route_adjacent(ROUTE_CITIES, CITY_ROUTES)
-RING_ANY = ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
-RING_HOUSE = ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
+ROUTE_ADJACENT = tables.route_adjacent(ROUTE_CITIES, CITY_ROUTES)
+RING_ANY = tables.ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
+RING_HOUSE = tables.ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
 _income_cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
 
 
@@ -614,53 +584,6 @@ def _settle_never(s: State, top: tuple) -> bool:
 
 
 # ---- rules in words: helpers the compiled expressions call, then the compiled rules
-def _x_posts_in(s: State, p: int, c: int) -> int:
-    """Posts player p holds in city c (additional posts included)."""
-    n = 0
-    for code in s.extra[c]:
-        if code >> 1 == p:
-            n += 1
-    spaces = CITY_SPACES[c]
-    post = s.post
-    for i in range(s.filled[c]):
-        if post[spaces[i]] >> 1 == p:
-            n += 1
-    return n
-
-
-def _x_posts(s: State, p: int) -> int:
-    return sum(_post_counts(s, p))
-
-
-def _x_controlled(s: State, p: int) -> int:
-    return sum(1 for c in range(N_CITIES) if _controller(s, c) == p)
-
-
-def _x_pieces_on(s: State, p: int, r: int) -> int:
-    pt = s.pt
-    return sum(1 for x in ROUTE_POINTS[r] if pt[x] >= 0 and pt[x] >> 1 == p)
-
-
-def _x_free_points(s: State, r: int) -> int:
-    pt = s.pt
-    return sum(1 for x in ROUTE_POINTS[r] if pt[x] < 0)
-
-
-# fmt: off
-def _x_full(s: State, p: int) -> int:
-    # unrolled over the abilities (an end trigger may read it after every action)
-    lv = s.level
-    b = p * NA
-    return (
-        (lv[b + 0] >= 4)
-        + (lv[b + 1] >= 5)
-        + (lv[b + 2] >= 3)
-        + (lv[b + 3] >= 3)
-        + (lv[b + 4] >= 3)
-    )
-# fmt: on
-
-
 def _x_markers(s: State, p: int) -> int:
     count = len(s.unused[p]) + len(s.used[p])
     if p == s.player:
@@ -688,55 +611,6 @@ def _x_largest_network(s: State, p: int) -> int:
                     todo.append(d)
         best = max(best, total)
     return best
-
-
-def _x_network(s: State, p: int, place: int) -> int:
-    """Posts in p's `place`-th largest connected group of cities (0 = the largest)."""
-    counts = _post_counts(s, p)
-    seen = set()
-    sizes = []
-    for start in range(N_CITIES):
-        if not counts[start] or start in seen:
-            continue
-        seen.add(start)
-        todo = [start]
-        total = 0
-        while todo:
-            c = todo.pop()
-            total += counts[c]
-            for d in CITY_NEIGHBORS[c]:
-                if counts[d] and d not in seen:
-                    seen.add(d)
-                    todo.append(d)
-        sizes.append(total)
-    sizes.sort(reverse=True)
-    return sizes[place] if place < len(sizes) else 0
-
-
-def _x_rank(s: State, p: int) -> int:
-    mine = s.track[p]
-    return 1 + sum(1 for q in range(s.num_players) if s.track[q] > mine)
-
-
-def _x_take(s: State, p: int, kind: int, count: int) -> None:
-    """Up to `count` pieces of `kind` from p's general stock to p's supply."""
-    n = max(0, min(count, s.stock[2 * p + kind]))
-    s.stock[2 * p + kind] -= n
-    s.supply[2 * p + kind] += n
-
-
-def _x_receive(s: State, p: int, m: int) -> None:
-    """Player p takes a marker of type m from the marker supply, if one is left there; it is
-    usable from the next action on."""
-    supply = s.msupply
-    if m not in supply:
-        return
-    i = supply.index(m)
-    s.msupply = supply[:i] + supply[i + 1 :]
-    if p == s.player and s.stack:
-        s.fresh += (m,)
-    else:
-        s.unused[p] = tuple(sorted(s.unused[p] + (m,)))
 
 
 # How often each of RULE_SOURCES applied, over every state of this process (play counts the

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pprint
+import re
 from pathlib import Path
 
 import jinja2
@@ -27,7 +28,16 @@ from .. import template_environment
 TEMPLATES = Path(__file__).parent / "templates"
 GENERATOR_VERSION = "1"
 # Model tables the module derives at import (runtime/tables.py) instead of writing them out
-DERIVED_AT_IMPORT = ("FREE_POINTS", "FREE_HOUSE_POINTS")
+DERIVED_AT_IMPORT = (
+    "SPACE_CITY",
+    "CITY_ROUTES",
+    "CITY_NEIGHBORS",
+    "POINT_ROUTE",
+    "POINT_BIT",
+    "FULL_MASK",
+    "FREE_POINTS",
+    "FREE_HOUSE_POINTS",
+)
 LINE_WIDTH = 99
 
 
@@ -192,6 +202,7 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         ),
         scoring=comp["scoring"],
         uses_income=True,
+        x_helpers=_called_helpers(comp.get("expr_functions", ())),
         coin_pp=bool(model.constants["COIN_PP"]),
     )
     context["switches"] = render_constant(
@@ -202,6 +213,15 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
     except jinja2.TemplateError as exc:  # a broken template is a bug of ours, not of the spec
         raise HansaError(f"code generation failed for game {model.game!r}: {exc}") from exc
     return _tidy(text)
+
+
+def _called_helpers(functions: list[str]) -> set[str]:
+    """The `_x_…` helpers (core/expr.py.j2) the compiled rules in words call: a module holds only
+    those."""
+    return {match for source in functions for match in _HELPER_CALL.findall(source)}
+
+
+_HELPER_CALL = re.compile(r"\b(_x_\w+)\(")
 
 
 def _relative_origin(origin: str, root: Path | None) -> str:
