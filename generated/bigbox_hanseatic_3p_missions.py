@@ -13,7 +13,7 @@ The game, rule set and board it was built from are named in the comments below.
 # source: 'spec/boards/hanseatic_3p.hansa'
 # source: 'spec/modules/missions.hansa'
 
-from hansa.runtime import tables
+from hansa.runtime import graph, tables
 from hansa.runtime.observation import Observations, check_observer
 from hansa.runtime.state import GameInfo, TableState
 from hansa.runtime.state_json import StateJson
@@ -37,57 +37,39 @@ AB_MOVE_COUNT = 3
 AB_INCOME = 4
 ON_TRACKS = (15, 3)
 OFF_BOARD = (16, 3)
-CITY_NAMES = (
-    ('Arnheim', 'Bremen', 'Brunswiek', 'Coellen', 'Dortmund', 'Duisburg', 'Emden', 'Goslar',
-     'Göttingen', 'Groningen', 'Halle', 'Hamburg', 'Hannover', 'Hildesheim', 'Kampen', 'Lübeck',
-     'Lüneburg', 'Magdeburg', 'Minden', 'Münster', 'Osnabrück', 'Paderborn', 'Perleberg',
-     'Quedlinburg', 'Stade', 'Stendal', 'Warburg')
-)
+CITY_NAMES = ('Arnheim', 'Bremen', 'Brunswiek', 'Coellen', 'Dortmund', 'Duisburg', 'Emden',
+              'Goslar', 'Göttingen', 'Groningen', 'Halle', 'Hamburg', 'Hannover', 'Hildesheim',
+              'Kampen', 'Lübeck', 'Lüneburg', 'Magdeburg', 'Minden', 'Münster', 'Osnabrück',
+              'Paderborn', 'Perleberg', 'Quedlinburg', 'Stade', 'Stendal', 'Warburg')
 N_CITIES = 27
-CITY_SPACES = (
-    ((0, 1, 2, 3), (4,), (5,), (6, 7), (8, 9), (10,), (11, 12), (13,), (14, 15), (16, 17),
-     (18, 19), (20, 21, 22), (23, 24), (25, 26), (27, 28), (29, 30), (31,), (32, 33),
-     (34, 35, 36, 37), (38, 39), (40, 41, 42), (43, 44), (45, 46, 47), (48, 49), (50,),
-     (51, 52, 53, 54), (55, 56))
-)
-SPACE_ROUND = (
-    (0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0)
-)
-SPACE_PRIV = (
-    (0, 0, 1, 2, 2, 1, 0, 2, 0, 1, 0, 0, 2, 0, 0, 1, 0, 1, 0, 1, 0, 1, 3, 0, 2, 0, 3, 1, 3, 0, 2,
-     0, 0, 1, 0, 1, 2, 3, 0, 1, 0, 1, 3, 0, 3, 0, 2, 3, 1, 2, 0, 0, 0, 1, 2, 1, 2)
-)
-SPACE_COIN = (
-    (0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0,
-     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0)
-)
+CITY_SPACES = ((0, 1, 2, 3), (4,), (5,), (6, 7), (8, 9), (10,), (11, 12), (13,), (14, 15),
+               (16, 17), (18, 19), (20, 21, 22), (23, 24), (25, 26), (27, 28), (29, 30), (31,),
+               (32, 33), (34, 35, 36, 37), (38, 39), (40, 41, 42), (43, 44), (45, 46, 47),
+               (48, 49), (50,), (51, 52, 53, 54), (55, 56))
+SPACE_ROUND = (0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+               0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0,
+               0)
+SPACE_PRIV = (0, 0, 1, 2, 2, 1, 0, 2, 0, 1, 0, 0, 2, 0, 0, 1, 0, 1, 0, 1, 0, 1, 3, 0, 2, 0, 3, 1,
+              3, 0, 2, 0, 0, 1, 0, 1, 2, 3, 0, 1, 0, 1, 3, 0, 3, 0, 2, 3, 1, 2, 0, 0, 0, 1, 2, 1,
+              2)
+SPACE_COIN = (0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+              0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+              0)
 N_SPACES = 57
-CITY_ABILITIES = (
-    ((), (), (), (), (), (), (), (), (1,), (3,), (0,), (), (), (), (), (4,), (), (), (), (), (),
-     (), (), (), (2,), (), ())
-)
-ROUTE_CITIES = (
-    ((0, 5), (0, 14), (0, 19), (1, 11), (1, 12), (1, 18), (1, 20), (2, 18), (2, 25), (3, 26),
-     (4, 5), (4, 21), (6, 9), (6, 20), (7, 13), (7, 17), (7, 23), (8, 23), (10, 23), (11, 15),
-     (11, 16), (11, 24), (12, 16), (12, 18), (13, 21), (14, 20), (16, 22), (17, 25), (18, 19),
-     (18, 21), (21, 26), (22, 25))
-)
-ROUTE_POINTS = (
-    ((0, 1, 2), (3, 4, 5), (6, 7, 8), (9, 10, 11, 12), (13, 14, 15), (16, 17, 18), (19, 20, 21),
-     (22, 23, 24, 25), (26, 27, 28, 29), (30, 31, 32, 33), (34, 35), (36, 37, 38), (39, 40, 41),
-     (42, 43, 44, 45), (46, 47, 48), (49, 50), (51, 52, 53, 54), (55, 56, 57), (58, 59, 60, 61),
-     (62, 63, 64), (65, 66, 67, 68), (69, 70, 71), (72, 73, 74), (75, 76, 77), (78, 79, 80),
-     (81, 82), (83, 84, 85), (86, 87, 88), (89, 90, 91), (92, 93, 94), (95, 96, 97),
-     (98, 99, 100))
-)
+CITY_ABILITIES = ((), (), (), (), (), (), (), (), (1,), (3,), (0,), (), (), (), (), (4,), (), (),
+                  (), (), (), (), (), (), (2,), (), ())
+ROUTE_CITIES = ((0, 5), (0, 14), (0, 19), (1, 11), (1, 12), (1, 18), (1, 20), (2, 18), (2, 25),
+                (3, 26), (4, 5), (4, 21), (6, 9), (6, 20), (7, 13), (7, 17), (7, 23), (8, 23),
+                (10, 23), (11, 15), (11, 16), (11, 24), (12, 16), (12, 18), (13, 21), (14, 20),
+                (16, 22), (17, 25), (18, 19), (18, 21), (21, 26), (22, 25))
+ROUTE_POINTS = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (9, 10, 11, 12), (13, 14, 15), (16, 17, 18),
+                (19, 20, 21), (22, 23, 24, 25), (26, 27, 28, 29), (30, 31, 32, 33), (34, 35),
+                (36, 37, 38), (39, 40, 41), (42, 43, 44, 45), (46, 47, 48), (49, 50),
+                (51, 52, 53, 54), (55, 56, 57), (58, 59, 60, 61), (62, 63, 64), (65, 66, 67, 68),
+                (69, 70, 71), (72, 73, 74), (75, 76, 77), (78, 79, 80), (81, 82), (83, 84, 85),
+                (86, 87, 88), (89, 90, 91), (92, 93, 94), (95, 96, 97), (98, 99, 100))
 N_ROUTES = 32
-POINT_MERCHANT_ONLY = (
-    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     0, 0, 0, 0, 0, 0, 0, 0)
-)
+POINT_MERCHANT_ONLY = (0,) * 101
 N_POINTS = 101
 TAVERN_ROUTES = (6, 14, 26)
 EAST_WEST = (25, 0)
@@ -103,14 +85,10 @@ CONTROL_PP = 1
 COIN_PP = True
 MERCHANT_ANY_SPACE = False
 EAST_WEST_AWARDS = (7, 4, 2)
-MARKER_KEYS = (
-    ('additional_trading_post', 'exchange_trading_posts', 'develop_ability', 'plus_3_actions',
-     'plus_4_actions', 'move_tradesmen')
-)
-MARKER_LABELS = (
-    ('additional_trading_post', 'exchange_trading_posts', 'develop_ability', 'plus_3_actions',
-     'plus_4_actions', 'move_tradesmen')
-)
+MARKER_KEYS = ('additional_trading_post', 'exchange_trading_posts', 'develop_ability',
+               'plus_3_actions', 'plus_4_actions', 'move_tradesmen')
+MARKER_LABELS = ('additional_trading_post', 'exchange_trading_posts', 'develop_ability',
+                 'plus_3_actions', 'plus_4_actions', 'move_tradesmen')
 MARKER_COUNT = (4, 3, 2, 2, 2, 2)
 MARKER_START = (1, 1, 0, 0, 0, 1)
 N_MARKER_TYPES = 6
@@ -122,42 +100,28 @@ MOVE_MARKERS = ((5, 3, 'opponents'),)
 REMOVE_MARKERS = ()
 END_TRACK_PP = 20
 END_COMPLETED_CITIES = 10
-MISSION_CARDS = (
-    ((20, 25, 21), (4, 18, 16), (18, 22, 7), (0, 22, 12), (4, 25, 14), (0, 20, 13), (0, 22, 1),
-     (18, 20, 17), (4, 25, 19))
-)
+MISSION_CARDS = ((20, 25, 21), (4, 18, 16), (18, 22, 7), (0, 22, 12), (4, 25, 14), (0, 20, 13),
+                 (0, 22, 1), (18, 20, 17), (4, 25, 19))
 MISSION_POST_PP = 1
 MISSION_ALL_PP = 5
 SCORE_KEYS = ('A', 'B', 'C', 'D', 'E', 'F', 'M')
-SCORE_KINDS = (
-    ('track', 'full_abilities', 'bonus_markers', 'special_prestige', 'controlled_cities',
-     'network', 'missions')
-)
+SCORE_KINDS = ('track', 'full_abilities', 'bonus_markers', 'special_prestige', 'controlled_cities',
+               'network', 'missions')
 SECRET_SCORE_KEYS = ('M',)
 CITY_CONTROL_PP = 2
 TIEBREAK = (('fewest', 'ability', 1), ('most', 'score', 5), ('shared', '', -1))
 CITY_COINS = (0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1)
-CITY_GREEN = (
-    (False, False, False, False, False, False, False, False, False, False, False, False, False,
-     False, False, False, False, False, False, False, False, False, False, False, False, False,
-     False)
-)
-CITY_COLOUR_SPACES = (
-    ((2, 1, 1, 0), (0, 0, 1, 0), (0, 1, 0, 0), (1, 0, 1, 0), (1, 1, 0, 0), (1, 0, 0, 0),
-     (1, 0, 1, 0), (1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 0, 0), (1, 1, 0, 0), (1, 1, 0, 1),
-     (1, 0, 1, 0), (1, 0, 0, 1), (0, 1, 0, 1), (1, 0, 1, 0), (1, 0, 0, 0), (1, 1, 0, 0),
-     (1, 1, 1, 1), (1, 1, 0, 0), (1, 1, 0, 1), (1, 0, 0, 1), (1, 0, 1, 1), (0, 1, 1, 0),
-     (1, 0, 0, 0), (2, 1, 1, 0), (0, 1, 1, 0))
-)
-ROUTE_SHIPS = (
-    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     0)
-)
-ROUTE_TAVERN = (
-    (False, False, False, False, False, False, True, False, False, False, False, False, False,
-     False, True, False, False, False, False, False, False, False, False, False, False, False,
-     True, False, False, False, False, False)
-)
+CITY_GREEN = (False,) * 27
+CITY_COLOUR_SPACES = ((2, 1, 1, 0), (0, 0, 1, 0), (0, 1, 0, 0), (1, 0, 1, 0), (1, 1, 0, 0),
+                      (1, 0, 0, 0), (1, 0, 1, 0), (1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 0, 0),
+                      (1, 1, 0, 0), (1, 1, 0, 1), (1, 0, 1, 0), (1, 0, 0, 1), (0, 1, 0, 1),
+                      (1, 0, 1, 0), (1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 1, 1), (1, 1, 0, 0),
+                      (1, 1, 0, 1), (1, 0, 0, 1), (1, 0, 1, 1), (0, 1, 1, 0), (1, 0, 0, 0),
+                      (2, 1, 1, 0), (0, 1, 1, 0))
+ROUTE_SHIPS = (0,) * 32
+ROUTE_TAVERN = (False, False, False, False, False, False, True, False, False, False, False, False,
+                False, False, True, False, False, False, False, False, False, False, False, False,
+                False, False, True, False, False, False, False, False)
 RULE_SOURCES = ()
 X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 A_END_TURN = 0
@@ -171,9 +135,7 @@ A_PAY = 584
 A_PICK = 587
 A_DONE_PICKING = 688
 A_DROP = 689
-A_REMOVE = 790
-A_DONE_REMOVING = 790
-A_ESTABLISH = 790
+A_REMOVE = A_DONE_REMOVING = A_ESTABLISH = 790
 A_ADDITIONAL = 844
 A_DEVELOP = 898
 A_SPECIAL = 903
@@ -184,20 +146,15 @@ A_EXTRA = 1066
 A_LIFT = 1068
 A_DECLINE = 1169
 A_PLACE_MARKER = 1170
-A_PERM_USE = 1202
-A_GREEN_POST = 1202
-A_ROUTE_PLACE = 1202
-A_COUNTRY_PLACE = 1202
-A_COUNTRY_LIFT = 1202
-NUM_ACTIONS = 1202
-ACTION_RANGES = (
-    (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 202), ('DISPLACE', 343, 202),
-     ('MOVE', 545, 1), ('CREATE', 546, 32), ('USE_MARKER', 578, 6), ('PAY', 584, 3),
-     ('PICK', 587, 101), ('DONE_PICKING', 688, 1), ('DROP', 689, 101), ('ESTABLISH', 790, 54),
-     ('ADDITIONAL', 844, 54), ('DEVELOP', 898, 5), ('SPECIAL', 903, 4), ('NO_POST', 907, 1),
-     ('EXCHANGE', 908, 57), ('PLACE_DISPLACED', 965, 101), ('EXTRA', 1066, 2), ('LIFT', 1068, 101),
-     ('DECLINE', 1169, 1), ('PLACE_MARKER', 1170, 32))
-)
+A_PERM_USE = A_GREEN_POST = A_ROUTE_PLACE = A_COUNTRY_PLACE = A_COUNTRY_LIFT = NUM_ACTIONS = 1202
+ACTION_RANGES = (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 202),
+                 ('DISPLACE', 343, 202), ('MOVE', 545, 1), ('CREATE', 546, 32),
+                 ('USE_MARKER', 578, 6), ('PAY', 584, 3), ('PICK', 587, 101),
+                 ('DONE_PICKING', 688, 1), ('DROP', 689, 101), ('ESTABLISH', 790, 54),
+                 ('ADDITIONAL', 844, 54), ('DEVELOP', 898, 5), ('SPECIAL', 903, 4),
+                 ('NO_POST', 907, 1), ('EXCHANGE', 908, 57), ('PLACE_DISPLACED', 965, 101),
+                 ('EXTRA', 1066, 2), ('LIFT', 1068, 101), ('DECLINE', 1169, 1),
+                 ('PLACE_MARKER', 1170, 32))
 GAME_NAME = 'bigbox-hanseatic-3p-missions'
 PLAYER_COUNTS = (3,)
 RULES_NAME = 'bigbox_missions'
@@ -227,22 +184,8 @@ HOUSE_POINTS = tuple(x for x in range(N_POINTS) if not POINT_MERCHANT_ONLY[x])
 ROUTE_ADJACENT = tables.route_adjacent(ROUTE_CITIES, CITY_ROUTES)
 RING_ANY = tables.ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
 RING_HOUSE = tables.ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
-_income_cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
-
-
-def _income_options(cap: int, stock_traders: int, stock_merchants: int) -> tuple[int, ...]:
-    """Every (traders, merchants) split of 1..cap pieces the stock allows, as sorted action ids."""
-    key = (cap, stock_traders, stock_merchants)
-    found = _income_cache.get(key)
-    if found is None:
-        found = tuple(
-            A_INCOME + t * (MERCHANTS + 1) + m
-            for t in range(min(cap, stock_traders) + 1)
-            for m in range(min(cap - t, stock_merchants) + 1)
-            if t + m > 0
-        )
-        _income_cache[key] = found
-    return found
+# Every (traders, merchants) split of 1..cap pieces the stock allows, as sorted action ids
+_income_options = tables.income_options(A_INCOME, MERCHANTS)
 
 
 # ---- the state
@@ -474,29 +417,12 @@ def _post_counts(s: State, p: int) -> list[int]:
     return counts
 
 
-def _connected(counts: list[int], a: int, b: int) -> bool:
-    """Whether cities a and b are linked through cities where counts > 0."""
-    if not counts[a] or not counts[b]:
-        return False
-    seen = {a}
-    todo = [a]
-    while todo:
-        c = todo.pop()
-        if c == b:
-            return True
-        for d in CITY_NEIGHBORS[c]:
-            if counts[d] and d not in seen:
-                seen.add(d)
-                todo.append(d)
-    return False
-
-
 def _check_east_west(s: State, p: int) -> None:
     """Award the next East-West prize if player p has just linked the two East-West cities."""
     # create_route east-west awards: spec/bigbox_2021.hansa:23
     if p in s.ew or len(s.ew) >= len(EAST_WEST_AWARDS):
         return
-    if _connected(_post_counts(s, p), EAST_WEST[0], EAST_WEST[1]):
+    if graph.connected(_post_counts(s, p), CITY_NEIGHBORS, EAST_WEST[0], EAST_WEST[1]):
         s.track[p] += EAST_WEST_AWARDS[len(s.ew)]
         s.ew += (p,)
 
@@ -593,24 +519,7 @@ def _x_markers(s: State, p: int) -> int:
 
 def _x_largest_network(s: State, p: int) -> int:
     """Posts in p's largest connected group of cities (the network category reads it)."""
-    counts = _post_counts(s, p)
-    seen = set()
-    best = 0
-    for start in range(N_CITIES):
-        if not counts[start] or start in seen:
-            continue
-        seen.add(start)
-        todo = [start]
-        total = 0
-        while todo:
-            c = todo.pop()
-            total += counts[c]
-            for d in CITY_NEIGHBORS[c]:
-                if counts[d] and d not in seen:
-                    seen.add(d)
-                    todo.append(d)
-        best = max(best, total)
-    return best
+    return max(graph.group_sizes(_post_counts(s, p), CITY_NEIGHBORS), default=0)
 
 
 # How often each of RULE_SOURCES applied, over every state of this process (play counts the
@@ -1165,21 +1074,15 @@ def _effect_move_tradesmen(s: State, p: int, m: int) -> None:
 # bonus marker plus_3_actions (extra_actions): spec/bigbox_2021.hansa:31
 # bonus marker plus_4_actions (extra_actions): spec/bigbox_2021.hansa:32
 # bonus marker move_tradesmen (move_tradesmen): spec/bigbox_2021.hansa:33
-MARKER_USABLE = (
-    _usable_additional_trading_post,
-    _usable_exchange_trading_posts,
-    _usable_develop_ability,
-    _usable_extra_actions,
-    _usable_extra_actions,
-    _usable_move_tradesmen,
-)
-MARKER_EFFECT = (
-    _effect_additional_trading_post,
-    _effect_exchange_trading_posts,
-    _effect_develop_ability,
-    _effect_extra_actions,
-    _effect_extra_actions,
-    _effect_move_tradesmen,
+# per marker type: whether it can be used now, what using it does
+MARKER_USABLE, MARKER_EFFECT = zip(
+    (_usable_additional_trading_post, _effect_additional_trading_post),
+    (_usable_exchange_trading_posts, _effect_exchange_trading_posts),
+    (_usable_develop_ability, _effect_develop_ability),
+    (_usable_extra_actions, _effect_extra_actions),
+    (_usable_extra_actions, _effect_extra_actions),
+    (_usable_move_tradesmen, _effect_move_tradesmen),
+    strict=True,
 )
 
 
@@ -1289,15 +1192,7 @@ def _score_M(s: State, p: int) -> int:
 
 
 # ---- final scoring
-SCORERS = (
-    _score_A,
-    _score_B,
-    _score_C,
-    _score_D,
-    _score_E,
-    _score_F,
-    _score_M,
-)
+SCORERS = (_score_A, _score_B, _score_C, _score_D, _score_E, _score_F, _score_M)
 
 
 def score_breakdown(s: State) -> list[dict[str, int]]:
@@ -1376,44 +1271,18 @@ def _apply_none(s: State, top: tuple, action: int) -> None:
     raise AssertionError("no decision of this kind in this game")
 
 
-LEGAL = (
-    None,
-    _legal_pay,
-    _legal_displaced,
-    _legal_move_frame,
-    _legal_none,
-    _legal_route,
-    _legal_exchange,
-    _legal_develop,
-    _legal_markers,
+# Per frame kind (F_*): its legal actions, how an action applies, and what settles without a
+# choice (the turn decision, kind 0, is _legal_turn, _apply_turn and _settle themselves).
+FRAMES = (
+    (None, None, None),
+    (_legal_pay, _apply_pay, _settle_never),  # F_PAY
+    (_legal_displaced, _apply_displaced, _settle_displaced),  # F_DISPLACED
+    (_legal_move_frame, _apply_move_frame, _settle_move),  # F_MOVE
+    (_legal_none, _apply_none, _settle_never),  # F_REMOVE (no such marker)
+    (_legal_route, _apply_route, _settle_never),  # F_ROUTE
+    (_legal_exchange, _apply_exchange, _settle_never),  # F_EXCHANGE
+    (_legal_develop, _apply_develop, _settle_never),  # F_DEVELOP
+    (_legal_markers, _apply_markers, _settle_markers),  # F_MARKERS
 )
-APPLY = (
-    None,
-    _apply_pay,
-    _apply_displaced,
-    _apply_move_frame,
-    _apply_none,
-    _apply_route,
-    _apply_exchange,
-    _apply_develop,
-    _apply_markers,
-)
-SETTLE = (
-    None,
-    _settle_never,
-    _settle_displaced,
-    _settle_move,
-    _settle_never,
-    _settle_never,
-    _settle_never,
-    _settle_never,
-    _settle_markers,
-)
-INFO = GameInfo(
-    name=GAME_NAME,
-    rules=RULES_NAME,
-    board=BOARD_ID,
-    player_counts=PLAYER_COUNTS,
-    num_distinct_actions=NUM_ACTIONS,
-    score_keys=SCORE_KEYS,
-)
+LEGAL, APPLY, SETTLE = zip(*FRAMES, strict=True)
+INFO = GameInfo.from_tables(globals())

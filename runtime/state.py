@@ -33,6 +33,18 @@ class GameInfo:
     num_distinct_actions: int
     score_keys: tuple[str, ...]
 
+    @classmethod
+    def from_tables(cls, namespace: dict) -> GameInfo:
+        """A generated module's own description, from its tables (`INFO`)."""
+        return cls(
+            name=namespace["GAME_NAME"],
+            rules=namespace["RULES_NAME"],
+            board=namespace["BOARD_ID"],
+            player_counts=namespace["PLAYER_COUNTS"],
+            num_distinct_actions=namespace["NUM_ACTIONS"],
+            score_keys=namespace["SCORE_KEYS"],
+        )
+
 
 class BaseState:
     __slots__ = ("_cached",)

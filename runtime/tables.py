@@ -89,3 +89,24 @@ def route_adjacent(route_cities: tuple, city_routes: tuple) -> tuple:
         tuple(sorted({r2 for c in cities for r2 in city_routes[c]} - {r}))
         for r, cities in enumerate(route_cities)
     )
+
+
+def income_options(base: int, merchants: int):
+    """The Income action's ids `base + traders * (merchants + 1) + merchants taken`: a function
+    of (cap, traders in stock, merchants in stock) giving every split of 1..cap pieces the stock
+    allows, sorted (remembered per argument: a few dozen combinations occur)."""
+    cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
+
+    def options(cap: int, stock_traders: int, stock_merchants: int) -> tuple[int, ...]:
+        key = (cap, stock_traders, stock_merchants)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = tuple(
+                base + t * (merchants + 1) + m
+                for t in range(min(cap, stock_traders) + 1)
+                for m in range(min(cap - t, stock_merchants) + 1)
+                if t + m > 0
+            )
+        return found
+
+    return options
