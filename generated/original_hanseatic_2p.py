@@ -213,7 +213,8 @@ _income_options = tables.income_options(A_INCOME, MERCHANTS)
 
 
 # ---- the state
-# Frame kinds of the decision stack (an empty stack is the active player's turn decision).
+# Frame kinds of the decision stack (an empty stack is the active player's turn decision; FRAMES,
+# at the end, names each and gives its rules).
 F_PAY = 1
 F_DISPLACED = 2
 F_MOVE = 3
@@ -223,29 +224,11 @@ F_EXCHANGE = 6
 F_DEVELOP = 7
 F_MARKERS = 8
 F_PAWN = 9
-FRAME_NAMES = (
-    "turn",
-    "pay_displacement_cost",
-    "displaced",
-    "move",
-    "remove",
-    "create_route",
-    "exchange",
-    "develop",
-    "place_markers",
-    "move_pawn",
-)
 WHOSE_NAMES = ("own", "opponents", "any")
 
 
 class State(TableState):
-    """A position: flat lists indexed by small ints (pieces coded player * 2 + kind, -1 = empty).
-
-    Kept incrementally, so legal actions never scan the board: `mask` (free points per route),
-    `full_owner`, `filled` (posts per city, a prefix), `onboard` (pieces per code on routes), `at`
-    (each player's points), `free`, `free_house` (free points, and those of them a trader may
-    take; all sorted).
-    """
+    """A position of this game: TableState (runtime/state.py) holds the fields every game has."""
 
     # the fields of this game's optional parts (TableState, runtime/state.py, has the others)
     __slots__ = ("pawn", "pawn_turn")
@@ -284,27 +267,6 @@ class State(TableState):
 
     def _game_info(self) -> GameInfo:
         return INFO
-
-    # ---- rule facts (the generic reads: runtime/state.py, TableState)
-    def city_controller(self, c: int) -> int:
-        return _controller(self, c)
-
-    def end_conditions_met(self) -> list[str]:
-        """The end triggers whose condition holds now, by name (a catalogue kind such as
-        'track_pp', or a rule's words): the game ends after the action in which one becomes true.
-        Running out of bonus markers is an event of Create Route, not a condition: never listed."""
-        return _x_ends_met(self, self.player)
-
-    def city_posts(self, c: int) -> list[int]:
-        """The posts of city `c` from lowest to highest value (additional posts first)."""
-        return _posts_left_to_right(self, c)
-
-    def ability_level(self, player: int, ability: int) -> int:
-        """How many times `player` has developed `ability` (ABILITY_NAMES numbers them)."""
-        return self.level[player * NA + ability]
-
-    def ability_value(self, player: int, ability: int) -> int:
-        return _ability_value(self, player, ability)
 
     def pawn_region(self) -> int:
         """The region the neutral pawn stands in (-1 before it is placed)."""
@@ -1335,7 +1297,6 @@ _state_json = StateJson(globals())
 action_text = _state_json.action_text
 action_name = _state_json.action_name
 _action_names = _state_json.action_names
-state_to_dict = _state_json.to_dict
 state_from_dict = _state_json.from_dict
 
 
@@ -1345,16 +1306,9 @@ state_from_dict = _state_json.from_dict
 _views = Observations(globals(), _state_json)
 State._json = _state_json
 State._views = _views
-observation = _views.observation
-information_state_string = _views.information_state_string
-resample_hidden = _views.resample_hidden
 tensor_codec = _views.tensor_codec
 observation_tensor_layout = _views.observation_tensor_layout
 observation_tensor_size = _views.observation_tensor_size
-city_controller = _controller
-controller_if_post = _views.controller_if_post
-controller_if_exchange = _views.controller_if_exchange
-networks = _views.networks
 
 
 def observation_tensor(s: State, player: int, out=None):
@@ -1377,19 +1331,19 @@ def _apply_none(s: State, top: tuple, action: int) -> None:
     raise AssertionError("no decision of this kind in this game")
 
 
-# Per frame kind (F_*): its legal actions, how an action applies, and what settles without a
-# choice (the turn decision, kind 0, is _legal_turn, _apply_turn and _settle themselves).
+# Per frame kind (F_*): its name (the state JSON's), its legal actions, how an action applies,
+# and what settles without a choice (kind 0, the turn: _legal_turn, _apply_turn, _settle).
 FRAMES = (
-    (None, None, None),
-    (_legal_pay, _apply_pay, _settle_never),  # F_PAY
-    (_legal_displaced, _apply_displaced, _settle_displaced),  # F_DISPLACED
-    (_legal_move_frame, _apply_move_frame, _settle_move),  # F_MOVE
-    (_legal_remove, _apply_remove, _settle_remove),  # F_REMOVE
-    (_legal_route, _apply_route, _settle_never),  # F_ROUTE
-    (_legal_exchange, _apply_exchange, _settle_never),  # F_EXCHANGE
-    (_legal_develop, _apply_develop, _settle_never),  # F_DEVELOP
-    (_legal_markers, _apply_markers, _settle_markers),  # F_MARKERS
-    (_legal_pawn_frame, _apply_pawn_frame, _settle_never),  # F_PAWN
+    ("turn", None, None, None),
+    ("pay_displacement_cost", _legal_pay, _apply_pay, _settle_never),  # F_PAY
+    ("displaced", _legal_displaced, _apply_displaced, _settle_displaced),  # F_DISPLACED
+    ("move", _legal_move_frame, _apply_move_frame, _settle_move),  # F_MOVE
+    ("remove", _legal_remove, _apply_remove, _settle_remove),  # F_REMOVE
+    ("create_route", _legal_route, _apply_route, _settle_never),  # F_ROUTE
+    ("exchange", _legal_exchange, _apply_exchange, _settle_never),  # F_EXCHANGE
+    ("develop", _legal_develop, _apply_develop, _settle_never),  # F_DEVELOP
+    ("place_markers", _legal_markers, _apply_markers, _settle_markers),  # F_MARKERS
+    ("move_pawn", _legal_pawn_frame, _apply_pawn_frame, _settle_never),  # F_PAWN
 )
-LEGAL, APPLY, SETTLE = zip(*FRAMES, strict=True)
+FRAME_NAMES, LEGAL, APPLY, SETTLE = zip(*FRAMES, strict=True)
 INFO = GameInfo.from_tables(globals())

@@ -195,7 +195,12 @@ class TableState(BaseState):
     use. The module sets `_json` (its `StateJson`, runtime/state_json.py) and `_views` (its
     `Observations`, runtime/observation.py) on its `State` at import; the fields are the
     template's (`pt`, `post`, `filled`, `extra`, `stack`, …; a piece or post is a code
-    player * 2 + kind, 0 trader and 1 merchant, -1 empty)."""
+    player * 2 + kind, 0 trader and 1 merchant, -1 empty): flat lists indexed by small ints.
+
+    Kept incrementally, so legal actions never scan the board: `mask` (free points per route),
+    `full_owner`, `filled` (posts per city, a prefix), `onboard` (pieces per code on routes), `at`
+    (each player's points), `free`, `free_house` (free points, and those of them a trader may
+    take; all sorted)."""
 
     # The fields every game has (a game's own State adds the fields of its optional parts)
     __slots__ = (
@@ -327,9 +332,28 @@ class TableState(BaseState):
         return len(self.msupply)
 
     def end_conditions_met(self) -> list[str]:
-        """The end triggers whose condition holds now, by name (a game whose rules have none
-        written as a condition: never any; running out of bonus markers is an event)."""
-        return []
+        """The end triggers whose condition holds now, by name (a catalogue kind, or a rule's
+        words): the game ends after the action in which one becomes true. An end that is an event
+        inside an action rather than a condition is never listed."""
+        if not self._json.x_end:
+            return []
+        return self._json.g._x_ends_met(self, self.player)
+
+    def city_controller(self, c: int) -> int:
+        """Who controls city `c` now (-1: nobody), by the game's own control rule."""
+        return self._views.g._controller(self, c)
+
+    def city_posts(self, c: int) -> list[int]:
+        """The posts of city `c` from lowest to highest value (additional posts first)."""
+        return self._views.g._posts_left_to_right(self, c)
+
+    def ability_level(self, player: int, ability: int) -> int:
+        """How many times `player` has developed `ability` (ABILITY_NAMES numbers them)."""
+        return self.level[player * len(self._views.g.ABILITY_NAMES) + ability]
+
+    def ability_value(self, player: int, ability: int) -> int:
+        """The value of `player`'s `ability` now (its track's leftmost uncovered value)."""
+        return self._views.g._ability_value(self, player, ability)
 
     def mission_cities(self, player: int) -> tuple[int, ...]:
         """The cities on `player`'s secret mission card; () in games without mission cards."""
