@@ -107,18 +107,7 @@ SCORE_KINDS = ('track', 'full_abilities', 'bonus_markers', 'special_prestige', '
 SECRET_SCORE_KEYS = ()
 CITY_CONTROL_PP = 2
 TIEBREAK = (('fewest', 'ability', 1), ('most', 'score', 5), ('shared', '', -1))
-CITY_COINS = (0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 CITY_GREEN = (False,) * 27
-CITY_COLOUR_SPACES = ((2, 1, 1, 0), (1, 0, 1, 0), (0, 1, 0, 0), (1, 0, 1, 0), (1, 1, 1, 0),
-                      (1, 0, 0, 0), (1, 0, 1, 0), (1, 0, 0, 1), (2, 0, 1, 0), (1, 1, 0, 0),
-                      (1, 1, 0, 0), (1, 1, 0, 1), (1, 0, 1, 0), (1, 0, 0, 1), (0, 1, 0, 1),
-                      (1, 0, 1, 0), (0, 1, 0, 1), (1, 1, 0, 0), (1, 1, 1, 1), (1, 1, 0, 0),
-                      (1, 1, 0, 1), (1, 0, 0, 1), (1, 0, 1, 1), (0, 1, 1, 0), (1, 0, 0, 0),
-                      (2, 1, 1, 0), (0, 1, 1, 0))
-ROUTE_SHIPS = (0,) * 34
-ROUTE_TAVERN = (False, False, False, False, False, False, True, False, False, False, False, False,
-                False, False, False, True, False, False, False, False, False, False, False, False,
-                False, False, False, False, True, False, False, False, False, False)
 RULE_SOURCES = ()
 X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 A_END_TURN = 0
@@ -635,13 +624,11 @@ def _extra_source(s: State, q: int) -> int:
     """The zone the displaced owner's next extra piece comes from: the first zone in FALLBACK order
     (0 general stock, 1 personal supply, 2 own pieces on routes) holding any of q's pieces, or -1.
     The owner then chooses the kind among the pieces of that zone."""
+    zones = (s.stock, s.supply, s.onboard)
     for source in FALLBACK:
-        if source == 0 and (s.stock[2 * q] or s.stock[2 * q + 1]):
-            return 0
-        if source == 1 and (s.supply[2 * q] or s.supply[2 * q + 1]):
-            return 1
-        if source == 2 and (s.onboard[2 * q] or s.onboard[2 * q + 1]):
-            return 2
+        zone = zones[source]
+        if zone[2 * q] or zone[2 * q + 1]:
+            return source
     return -1
 
 
@@ -652,7 +639,7 @@ def _legal_displaced(s: State, top: tuple) -> list[int]:
     acts = []
     lifts = []
     source = _extra_source(s, q)
-    zone = s.stock if source == 0 else s.supply if source == 1 else s.onboard
+    zone = (s.stock, s.supply, s.onboard)[source]
     for kind in (0, 1):
         if source < 0 or not zone[2 * q + kind]:
             continue

@@ -129,18 +129,7 @@ REGION_LABELS = ('outer region', 'region 1 (Arnheim, Dortmund, Duisburg, Münste
                  'region 9 (Brunswiek, Lüneburg, Perleberg, Stendal)',
                  'region 10 (Dortmund, Minden, Münster, Paderborn)')
 PAWN_FREE_BORDERS = 2
-CITY_COINS = (0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1)
 CITY_GREEN = (False,) * 27
-CITY_COLOUR_SPACES = ((2, 1, 1, 0), (0, 0, 1, 0), (0, 1, 0, 0), (1, 0, 1, 0), (1, 1, 0, 0),
-                      (1, 0, 0, 0), (1, 0, 1, 0), (1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 0, 0),
-                      (1, 1, 0, 0), (1, 1, 0, 1), (1, 0, 1, 0), (1, 0, 0, 1), (0, 1, 0, 1),
-                      (1, 0, 1, 0), (1, 0, 0, 0), (1, 1, 0, 0), (1, 1, 1, 1), (1, 1, 0, 0),
-                      (1, 1, 0, 1), (1, 0, 0, 1), (1, 0, 1, 1), (0, 1, 1, 0), (1, 0, 0, 0),
-                      (2, 1, 1, 0), (0, 1, 1, 0))
-ROUTE_SHIPS = (0,) * 32
-ROUTE_TAVERN = (False, False, False, False, False, False, True, False, False, False, False, False,
-                False, False, True, False, False, False, False, False, False, False, False, False,
-                False, False, True, False, False, False, False, False)
 RULE_SOURCES = ()
 X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 A_END_TURN = 0
@@ -754,13 +743,11 @@ def _extra_source(s: State, q: int) -> int:
     """The zone the displaced owner's next extra piece comes from: the first zone in FALLBACK order
     (0 general stock, 1 personal supply, 2 own pieces on routes) holding any of q's pieces, or -1.
     The owner then chooses the kind among the pieces of that zone."""
+    zones = (s.stock, s.supply, s.onboard)
     for source in FALLBACK:
-        if source == 0 and (s.stock[2 * q] or s.stock[2 * q + 1]):
-            return 0
-        if source == 1 and (s.supply[2 * q] or s.supply[2 * q + 1]):
-            return 1
-        if source == 2 and (s.onboard[2 * q] or s.onboard[2 * q + 1]):
-            return 2
+        zone = zones[source]
+        if zone[2 * q] or zone[2 * q + 1]:
+            return source
     return -1
 
 
@@ -771,7 +758,7 @@ def _legal_displaced(s: State, top: tuple) -> list[int]:
     acts = []
     lifts = []
     source = _extra_source(s, q)
-    zone = s.stock if source == 0 else s.supply if source == 1 else s.onboard
+    zone = (s.stock, s.supply, s.onboard)[source]
     for kind in (0, 1):
         if source < 0 or not zone[2 * q + kind]:
             continue

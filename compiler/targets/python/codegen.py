@@ -39,6 +39,8 @@ DERIVED_AT_IMPORT = (
     "FREE_HOUSE_POINTS",
 )
 LINE_WIDTH = 99
+# Model tables only the compiled rules in words read: a module holds those its rules read
+WORDS_ONLY = ("CITY_COINS", "CITY_COLOUR_SPACES", "ROUTE_SHIPS", "ROUTE_TAVERN")
 
 
 def _environment() -> jinja2.Environment:
@@ -191,8 +193,14 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
             (hook, name, _relative_origin(origin, root), text)
             for hook, name, origin, text in tables["RULE_SOURCES"]
         )
+    functions = "\n".join(model.components.get("expr_functions", ()))
     constants = _render_constants(
-        [(name, value) for name, value in tables.items() if name not in DERIVED_AT_IMPORT]
+        [
+            (name, value)
+            for name, value in tables.items()
+            if name not in DERIVED_AT_IMPORT
+            and (name not in WORDS_ONLY or re.search(rf"\b{name}\b", functions))
+        ]
     )
     comp = model.components
     context = dict(comp)
