@@ -225,14 +225,7 @@ GROUP_ROUTE = tuple(ROUTE_GROUP.index(g) for g in range(len(_GROUP_KEYS)))
 # ---- the state
 # Frame kinds of the decision stack (an empty stack is the active player's turn decision; FRAMES,
 # at the end, names each and gives its rules).
-F_PAY = 1
-F_DISPLACED = 2
-F_MOVE = 3
-F_REMOVE = 4
-F_ROUTE = 5
-F_EXCHANGE = 6
-F_DEVELOP = 7
-F_MARKERS = 8
+F_PAY, F_DISPLACED, F_MOVE, F_REMOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = range(1, 9)
 F_PERMANENT = 9
 WHOSE_NAMES = ("own", "opponents", "any")
 
@@ -262,12 +255,6 @@ class State(TableState):
         else:
             _apply_turn(self, action)
         _settle(self)
-
-    def _scores(self) -> list[dict[str, int]]:
-        return score_breakdown(self)
-
-    def _winners(self) -> list[int]:
-        return winners(self)
 
     def _game_info(self) -> GameInfo:
         return INFO
@@ -723,16 +710,21 @@ def _ring_points(s: State, route: int, kind: int) -> list[int]:
     return []
 
 
-def _extra_source(s: State, q: int) -> int:
-    """The zone the displaced owner's next extra piece comes from: the first zone in FALLBACK order
-    (0 general stock, 1 personal supply, 2 own pieces on routes) holding any of q's pieces, or -1.
-    The owner then chooses the kind among the pieces of that zone."""
+def _first_zone(s: State, p: int, sources: tuple[int, ...], kinds: int) -> int:
+    """The first zone in `sources` order (0 general stock, 1 personal supply, 2 own pieces on
+    routes) holding any of p's pieces (kinds 1: of p's traders), or -1."""
     zones = (s.stock, s.supply, s.onboard)
-    for source in FALLBACK:
+    for source in sources:
         zone = zones[source]
-        if zone[2 * q] or zone[2 * q + 1]:
+        if zone[2 * p] or (kinds > 1 and zone[2 * p + 1]):
             return source
     return -1
+
+
+def _extra_source(s: State, q: int) -> int:
+    """The zone the displaced owner's next extra piece comes from, in FALLBACK order.
+    The owner then chooses the kind among the pieces of that zone."""
+    return _first_zone(s, q, FALLBACK, 2)
 
 
 def _legal_displaced(s: State, top: tuple) -> list[int]:
@@ -1288,18 +1280,6 @@ def _country_points(s: State, kind: int) -> list[int]:
     return [x for x in free if ROUTE_PERMIT_BIT[POINT_ROUTE[x]]]
 
 
-def _country_source(s: State, p: int, sources: tuple) -> int:
-    """The first zone (0 stock, 1 personal supply, 2 own pieces on routes) holding p's pieces."""
-    for source in sources:
-        if source == 0 and (s.stock[2 * p] or s.stock[2 * p + 1]):
-            return 0
-        if source == 1 and (s.supply[2 * p] or s.supply[2 * p + 1]):
-            return 1
-        if source == 2 and (s.onboard[2 * p] or s.onboard[2 * p + 1]):
-            return 2
-    return -1
-
-
 def _legal_permanent(s: State, top: tuple) -> list[int]:
     _, p, r, left, holding = top
     kind, arg, arg2 = PERMANENT[ROUTE_PERMANENT[r]]
@@ -1311,7 +1291,7 @@ def _legal_permanent(s: State, top: tuple) -> list[int]:
         if holding >= 0:  # a piece lifted off the board must go down
             return [A_COUNTRY_PLACE + 2 * x + holding for x in _country_points(s, holding)]
         if left > 0:
-            source = _country_source(s, p, arg2)
+            source = _first_zone(s, p, arg2, 2)
             if source in (0, 1):
                 zone = s.stock if source == 0 else s.supply
                 for k in (0, 1):
@@ -1353,7 +1333,7 @@ def _apply_permanent(s: State, top: tuple, action: int) -> None:
     if A_COUNTRY_PLACE <= action < A_COUNTRY_PLACE + 2 * N_POINTS:
         x, k = divmod(action - A_COUNTRY_PLACE, 2)
         if holding < 0:
-            if _country_source(s, p, arg2) == 0:
+            if _first_zone(s, p, arg2, 2) == 0:
                 s.stock[2 * p + k] -= 1
             else:
                 s.supply[2 * p + k] -= 1

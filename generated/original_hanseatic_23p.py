@@ -178,14 +178,7 @@ _income_options = tables.income_options(A_INCOME, MERCHANTS)
 # ---- the state
 # Frame kinds of the decision stack (an empty stack is the active player's turn decision; FRAMES,
 # at the end, names each and gives its rules).
-F_PAY = 1
-F_DISPLACED = 2
-F_MOVE = 3
-F_REMOVE = 4
-F_ROUTE = 5
-F_EXCHANGE = 6
-F_DEVELOP = 7
-F_MARKERS = 8
+F_PAY, F_DISPLACED, F_MOVE, F_REMOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = range(1, 9)
 WHOSE_NAMES = ("own", "opponents", "any")
 
 
@@ -210,12 +203,6 @@ class State(TableState):
         else:
             _apply_turn(self, action)
         _settle(self)
-
-    def _scores(self) -> list[dict[str, int]]:
-        return score_breakdown(self)
-
-    def _winners(self) -> list[int]:
-        return winners(self)
 
     def _game_info(self) -> GameInfo:
         return INFO
@@ -623,16 +610,21 @@ def _ring_points(s: State, route: int, kind: int) -> list[int]:
     return []
 
 
-def _extra_source(s: State, q: int) -> int:
-    """The zone the displaced owner's next extra piece comes from: the first zone in FALLBACK order
-    (0 general stock, 1 personal supply, 2 own pieces on routes) holding any of q's pieces, or -1.
-    The owner then chooses the kind among the pieces of that zone."""
+def _first_zone(s: State, p: int, sources: tuple[int, ...], kinds: int) -> int:
+    """The first zone in `sources` order (0 general stock, 1 personal supply, 2 own pieces on
+    routes) holding any of p's pieces (kinds 1: of p's traders), or -1."""
     zones = (s.stock, s.supply, s.onboard)
-    for source in FALLBACK:
+    for source in sources:
         zone = zones[source]
-        if zone[2 * q] or zone[2 * q + 1]:
+        if zone[2 * p] or (kinds > 1 and zone[2 * p + 1]):
             return source
     return -1
+
+
+def _extra_source(s: State, q: int) -> int:
+    """The zone the displaced owner's next extra piece comes from, in FALLBACK order.
+    The owner then chooses the kind among the pieces of that zone."""
+    return _first_zone(s, q, FALLBACK, 2)
 
 
 def _legal_displaced(s: State, top: tuple) -> list[int]:

@@ -4,9 +4,10 @@
 illegal action raises and changes nothing), cloning, JSON, returns; a subclass supplies `_legal`,
 `_apply`, `_copy_into`, `_current_player`, `_to_dict`, `_scores`, `_winners`, `_decision_name`,
 `_action_string` and `_game_info`. `TableState` supplies those that only read the fields every
-game has (and holds those fields); a generated module's `State` subclasses it with its rules'
-`_legal`, `_apply`, `_scores`, `_winners` and the fields of its optional parts. The method names
-follow OpenSpiel's.
+game has (and holds those fields), and the scores and winners through the module's own
+`score_breakdown` and `winners`; a generated module's `State` subclasses it with its rules'
+`_legal`, `_apply`, `_game_info` and the fields of its optional parts. The method names follow
+OpenSpiel's.
 """
 
 from __future__ import annotations
@@ -291,6 +292,12 @@ class TableState(BaseState):
 
     def _action_string(self, action: int) -> str:
         return self._json.action_name(action)
+
+    def _scores(self) -> list[dict[str, int]]:
+        return self._views.g.score_breakdown(self)
+
+    def _winners(self) -> list[int]:
+        return self._views.g.winners(self)
 
     def _to_dict(self) -> dict:
         return self._json.to_dict(self)
