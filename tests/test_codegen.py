@@ -390,3 +390,17 @@ def test_tables_the_runtime_derives_are_not_written_into_modules():
             ]
             for name in set(targets) & set(DERIVED_AT_IMPORT):
                 assert isinstance(node.value, ast.Call), f"{path.name} writes {name} out"
+
+
+def test_coinciding_action_id_bases_share_lines_that_fit():
+    from hansa.compiler.targets.python.codegen import _render_constants
+
+    bases = [(f"A_SOME_LONG_DECISION_KIND_{i}", 1259) for i in range(12)]
+    text = _render_constants([("A_PLACE", 141), *bases, ("NUM_ACTIONS", 1259), ("N_X", 1259)])
+    namespace: dict = {}
+    exec(text, namespace)
+    assert namespace["A_PLACE"] == 141 and namespace["NUM_ACTIONS"] == 1259
+    assert all(namespace[name] == 1259 for name, _ in bases)
+    lines = text.splitlines()
+    assert lines[0] == "A_PLACE = 141" and lines[-1] == "N_X = 1259"  # only the layout chains
+    assert 2 < len(lines) < 2 + len(bases) and all(len(line) <= 99 for line in lines)

@@ -243,11 +243,12 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
 
 def _render_constants(tables: list[tuple[str, object]]) -> str:
     """The constants block; action-id bases that coincide (kinds of decision this game does not
-    have hold no ids) share one line: `A_REMOVE = A_DONE_REMOVING = 828`."""
+    have hold no ids) share a line while it fits: `A_REMOVE = A_DONE_REMOVING = 828`."""
     lines: list[str] = []
     chained: list[str] = []
     for i, (name, value) in enumerate(tables):
         following = tables[i + 1] if i + 1 < len(tables) else None
+        joined = " = ".join([*chained, name])
         if (
             following is not None
             and name.startswith("A_")
@@ -255,10 +256,11 @@ def _render_constants(tables: list[tuple[str, object]]) -> str:
             and type(value) is int
             and following[1] == value
             and type(following[1]) is int
+            and len(f"{joined} = {following[0]} = {value}") <= LINE_WIDTH
         ):
             chained.append(name)
             continue
-        lines.append(render_constant(" = ".join([*chained, name]), value))
+        lines.append(render_constant(joined, value))
         chained = []
     return "\n".join(lines)
 
