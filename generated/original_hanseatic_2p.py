@@ -128,6 +128,11 @@ REGION_LABELS = ('outer region', 'region 1 (Arnheim, Dortmund, Duisburg, Münste
                  'region 8 (Brunswiek, Hannover, Lüneburg, Minden)',
                  'region 9 (Brunswiek, Lüneburg, Perleberg, Stendal)',
                  'region 10 (Dortmund, Minden, Münster, Paderborn)')
+REGION_OUTLINES = (((0, 5, 4, 21, 26, 3, 26, 21, 13, 7, 23, 8, 23, 10, 23, 7, 17, 25, 22, 16, 11,
+                     15, 11, 24, 11, 1, 20, 6, 9, 6, 20, 14),),
+                   ((0, 19, 4, 5),), ((0, 14, 20, 19),), ((1, 11, 16, 12),), ((1, 12, 18),),
+                   ((1, 18, 19, 20),), ((2, 7, 13, 21, 18),), ((2, 25, 17, 7),),
+                   ((2, 18, 12, 16),), ((2, 16, 22, 25),), ((4, 19, 18, 21),))
 PAWN_FREE_BORDERS = 2
 CITY_GREEN = (False,) * 27
 RULE_SOURCES = ()

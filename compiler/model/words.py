@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import HansaError
+from ..expr.catalogue import SETTABLE
 from ..expr.check import ExprError, _refs, check_rule, names_of
 from ..expr.codegen import ExprCompiler
 from ..expr.cost import Sizes, costly_rules
@@ -151,8 +152,8 @@ def _check_setup_receives(f: Fold, hook_rules) -> None:
 
 
 def _parameters(f: Fold) -> None:
-    """X_PARAM_NAMES, X_PARAM_DEFAULTS, N_X_PARAMS and X_<NAME> indices of the per-player
-    parameters (a default of -1: the ability's own full-track PP)."""
+    """X_PARAM_NAMES, X_PARAM_LABELS, X_PARAM_DEFAULTS, N_X_PARAMS and X_<NAME> indices of the
+    per-player parameters (a default of -1: the ability's own full-track PP)."""
     k, comp = f.k, f.comp
     if comp["x_params"]:
         k["X_PARAM_NAMES"] = X_PARAMS
@@ -168,6 +169,8 @@ def _parameters(f: Fold) -> None:
         k["X_PARAM_DEFAULTS"] += (0,)
         k["N_X_PARAMS"] = 6
         k["X_DISPLACEMENT_REACH"] = 5
+    if comp["x_params"]:  # as a rule in words names each (`your city pp becomes 4`): for a desk
+        k["X_PARAM_LABELS"] = tuple(SETTABLE)[: k["N_X_PARAMS"]]
 
 
 def fold_rules_in_words(f: Fold) -> None:
