@@ -13,11 +13,11 @@ The game, rule set and board it was built from are named in the comments below.
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/harbour_master.hansa'
 
+from hansa.runtime import graph, tables
 from hansa.runtime.observation import Observations, check_observer
 from hansa.runtime.state import GameInfo, TableState
 from hansa.runtime.state_json import StateJson
 from hansa.runtime.support import Random, bisect_left, insort
-from hansa.runtime.tables import free_points, ids_by_mask, place_options, route_adjacent
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
@@ -37,95 +37,44 @@ AB_MOVE_COUNT = 3
 AB_INCOME = 4
 ON_TRACKS = (15, 3)
 OFF_BOARD = (16, 3)
-CITY_NAMES = (
-    ('Arnheim', 'Bremen', 'Brunswiek', 'Coellen', 'Dortmund', 'Duisburg', 'Emden', 'Goslar',
-     'Göttingen', 'Groningen', 'Halle', 'Hamburg', 'Hannover', 'Hildesheim', 'Kampen', 'Lübeck',
-     'Lüneburg', 'Magdeburg', 'Minden', 'Münster', 'Osnabrück', 'Paderborn', 'Perleberg',
-     'Quedlinburg', 'Stade', 'Stendal', 'Warburg')
-)
+CITY_NAMES = ('Arnheim', 'Bremen', 'Brunswiek', 'Coellen', 'Dortmund', 'Duisburg', 'Emden',
+              'Goslar', 'Göttingen', 'Groningen', 'Halle', 'Hamburg', 'Hannover', 'Hildesheim',
+              'Kampen', 'Lübeck', 'Lüneburg', 'Magdeburg', 'Minden', 'Münster', 'Osnabrück',
+              'Paderborn', 'Perleberg', 'Quedlinburg', 'Stade', 'Stendal', 'Warburg')
 N_CITIES = 27
-CITY_SPACES = (
-    ((0, 1, 2, 3), (4, 5), (6,), (7, 8), (9, 10, 11), (12,), (13, 14), (15, 16), (17, 18, 19),
-     (20, 21), (22, 23), (24, 25, 26), (27, 28), (29, 30), (31, 32), (33, 34), (35, 36), (37, 38),
-     (39, 40, 41, 42), (43, 44), (45, 46, 47), (48, 49), (50, 51, 52), (53, 54), (55,),
-     (56, 57, 58, 59), (60, 61))
-)
-SPACE_CITY = (
-    (0, 0, 0, 0, 1, 1, 2, 3, 3, 4, 4, 4, 5, 6, 6, 7, 7, 8, 8, 8, 9, 9, 10, 10, 11, 11, 11, 12, 12,
-     13, 13, 14, 14, 15, 15, 16, 16, 17, 17, 18, 18, 18, 18, 19, 19, 20, 20, 20, 21, 21, 22, 22,
-     22, 23, 23, 24, 25, 25, 25, 25, 26, 26)
-)
-SPACE_ROUND = (
-    (0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1, 0, 1, 0, 0, 0, 0)
-)
-SPACE_PRIV = (
-    (0, 0, 1, 2, 0, 2, 1, 0, 2, 0, 1, 2, 0, 0, 2, 0, 3, 0, 0, 2, 0, 1, 0, 1, 0, 1, 3, 0, 2, 0, 3,
-     1, 3, 0, 2, 1, 3, 0, 1, 0, 1, 2, 3, 0, 1, 0, 1, 3, 0, 3, 0, 2, 3, 1, 2, 0, 0, 0, 1, 2, 1, 2)
-)
-SPACE_COIN = (
-    (0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0,
-     0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-)
+CITY_SPACES = ((0, 1, 2, 3), (4, 5), (6,), (7, 8), (9, 10, 11), (12,), (13, 14), (15, 16),
+               (17, 18, 19), (20, 21), (22, 23), (24, 25, 26), (27, 28), (29, 30), (31, 32),
+               (33, 34), (35, 36), (37, 38), (39, 40, 41, 42), (43, 44), (45, 46, 47), (48, 49),
+               (50, 51, 52), (53, 54), (55,), (56, 57, 58, 59), (60, 61))
+SPACE_ROUND = (0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0,
+               0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1,
+               0, 1, 0, 0, 0, 0)
+SPACE_PRIV = (0, 0, 1, 2, 0, 2, 1, 0, 2, 0, 1, 2, 0, 0, 2, 0, 3, 0, 0, 2, 0, 1, 0, 1, 0, 1, 3, 0,
+              2, 0, 3, 1, 3, 0, 2, 1, 3, 0, 1, 0, 1, 2, 3, 0, 1, 0, 1, 3, 0, 3, 0, 2, 3, 1, 2, 0,
+              0, 0, 1, 2, 1, 2)
+SPACE_COIN = (0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0,
+              0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+              0, 0, 0, 0, 0, 0)
 N_SPACES = 62
-CITY_ABILITIES = (
-    ((), (), (), (), (), (), (), (), (1,), (3,), (0,), (), (), (), (), (4,), (), (), (), (), (),
-     (), (), (), (2,), (), ())
-)
-CITY_NEIGHBORS = (
-    ((5, 14, 19), (11, 12, 18, 20), (18, 25), (26,), (5, 21), (0, 4), (9, 20, 24), (13, 17, 23),
-     (23, 26), (6,), (23,), (1, 15, 16, 24), (1, 16, 18), (7, 21), (0, 20), (11,), (11, 12, 22),
-     (7, 25), (1, 2, 12, 19, 21), (0, 18), (1, 6, 14), (4, 13, 18, 26), (16, 25), (7, 8, 10),
-     (6, 11), (2, 17, 22), (3, 8, 21))
-)
-CITY_ROUTES = (
-    ((0, 1, 2), (3, 4, 5, 6), (7, 8), (9,), (10, 11), (0, 10), (12, 13, 14), (15, 16, 17),
-     (18, 19), (12,), (20,), (3, 21, 22, 23), (4, 24, 25), (15, 26), (1, 27), (21,), (22, 24, 28),
-     (16, 29), (5, 7, 25, 30, 31), (2, 30), (6, 13, 27), (11, 26, 31, 32), (28, 33), (17, 18, 20),
-     (14, 23), (8, 29, 33), (9, 19, 32))
-)
-ROUTE_CITIES = (
-    ((0, 5), (0, 14), (0, 19), (1, 11), (1, 12), (1, 18), (1, 20), (2, 18), (2, 25), (3, 26),
-     (4, 5), (4, 21), (6, 9), (6, 20), (6, 24), (7, 13), (7, 17), (7, 23), (8, 23), (8, 26),
-     (10, 23), (11, 15), (11, 16), (11, 24), (12, 16), (12, 18), (13, 21), (14, 20), (16, 22),
-     (17, 25), (18, 19), (18, 21), (21, 26), (22, 25))
-)
-ROUTE_POINTS = (
-    ((0, 1, 2), (3, 4, 5), (6, 7, 8), (9, 10, 11, 12), (13, 14, 15), (16, 17, 18), (19, 20, 21),
-     (22, 23, 24, 25), (26, 27, 28, 29), (30, 31, 32, 33), (34, 35), (36, 37, 38), (39, 40, 41),
-     (42, 43, 44, 45), (46, 47, 48), (49, 50, 51), (52, 53), (54, 55, 56, 57), (58, 59, 60),
-     (61, 62, 63), (64, 65, 66, 67), (68, 69, 70), (71, 72, 73, 74), (75, 76, 77), (78, 79, 80),
-     (81, 82, 83), (84, 85, 86), (87, 88), (89, 90, 91), (92, 93, 94), (95, 96, 97), (98, 99, 100),
-     (101, 102, 103), (104, 105, 106))
-)
+CITY_ABILITIES = ((), (), (), (), (), (), (), (), (1,), (3,), (0,), (), (), (), (), (4,), (), (),
+                  (), (), (), (), (), (), (2,), (), ())
+ROUTE_CITIES = ((0, 5), (0, 14), (0, 19), (1, 11), (1, 12), (1, 18), (1, 20), (2, 18), (2, 25),
+                (3, 26), (4, 5), (4, 21), (6, 9), (6, 20), (6, 24), (7, 13), (7, 17), (7, 23),
+                (8, 23), (8, 26), (10, 23), (11, 15), (11, 16), (11, 24), (12, 16), (12, 18),
+                (13, 21), (14, 20), (16, 22), (17, 25), (18, 19), (18, 21), (21, 26), (22, 25))
+ROUTE_POINTS = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (9, 10, 11, 12), (13, 14, 15), (16, 17, 18),
+                (19, 20, 21), (22, 23, 24, 25), (26, 27, 28, 29), (30, 31, 32, 33), (34, 35),
+                (36, 37, 38), (39, 40, 41), (42, 43, 44, 45), (46, 47, 48), (49, 50, 51), (52, 53),
+                (54, 55, 56, 57), (58, 59, 60), (61, 62, 63), (64, 65, 66, 67), (68, 69, 70),
+                (71, 72, 73, 74), (75, 76, 77), (78, 79, 80), (81, 82, 83), (84, 85, 86), (87, 88),
+                (89, 90, 91), (92, 93, 94), (95, 96, 97), (98, 99, 100), (101, 102, 103),
+                (104, 105, 106))
 N_ROUTES = 34
-POINT_ROUTE = (
-    (0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8, 9,
-     9, 9, 9, 10, 10, 11, 11, 11, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14, 15, 15, 15, 16, 16, 17,
-     17, 17, 17, 18, 18, 18, 19, 19, 19, 20, 20, 20, 20, 21, 21, 21, 22, 22, 22, 22, 23, 23, 23,
-     24, 24, 24, 25, 25, 25, 26, 26, 26, 27, 27, 28, 28, 28, 29, 29, 29, 30, 30, 30, 31, 31, 31,
-     32, 32, 32, 33, 33, 33)
-)
-POINT_MERCHANT_ONLY = (
-    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-)
+POINT_MERCHANT_ONLY = (0,) * 107
 N_POINTS = 107
 TAVERN_ROUTES = (6, 15, 28)
 EAST_WEST = (25, 0)
 BOARD_COMPLETED_CITIES = 10
-FULL_MASK = (
-    (7, 7, 7, 15, 7, 7, 7, 15, 15, 15, 3, 7, 7, 15, 7, 7, 3, 15, 7, 7, 15, 7, 15, 7, 7, 7, 7, 3, 7,
-     7, 7, 7, 7, 7)
-)
-POINT_BIT = (
-    (1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 8, 1,
-     2, 4, 8, 1, 2, 1, 2, 4, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 1, 2, 1, 2, 4, 8, 1, 2, 4, 1,
-     2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 8, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 1, 2, 4, 1,
-     2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4, 1, 2, 4)
-)
 SPECIAL_ROUTE = 9
 SPECIAL_POINTS = (7, 8, 9, 11)
 SPECIAL_PRIV = (0, 1, 2, 3)
@@ -137,14 +86,10 @@ CONTROL_PP = 1
 COIN_PP = True
 MERCHANT_ANY_SPACE = False
 EAST_WEST_AWARDS = (7, 4, 2)
-MARKER_KEYS = (
-    ('additional_trading_post', 'exchange_trading_posts', 'develop_ability', 'plus_3_actions',
-     'plus_4_actions', 'move_tradesmen')
-)
-MARKER_LABELS = (
-    ('additional_trading_post', 'exchange_trading_posts', 'develop_ability', 'plus_3_actions',
-     'plus_4_actions', 'move_tradesmen')
-)
+MARKER_KEYS = ('additional_trading_post', 'exchange_trading_posts', 'develop_ability',
+               'plus_3_actions', 'plus_4_actions', 'move_tradesmen')
+MARKER_LABELS = ('additional_trading_post', 'exchange_trading_posts', 'develop_ability',
+                 'plus_3_actions', 'plus_4_actions', 'move_tradesmen')
 MARKER_COUNT = (4, 3, 2, 2, 2, 2)
 MARKER_START = (1, 1, 0, 0, 0, 1)
 N_MARKER_TYPES = 6
@@ -157,39 +102,16 @@ REMOVE_MARKERS = ()
 END_TRACK_PP = 20
 END_COMPLETED_CITIES = 10
 SCORE_KEYS = ('A', 'B', 'C', 'D', 'E', 'F', 'G')
-SCORE_KINDS = (
-    ('track', 'full_abilities', 'bonus_markers', 'special_prestige', 'controlled_cities',
-     'network', 'Harbour master')
-)
+SCORE_KINDS = ('track', 'full_abilities', 'bonus_markers', 'special_prestige', 'controlled_cities',
+               'network', 'Harbour master')
 SECRET_SCORE_KEYS = ()
 CITY_CONTROL_PP = 2
 TIEBREAK = (('fewest', 'ability', 1), ('most', 'score', 5), ('shared', '', -1))
 CITY_COINS = (0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-CITY_GREEN = (
-    (False, False, False, False, False, False, False, False, False, False, False, False, False,
-     False, False, False, False, False, False, False, False, False, False, False, False, False,
-     False)
-)
-CITY_COLOUR_SPACES = (
-    ((2, 1, 1, 0), (1, 0, 1, 0), (0, 1, 0, 0), (1, 0, 1, 0), (1, 1, 1, 0), (1, 0, 0, 0),
-     (1, 0, 1, 0), (1, 0, 0, 1), (2, 0, 1, 0), (1, 1, 0, 0), (1, 1, 0, 0), (1, 1, 0, 1),
-     (1, 0, 1, 0), (1, 0, 0, 1), (0, 1, 0, 1), (1, 0, 1, 0), (0, 1, 0, 1), (1, 1, 0, 0),
-     (1, 1, 1, 1), (1, 1, 0, 0), (1, 1, 0, 1), (1, 0, 0, 1), (1, 0, 1, 1), (0, 1, 1, 0),
-     (1, 0, 0, 0), (2, 1, 1, 0), (0, 1, 1, 0))
-)
-ROUTE_SHIPS = (
-    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-     0, 0, 0)
-)
-ROUTE_TAVERN = (
-    (False, False, False, False, False, False, True, False, False, False, False, False, False,
-     False, False, True, False, False, False, False, False, False, False, False, False, False,
-     False, False, True, False, False, False, False, False)
-)
-RULE_SOURCES = (
-    (('score', 'G', 'spec/house/harbour_master.hansa:5',
-      'score G "Harbour master": 2 PP per city where coins > 0 and your posts here > 0'),)
-)
+CITY_GREEN = (False,) * 27
+RULE_SOURCES = (('score', 'G', 'spec/house/harbour_master.hansa:5',
+                 'score G "Harbour master": 2 PP per city where coins > 0 and your posts here > '
+                 '0'),)
 X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 A_END_TURN = 0
 A_INCOME = 1
@@ -202,9 +124,7 @@ A_PAY = 610
 A_PICK = 613
 A_DONE_PICKING = 720
 A_DROP = 721
-A_REMOVE = 828
-A_DONE_REMOVING = 828
-A_ESTABLISH = 828
+A_REMOVE = A_DONE_REMOVING = A_ESTABLISH = 828
 A_ADDITIONAL = 882
 A_DEVELOP = 936
 A_SPECIAL = 941
@@ -215,20 +135,15 @@ A_EXTRA = 1115
 A_LIFT = 1117
 A_DECLINE = 1224
 A_PLACE_MARKER = 1225
-A_PERM_USE = 1259
-A_GREEN_POST = 1259
-A_ROUTE_PLACE = 1259
-A_COUNTRY_PLACE = 1259
-A_COUNTRY_LIFT = 1259
-NUM_ACTIONS = 1259
-ACTION_RANGES = (
-    (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 214), ('DISPLACE', 355, 214),
-     ('MOVE', 569, 1), ('CREATE', 570, 34), ('USE_MARKER', 604, 6), ('PAY', 610, 3),
-     ('PICK', 613, 107), ('DONE_PICKING', 720, 1), ('DROP', 721, 107), ('ESTABLISH', 828, 54),
-     ('ADDITIONAL', 882, 54), ('DEVELOP', 936, 5), ('SPECIAL', 941, 4), ('NO_POST', 945, 1),
-     ('EXCHANGE', 946, 62), ('PLACE_DISPLACED', 1008, 107), ('EXTRA', 1115, 2),
-     ('LIFT', 1117, 107), ('DECLINE', 1224, 1), ('PLACE_MARKER', 1225, 34))
-)
+A_PERM_USE = A_GREEN_POST = A_ROUTE_PLACE = A_COUNTRY_PLACE = A_COUNTRY_LIFT = NUM_ACTIONS = 1259
+ACTION_RANGES = (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 214),
+                 ('DISPLACE', 355, 214), ('MOVE', 569, 1), ('CREATE', 570, 34),
+                 ('USE_MARKER', 604, 6), ('PAY', 610, 3), ('PICK', 613, 107),
+                 ('DONE_PICKING', 720, 1), ('DROP', 721, 107), ('ESTABLISH', 828, 54),
+                 ('ADDITIONAL', 882, 54), ('DEVELOP', 936, 5), ('SPECIAL', 941, 4),
+                 ('NO_POST', 945, 1), ('EXCHANGE', 946, 62), ('PLACE_DISPLACED', 1008, 107),
+                 ('EXTRA', 1115, 2), ('LIFT', 1117, 107), ('DECLINE', 1224, 1),
+                 ('PLACE_MARKER', 1225, 34))
 GAME_NAME = 'harbour-master-hanseatic-45p'
 PLAYER_COUNTS = (4, 5)
 RULES_NAME = 'harbour_master'
@@ -237,8 +152,11 @@ BOARD_ID = 'hanseatic_45p'
 SWITCHES = ('end_marker_supply_empty', 'option_move_must_place_all', 'x_end')
 # fmt: on
 
-# ---- tables derived at import
-FREE_POINTS, FREE_HOUSE_POINTS = free_points(ROUTE_POINTS, POINT_MERCHANT_ONLY)
+# ---- tables derived at import (runtime/tables.py: the model folds them with the same functions)
+SPACE_CITY = tables.space_city(CITY_SPACES)
+CITY_ROUTES, CITY_NEIGHBORS = tables.city_tables(N_CITIES, ROUTE_CITIES)
+POINT_ROUTE, POINT_BIT, FULL_MASK = tables.point_tables(ROUTE_POINTS)
+FREE_POINTS, FREE_HOUSE_POINTS = tables.free_points(ROUTE_POINTS, POINT_MERCHANT_ONLY)
 NA = len(ABILITY_NAMES)
 MARKER_TYPE_OF_KEY = {key: i for i, key in enumerate(MARKER_KEYS)}
 ROUTE_CITIES_SORTED = tuple(tuple(sorted(pair)) for pair in ROUTE_CITIES)
@@ -247,64 +165,27 @@ ROUTE_ABILITIES = tuple(
 )
 CITY_SIZE = tuple(len(spaces) for spaces in CITY_SPACES)
 # PLACE_OPTIONS[route][free mask][supply kinds: 1 trader, 2 merchant, 3 both] -> sorted action ids
-PLACE_OPTIONS = place_options(A_PLACE, FREE_POINTS, FREE_HOUSE_POINTS)
+PLACE_OPTIONS = tables.place_options(A_PLACE, FREE_POINTS, FREE_HOUSE_POINTS)
 HOUSE_POINTS = tuple(x for x in range(N_POINTS) if not POINT_MERCHANT_ONLY[x])
 
 # Routes sharing a city with each route (displacement looks further out breadth-first, at run time,
 # so the module grows linearly with the board).
-ROUTE_ADJACENT = route_adjacent(ROUTE_CITIES, CITY_ROUTES)
-RING_ANY = ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
-RING_HOUSE = ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
-_income_cache: dict[tuple[int, int, int], tuple[int, ...]] = {}
-
-
-def _income_options(cap: int, stock_traders: int, stock_merchants: int) -> tuple[int, ...]:
-    """Every (traders, merchants) split of 1..cap pieces the stock allows, as sorted action ids."""
-    key = (cap, stock_traders, stock_merchants)
-    found = _income_cache.get(key)
-    if found is None:
-        found = tuple(
-            A_INCOME + t * (MERCHANTS + 1) + m
-            for t in range(min(cap, stock_traders) + 1)
-            for m in range(min(cap - t, stock_merchants) + 1)
-            if t + m > 0
-        )
-        _income_cache[key] = found
-    return found
+ROUTE_ADJACENT = tables.route_adjacent(ROUTE_CITIES, CITY_ROUTES)
+RING_ANY = tables.ids_by_mask(A_PLACE_DISPLACED, FREE_POINTS)
+RING_HOUSE = tables.ids_by_mask(A_PLACE_DISPLACED, FREE_HOUSE_POINTS)
+# Every (traders, merchants) split of 1..cap pieces the stock allows, as sorted action ids
+_income_options = tables.income_options(A_INCOME, MERCHANTS)
 
 
 # ---- the state
-# Frame kinds of the decision stack (an empty stack is the active player's turn decision).
-F_PAY = 1
-F_DISPLACED = 2
-F_MOVE = 3
-F_REMOVE = 4
-F_ROUTE = 5
-F_EXCHANGE = 6
-F_DEVELOP = 7
-F_MARKERS = 8
-FRAME_NAMES = (
-    "turn",
-    "pay_displacement_cost",
-    "displaced",
-    "move",
-    "remove",
-    "create_route",
-    "exchange",
-    "develop",
-    "place_markers",
-)
+# Frame kinds of the decision stack (an empty stack is the active player's turn decision; FRAMES,
+# at the end, names each and gives its rules).
+F_PAY, F_DISPLACED, F_MOVE, F_REMOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = range(1, 9)
 WHOSE_NAMES = ("own", "opponents", "any")
 
 
 class State(TableState):
-    """A position: flat lists indexed by small ints (pieces coded player * 2 + kind, -1 = empty).
-
-    Kept incrementally, so legal actions never scan the board: `mask` (free points per route),
-    `full_owner`, `filled` (posts per city, a prefix), `onboard` (pieces per code on routes), `at`
-    (each player's points), `free`, `free_house` (free points, and those of them a trader may
-    take; all sorted).
-    """
+    """A position of this game: TableState (runtime/state.py) holds the fields every game has."""
 
     # the fields of this game's optional parts (TableState, runtime/state.py, has the others)
     __slots__ = ()
@@ -325,35 +206,8 @@ class State(TableState):
             _apply_turn(self, action)
         _settle(self)
 
-    def _scores(self) -> list[dict[str, int]]:
-        return score_breakdown(self)
-
-    def _winners(self) -> list[int]:
-        return winners(self)
-
     def _game_info(self) -> GameInfo:
         return INFO
-
-    # ---- rule facts (the generic reads: runtime/state.py, TableState)
-    def city_controller(self, c: int) -> int:
-        return _controller(self, c)
-
-    def end_conditions_met(self) -> list[str]:
-        """The end triggers whose condition holds now, by name (a catalogue kind such as
-        'track_pp', or a rule's words): the game ends after the action in which one becomes true.
-        Running out of bonus markers is an event of Create Route, not a condition: never listed."""
-        return _x_ends_met(self, self.player)
-
-    def city_posts(self, c: int) -> list[int]:
-        """The posts of city `c` from lowest to highest value (additional posts first)."""
-        return _posts_left_to_right(self, c)
-
-    def ability_level(self, player: int, ability: int) -> int:
-        """How many times `player` has developed `ability` (ABILITY_NAMES numbers them)."""
-        return self.level[player * NA + ability]
-
-    def ability_value(self, player: int, ability: int) -> int:
-        return _ability_value(self, player, ability)
 
 
 def new_initial_state(num_players: int, seed: int) -> State:
@@ -484,29 +338,12 @@ def _post_counts(s: State, p: int) -> list[int]:
     return counts
 
 
-def _connected(counts: list[int], a: int, b: int) -> bool:
-    """Whether cities a and b are linked through cities where counts > 0."""
-    if not counts[a] or not counts[b]:
-        return False
-    seen = {a}
-    todo = [a]
-    while todo:
-        c = todo.pop()
-        if c == b:
-            return True
-        for d in CITY_NEIGHBORS[c]:
-            if counts[d] and d not in seen:
-                seen.add(d)
-                todo.append(d)
-    return False
-
-
 def _check_east_west(s: State, p: int) -> None:
     """Award the next East-West prize if player p has just linked the two East-West cities."""
     # create_route east-west awards: spec/bigbox_2021.hansa:23
     if p in s.ew or len(s.ew) >= len(EAST_WEST_AWARDS):
         return
-    if _connected(_post_counts(s, p), EAST_WEST[0], EAST_WEST[1]):
+    if graph.connected(_post_counts(s, p), CITY_NEIGHBORS, EAST_WEST[0], EAST_WEST[1]):
         s.track[p] += EAST_WEST_AWARDS[len(s.ew)]
         s.ew += (p,)
 
@@ -608,39 +445,6 @@ def _x_posts_in(s: State, p: int, c: int) -> int:
     return n
 
 
-def _x_posts(s: State, p: int) -> int:
-    return sum(_post_counts(s, p))
-
-
-def _x_controlled(s: State, p: int) -> int:
-    return sum(1 for c in range(N_CITIES) if _controller(s, c) == p)
-
-
-def _x_pieces_on(s: State, p: int, r: int) -> int:
-    pt = s.pt
-    return sum(1 for x in ROUTE_POINTS[r] if pt[x] >= 0 and pt[x] >> 1 == p)
-
-
-def _x_free_points(s: State, r: int) -> int:
-    pt = s.pt
-    return sum(1 for x in ROUTE_POINTS[r] if pt[x] < 0)
-
-
-# fmt: off
-def _x_full(s: State, p: int) -> int:
-    # unrolled over the abilities (an end trigger may read it after every action)
-    lv = s.level
-    b = p * NA
-    return (
-        (lv[b + 0] >= 4)
-        + (lv[b + 1] >= 5)
-        + (lv[b + 2] >= 3)
-        + (lv[b + 3] >= 3)
-        + (lv[b + 4] >= 3)
-    )
-# fmt: on
-
-
 def _x_markers(s: State, p: int) -> int:
     count = len(s.unused[p]) + len(s.used[p])
     if p == s.player:
@@ -650,73 +454,7 @@ def _x_markers(s: State, p: int) -> int:
 
 def _x_largest_network(s: State, p: int) -> int:
     """Posts in p's largest connected group of cities (the network category reads it)."""
-    counts = _post_counts(s, p)
-    seen = set()
-    best = 0
-    for start in range(N_CITIES):
-        if not counts[start] or start in seen:
-            continue
-        seen.add(start)
-        todo = [start]
-        total = 0
-        while todo:
-            c = todo.pop()
-            total += counts[c]
-            for d in CITY_NEIGHBORS[c]:
-                if counts[d] and d not in seen:
-                    seen.add(d)
-                    todo.append(d)
-        best = max(best, total)
-    return best
-
-
-def _x_network(s: State, p: int, place: int) -> int:
-    """Posts in p's `place`-th largest connected group of cities (0 = the largest)."""
-    counts = _post_counts(s, p)
-    seen = set()
-    sizes = []
-    for start in range(N_CITIES):
-        if not counts[start] or start in seen:
-            continue
-        seen.add(start)
-        todo = [start]
-        total = 0
-        while todo:
-            c = todo.pop()
-            total += counts[c]
-            for d in CITY_NEIGHBORS[c]:
-                if counts[d] and d not in seen:
-                    seen.add(d)
-                    todo.append(d)
-        sizes.append(total)
-    sizes.sort(reverse=True)
-    return sizes[place] if place < len(sizes) else 0
-
-
-def _x_rank(s: State, p: int) -> int:
-    mine = s.track[p]
-    return 1 + sum(1 for q in range(s.num_players) if s.track[q] > mine)
-
-
-def _x_take(s: State, p: int, kind: int, count: int) -> None:
-    """Up to `count` pieces of `kind` from p's general stock to p's supply."""
-    n = max(0, min(count, s.stock[2 * p + kind]))
-    s.stock[2 * p + kind] -= n
-    s.supply[2 * p + kind] += n
-
-
-def _x_receive(s: State, p: int, m: int) -> None:
-    """Player p takes a marker of type m from the marker supply, if one is left there; it is
-    usable from the next action on."""
-    supply = s.msupply
-    if m not in supply:
-        return
-    i = supply.index(m)
-    s.msupply = supply[:i] + supply[i + 1 :]
-    if p == s.player and s.stack:
-        s.fresh += (m,)
-    else:
-        s.unused[p] = tuple(sorted(s.unused[p] + (m,)))
+    return max(graph.group_sizes(_post_counts(s, p), CITY_NEIGHBORS), default=0)
 
 
 # How often each of RULE_SOURCES applied, over every state of this process (play counts the
@@ -892,18 +630,21 @@ def _ring_points(s: State, route: int, kind: int) -> list[int]:
     return []
 
 
-def _extra_source(s: State, q: int) -> int:
-    """The zone the displaced owner's next extra piece comes from: the first zone in FALLBACK order
-    (0 general stock, 1 personal supply, 2 own pieces on routes) holding any of q's pieces, or -1.
-    The owner then chooses the kind among the pieces of that zone."""
-    for source in FALLBACK:
-        if source == 0 and (s.stock[2 * q] or s.stock[2 * q + 1]):
-            return 0
-        if source == 1 and (s.supply[2 * q] or s.supply[2 * q + 1]):
-            return 1
-        if source == 2 and (s.onboard[2 * q] or s.onboard[2 * q + 1]):
-            return 2
+def _first_zone(s: State, p: int, sources: tuple[int, ...], kinds: int) -> int:
+    """The first zone in `sources` order (0 general stock, 1 personal supply, 2 own pieces on
+    routes) holding any of p's pieces (kinds 1: of p's traders), or -1."""
+    zones = (s.stock, s.supply, s.onboard)
+    for source in sources:
+        zone = zones[source]
+        if zone[2 * p] or (kinds > 1 and zone[2 * p + 1]):
+            return source
     return -1
+
+
+def _extra_source(s: State, q: int) -> int:
+    """The zone the displaced owner's next extra piece comes from, in FALLBACK order.
+    The owner then chooses the kind among the pieces of that zone."""
+    return _first_zone(s, q, FALLBACK, 2)
 
 
 def _legal_displaced(s: State, top: tuple) -> list[int]:
@@ -913,7 +654,7 @@ def _legal_displaced(s: State, top: tuple) -> list[int]:
     acts = []
     lifts = []
     source = _extra_source(s, q)
-    zone = s.stock if source == 0 else s.supply if source == 1 else s.onboard
+    zone = (s.stock, s.supply, s.onboard)[source]
     for kind in (0, 1):
         if source < 0 or not zone[2 * q + kind]:
             continue
@@ -1275,21 +1016,15 @@ def _effect_move_tradesmen(s: State, p: int, m: int) -> None:
 # bonus marker plus_3_actions (extra_actions): spec/bigbox_2021.hansa:31
 # bonus marker plus_4_actions (extra_actions): spec/bigbox_2021.hansa:32
 # bonus marker move_tradesmen (move_tradesmen): spec/bigbox_2021.hansa:33
-MARKER_USABLE = (
-    _usable_additional_trading_post,
-    _usable_exchange_trading_posts,
-    _usable_develop_ability,
-    _usable_extra_actions,
-    _usable_extra_actions,
-    _usable_move_tradesmen,
-)
-MARKER_EFFECT = (
-    _effect_additional_trading_post,
-    _effect_exchange_trading_posts,
-    _effect_develop_ability,
-    _effect_extra_actions,
-    _effect_extra_actions,
-    _effect_move_tradesmen,
+# per marker type: whether it can be used now, what using it does
+MARKER_USABLE, MARKER_EFFECT = zip(
+    (_usable_additional_trading_post, _effect_additional_trading_post),
+    (_usable_exchange_trading_posts, _effect_exchange_trading_posts),
+    (_usable_develop_ability, _effect_develop_ability),
+    (_usable_extra_actions, _effect_extra_actions),
+    (_usable_extra_actions, _effect_extra_actions),
+    (_usable_move_tradesmen, _effect_move_tradesmen),
+    strict=True,
 )
 
 
@@ -1376,15 +1111,7 @@ def _apply_markers(s: State, top: tuple, action: int) -> None:
 
 
 # ---- final scoring
-SCORERS = (
-    _score_A,
-    _score_B,
-    _score_C,
-    _score_D,
-    _score_E,
-    _score_F,
-    _score_G,
-)
+SCORERS = (_score_A, _score_B, _score_C, _score_D, _score_E, _score_F, _score_G)
 
 
 def score_breakdown(s: State) -> list[dict[str, int]]:
@@ -1421,7 +1148,6 @@ _state_json = StateJson(globals())
 action_text = _state_json.action_text
 action_name = _state_json.action_name
 _action_names = _state_json.action_names
-state_to_dict = _state_json.to_dict
 state_from_dict = _state_json.from_dict
 
 
@@ -1431,16 +1157,9 @@ state_from_dict = _state_json.from_dict
 _views = Observations(globals(), _state_json)
 State._json = _state_json
 State._views = _views
-observation = _views.observation
-information_state_string = _views.information_state_string
-resample_hidden = _views.resample_hidden
 tensor_codec = _views.tensor_codec
 observation_tensor_layout = _views.observation_tensor_layout
 observation_tensor_size = _views.observation_tensor_size
-city_controller = _controller
-controller_if_post = _views.controller_if_post
-controller_if_exchange = _views.controller_if_exchange
-networks = _views.networks
 
 
 def observation_tensor(s: State, player: int, out=None):
@@ -1463,44 +1182,18 @@ def _apply_none(s: State, top: tuple, action: int) -> None:
     raise AssertionError("no decision of this kind in this game")
 
 
-LEGAL = (
-    None,
-    _legal_pay,
-    _legal_displaced,
-    _legal_move_frame,
-    _legal_none,
-    _legal_route,
-    _legal_exchange,
-    _legal_develop,
-    _legal_markers,
+# Per frame kind (F_*): its name (the state JSON's), its legal actions, how an action applies,
+# and what settles without a choice (kind 0, the turn: _legal_turn, _apply_turn, _settle).
+FRAMES = (
+    ("turn", None, None, None),
+    ("pay_displacement_cost", _legal_pay, _apply_pay, _settle_never),  # F_PAY
+    ("displaced", _legal_displaced, _apply_displaced, _settle_displaced),  # F_DISPLACED
+    ("move", _legal_move_frame, _apply_move_frame, _settle_move),  # F_MOVE
+    ("remove", _legal_none, _apply_none, _settle_never),  # F_REMOVE (no such marker)
+    ("create_route", _legal_route, _apply_route, _settle_never),  # F_ROUTE
+    ("exchange", _legal_exchange, _apply_exchange, _settle_never),  # F_EXCHANGE
+    ("develop", _legal_develop, _apply_develop, _settle_never),  # F_DEVELOP
+    ("place_markers", _legal_markers, _apply_markers, _settle_markers),  # F_MARKERS
 )
-APPLY = (
-    None,
-    _apply_pay,
-    _apply_displaced,
-    _apply_move_frame,
-    _apply_none,
-    _apply_route,
-    _apply_exchange,
-    _apply_develop,
-    _apply_markers,
-)
-SETTLE = (
-    None,
-    _settle_never,
-    _settle_displaced,
-    _settle_move,
-    _settle_never,
-    _settle_never,
-    _settle_never,
-    _settle_never,
-    _settle_markers,
-)
-INFO = GameInfo(
-    name=GAME_NAME,
-    rules=RULES_NAME,
-    board=BOARD_ID,
-    player_counts=PLAYER_COUNTS,
-    num_distinct_actions=NUM_ACTIONS,
-    score_keys=SCORE_KEYS,
-)
+FRAME_NAMES, LEGAL, APPLY, SETTLE = zip(*FRAMES, strict=True)
+INFO = GameInfo.from_tables(globals())

@@ -10,6 +10,7 @@ and `_post_counts`) and its `StateJson` to `Observations` once, at import.
 
 from __future__ import annotations
 
+from . import graph
 from .errors import HansaError
 from .observation_tensor import TensorCodec
 from .serialize import encode
@@ -177,22 +178,7 @@ class Observations:
         each sorted, largest post count first."""
         g = self.g
         counts = g._post_counts(s, p)
-        seen = set()
-        groups = []
-        for start in range(g.N_CITIES):
-            if not counts[start] or start in seen:
-                continue
-            seen.add(start)
-            todo = [start]
-            group = []
-            while todo:
-                c = todo.pop()
-                group.append(c)
-                for d in g.CITY_NEIGHBORS[c]:
-                    if counts[d] and d not in seen:
-                        seen.add(d)
-                        todo.append(d)
-            groups.append(tuple(sorted(group)))
+        groups = [tuple(sorted(group)) for group in graph.groups(counts, g.CITY_NEIGHBORS)]
         groups.sort(key=lambda group: (-sum(counts[c] for c in group), group))
         return groups
 

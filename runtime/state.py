@@ -4,9 +4,10 @@
 illegal action raises and changes nothing), cloning, JSON, returns; a subclass supplies `_legal`,
 `_apply`, `_copy_into`, `_current_player`, `_to_dict`, `_scores`, `_winners`, `_decision_name`,
 `_action_string` and `_game_info`. `TableState` supplies those that only read the fields every
-game has (and holds those fields); a generated module's `State` subclasses it with its rules'
-`_legal`, `_apply`, `_scores`, `_winners` and the fields of its optional parts. The method names
-follow OpenSpiel's.
+game has (and holds those fields), and the scores and winners through the module's own
+`score_breakdown` and `winners`; a generated module's `State` subclasses it with its rules'
+`_legal`, `_apply`, `_game_info` and the fields of its optional parts. The method names follow
+OpenSpiel's.
 """
 
 from __future__ import annotations
@@ -32,6 +33,18 @@ class GameInfo:
     player_counts: tuple[int, ...]
     num_distinct_actions: int
     score_keys: tuple[str, ...]
+
+    @classmethod
+    def from_tables(cls, namespace: dict) -> GameInfo:
+        """A generated module's own description, from its tables (`INFO`)."""
+        return cls(
+            name=namespace["GAME_NAME"],
+            rules=namespace["RULES_NAME"],
+            board=namespace["BOARD_ID"],
+            player_counts=namespace["PLAYER_COUNTS"],
+            num_distinct_actions=namespace["NUM_ACTIONS"],
+            score_keys=namespace["SCORE_KEYS"],
+        )
 
 
 class BaseState:
@@ -183,7 +196,12 @@ class TableState(BaseState):
     use. The module sets `_json` (its `StateJson`, runtime/state_json.py) and `_views` (its
     `Observations`, runtime/observation.py) on its `State` at import; the fields are the
     template's (`pt`, `post`, `filled`, `extra`, `stack`, …; a piece or post is a code
-    player * 2 + kind, 0 trader and 1 merchant, -1 empty)."""
+    player * 2 + kind, 0 trader and 1 merchant, -1 empty): flat lists indexed by small ints.
+
+    Kept incrementally, so legal actions never scan the board: `mask` (free points per route),
+    `full_owner`, `filled` (posts per city, a prefix), `onboard` (pieces per code on routes), `at`
+    (each player's points), `free`, `free_house` (free points, and those of them a trader may
+    take; all sorted)."""
 
     # The fields every game has (a game's own State adds the fields of its optional parts)
     __slots__ = (
@@ -275,6 +293,12 @@ class TableState(BaseState):
     def _action_string(self, action: int) -> str:
         return self._json.action_name(action)
 
+    def _scores(self) -> list[dict[str, int]]:
+        return self._views.g.score_breakdown(self)
+
+    def _winners(self) -> list[int]:
+        return self._views.g.winners(self)
+
     def _to_dict(self) -> dict:
         return self._json.to_dict(self)
 
@@ -315,9 +339,28 @@ class TableState(BaseState):
         return len(self.msupply)
 
     def end_conditions_met(self) -> list[str]:
-        """The end triggers whose condition holds now, by name (a game whose rules have none
-        written as a condition: never any; running out of bonus markers is an event)."""
-        return []
+        """The end triggers whose condition holds now, by name (a catalogue kind, or a rule's
+        words): the game ends after the action in which one becomes true. An end that is an event
+        inside an action rather than a condition is never listed."""
+        if not self._json.x_end:
+            return []
+        return self._json.g._x_ends_met(self, self.player)
+
+    def city_controller(self, c: int) -> int:
+        """Who controls city `c` now (-1: nobody), by the game's own control rule."""
+        return self._views.g._controller(self, c)
+
+    def city_posts(self, c: int) -> list[int]:
+        """The posts of city `c` from lowest to highest value (additional posts first)."""
+        return self._views.g._posts_left_to_right(self, c)
+
+    def ability_level(self, player: int, ability: int) -> int:
+        """How many times `player` has developed `ability` (ABILITY_NAMES numbers them)."""
+        return self.level[player * len(self._views.g.ABILITY_NAMES) + ability]
+
+    def ability_value(self, player: int, ability: int) -> int:
+        """The value of `player`'s `ability` now (its track's leftmost uncovered value)."""
+        return self._views.g._ability_value(self, player, ability)
 
     def mission_cities(self, player: int) -> tuple[int, ...]:
         """The cities on `player`'s secret mission card; () in games without mission cards."""

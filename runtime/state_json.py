@@ -3,7 +3,7 @@
 A generated module keeps its rules; writing and reading its state and naming its actions only read
 its tables, so that code lives here once. The module hands its namespace (`CITY_NAMES`,
 `ROUTE_POINTS`, `FRAME_NAMES`, `F_MOVE`, …, its `State` class and the rule functions the checks
-ask: `_settle`, `_connected`, `_post_counts`, `_ability_value`) and its `SWITCHES` (which optional
+ask: `_settle`, `_post_counts`, `_ability_value`) and its `SWITCHES` (which optional
 parts of the rules the game has: `permanent`, `pawn`, `favour`, `missions`, …) to `StateJson` once,
 at import. Reading checks every field (a located error naming the field's path), then the
 invariants of a reachable position: conservation of pieces and markers, counters that agree with
@@ -12,6 +12,7 @@ the board, and a decision stack that play can build.
 
 from __future__ import annotations
 
+from . import graph
 from .serialize import StateReader
 
 KIND_NAMES = ("trader", "merchant")
@@ -917,7 +918,8 @@ class StateJson:
                 "east_west", "each player completes the East-West connection at most once"
             )
         for p in s.ew:
-            if not g._connected(g._post_counts(s, p), g.EAST_WEST[0], g.EAST_WEST[1]):
+            counts = g._post_counts(s, p)
+            if not graph.connected(counts, g.CITY_NEIGHBORS, g.EAST_WEST[0], g.EAST_WEST[1]):
                 raise rd.fail("east_west", f"player {p} has no East-West connection")
         if s.terminal and s.stack:
             raise rd.fail("stack", "a finished game has no pending decisions")

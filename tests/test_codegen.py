@@ -323,3 +323,84 @@ def test_tables_a_module_derives_at_import_are_the_models_and_its_switches_too()
     # the built-in games use every optional part but two rules-in-words ones (tested elsewhere
     # with games of their own: tests/test_rules_words_effects.py)
     assert set(SWITCH_NAMES) - switched_on == {"x_chosen_develop", "x_turns"}
+
+
+def test_constants_render_compactly_and_read_back_as_the_same_values():
+    """A long tuple of one repeated value is `(v,) * n`; a table that wraps continues under its
+    first item (or, when that takes fewer lines, sits indented below the name); every form reads
+    back as the value, and values that merely compare equal (0 and False) are not merged."""
+    from hansa.compiler.targets.python.codegen import render_constant
+
+    assert render_constant("ROUTE_SHIPS", (0,) * 40) == "ROUTE_SHIPS = (0,) * 40"
+    assert render_constant("CITY_GREEN", (False,) * 30) == "CITY_GREEN = (False,) * 30"
+    assert render_constant("SHORT", (0, 0, 0)) == "SHORT = (0, 0, 0)"
+    mixed = (0, False) * 30
+    wide = tuple((i, i + 1, i * 7) for i in range(40))
+    names = tuple(f"city number {i}" for i in range(30))
+    for value in (mixed, wide, names, (0,) * 40, (False,) * 30):
+        text = render_constant("TABLE", value)
+        namespace: dict = {}
+        exec(text, namespace)
+        assert namespace["TABLE"] == value and repr(namespace["TABLE"]) == repr(value)
+        assert all(len(line) <= 100 for line in text.splitlines()), text
+    assert " * " not in render_constant("TABLE", mixed)
+    hanging = render_constant("TABLE", wide).splitlines()
+    assert hanging[1].startswith(" " * len("TABLE = ("))
+
+
+def _expr_helpers() -> set[str]:
+    template = ROOT / "compiler/targets/python/templates/core/expr.py.j2"
+    return set(re.findall(r"^def (_x_\w+)\(", template.read_text(encoding="utf-8"), re.M))
+
+
+def test_a_module_holds_only_the_helpers_and_word_tables_its_rules_read():
+    """The helpers of the rules in words (core/expr.py.j2) and the board facts only they read are
+    written into a module when its compiled rules call them, and every one written is called."""
+    helpers = _expr_helpers()
+    assert {"_x_posts_in", "_x_largest_network", "_x_take"} <= helpers
+    held = set()
+    for path in sorted(GENERATED.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for name in helpers:
+            if f"def {name}(" in text:
+                held.add(name)
+                assert text.count(f"{name}(") > 1, f"{path.name} defines {name} but never calls it"
+    assert "_x_largest_network" in held and "_x_posts_in" in held
+    bigbox = (GENERATED / "bigbox_hanseatic_45p.py").read_text(encoding="utf-8")
+    assert "def _x_posts_in(" not in bigbox and "CITY_COINS" not in bigbox
+    harbour = (GENERATED / "harbour_master_hanseatic_45p.py").read_text(encoding="utf-8")
+    assert "CITY_COINS = " in harbour and "ROUTE_SHIPS" not in harbour
+
+
+def test_tables_the_runtime_derives_are_not_written_into_modules():
+    from hansa.compiler.targets.python.codegen import DERIVED_AT_IMPORT
+
+    for path in sorted(GENERATED.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if not isinstance(node, ast.Assign):
+                continue
+            targets = [
+                t.id
+                for target in node.targets
+                for t in (target.elts if isinstance(target, ast.Tuple) else [target])
+                if isinstance(t, ast.Name)
+            ]
+            for name in set(targets) & set(DERIVED_AT_IMPORT):
+                assert isinstance(node.value, ast.Call), f"{path.name} writes {name} out"
+
+
+def test_coinciding_action_id_bases_share_lines_that_fit():
+    from hansa.compiler.targets.python.codegen import _render_constants
+
+    bases = [(f"A_SOME_LONG_DECISION_KIND_{i}", 1259) for i in range(12)]
+    text = _render_constants([("A_PLACE", 141), *bases, ("NUM_ACTIONS", 1259), ("N_X", 1259)])
+    namespace: dict = {}
+    exec(text, namespace)
+    assert namespace["A_PLACE"] == 141 and namespace["NUM_ACTIONS"] == 1259
+    assert all(namespace[name] == 1259 for name, _ in bases)
+    lines = text.splitlines()
+    assert lines[0] == "A_PLACE = 141" and lines[-1] == "N_X = 1259"  # only the layout chains
+    assert 2 < len(lines) < 2 + len(bases) and all(len(line) <= 99 for line in lines)

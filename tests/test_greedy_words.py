@@ -95,7 +95,7 @@ def _coin_city_posts(game, seeds) -> float:
             sum(
                 len({code >> 1 for code in state.city_posts(c)})
                 for c in range(ns["N_CITIES"])
-                if ns["CITY_COINS"][c]
+                if any(ns["SPACE_COIN"][x] for x in ns["CITY_SPACES"][c])
             )
         )
     return statistics.mean(counts)

@@ -117,9 +117,10 @@ def test_a_detected_circle_fails(tmp_path, monkeypatch):
 
 # ---- generated modules hold only their game (docs/architecture.md, "A generated module")
 GENERATED = ROOT / "generated"
-# The Big Box module's size after the shared code moved into the runtime (2,594 lines before,
-# 2026-12-02): a budget that keeps that code from growing back into the template.
-BIG_BOX_MODULE_LINES = 1_500
+# The Big Box module's size budget, the aim once the shared code moved into the runtime
+# (2,594 lines before, 1,497 after the first move, 1,177 now; 2026-12-02): it keeps shared code
+# and tables the module could derive from growing back into the templates.
+BIG_BOX_MODULE_LINES = 1_200
 # What every game shares and only reads tables for: defined once, in the runtime, never in a module
 SHARED_NAMES = {
     "state_to_dict",

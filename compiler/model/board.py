@@ -3,7 +3,7 @@ free-point masks of each route, and the special-prestige spaces."""
 
 from __future__ import annotations
 
-from ...runtime.tables import free_points
+from ...runtime.tables import city_tables, free_points, point_tables, space_city
 from ..nodes.board import PRIVILEGES
 from .fold import Fold, error, where
 
@@ -11,22 +11,21 @@ from .fold import Fold, error, where
 def _spaces(f: Fold) -> None:
     """CITY_SPACES (space ids per city) and per space: SPACE_CITY, SPACE_ROUND (1: round, a
     merchant's), SPACE_PRIV (privilege colour index), SPACE_COIN."""
-    city_spaces, space_city, space_round, space_priv, space_coin = [], [], [], [], []
-    for ci, c in enumerate(f.board.cities):
+    city_spaces, space_round, space_priv, space_coin = [], [], [], []
+    for c in f.board.cities:
         ids = []
         for sp in c.spaces:
-            ids.append(len(space_city))
-            space_city.append(ci)
+            ids.append(len(space_round))
             space_round.append(1 if sp.shape == "round" else 0)
             space_priv.append(PRIVILEGES.index(sp.privilege))
             space_coin.append(int(sp.coin))
         city_spaces.append(tuple(ids))
     f.k["CITY_SPACES"] = tuple(city_spaces)
-    f.k["SPACE_CITY"] = tuple(space_city)
+    f.k["SPACE_CITY"] = space_city(f.k["CITY_SPACES"])
     f.k["SPACE_ROUND"] = tuple(space_round)
     f.k["SPACE_PRIV"] = tuple(space_priv)
     f.k["SPACE_COIN"] = tuple(space_coin)
-    f.k["N_SPACES"] = len(space_city)
+    f.k["N_SPACES"] = len(space_round)
 
 
 def _city_abilities(f: Fold) -> tuple[tuple[int, ...], ...]:
@@ -54,38 +53,31 @@ def fold_board(f: Fold) -> None:
         for alias in c.aliases:
             city_index.setdefault(alias, city_index[c.name])
     f.city_index = city_index
-    route_cities, route_points, point_route, point_merchant = [], [], [], []
-    city_routes: list[list[int]] = [[] for _ in city_names]
-    for ri, r in enumerate(board.routes):
+    route_cities, route_points, point_merchant = [], [], []
+    for r in board.routes:
         try:
             a, b = (city_index[r.cities[0]], city_index[r.cities[1]])
         except KeyError as exc:
             raise error(f"route names unknown city {exc.args[0]!r}", r.span) from None
         route_cities.append((a, b))
-        city_routes[a].append(ri)
-        city_routes[b].append(ri)
         pts = []
         for ptype in r.points:
-            pts.append(len(point_route))
-            point_route.append(ri)
+            pts.append(len(point_merchant))
             point_merchant.append(1 if ptype == "merchant" else 0)
         route_points.append(tuple(pts))
-    neighbors: list[set[int]] = [set() for _ in city_names]
-    for a, b in route_cities:
-        neighbors[a].add(b)
-        neighbors[b].add(a)
+    city_routes, neighbors = city_tables(len(city_names), tuple(route_cities))
     k["CITY_NAMES"] = city_names
     k["N_CITIES"] = len(city_names)
     _spaces(f)
     k["CITY_ABILITIES"] = _city_abilities(f)
-    k["CITY_NEIGHBORS"] = tuple(tuple(sorted(n)) for n in neighbors)
-    k["CITY_ROUTES"] = tuple(tuple(rs) for rs in city_routes)
+    k["CITY_NEIGHBORS"] = neighbors
+    k["CITY_ROUTES"] = city_routes
     k["ROUTE_CITIES"] = tuple(route_cities)
     k["ROUTE_POINTS"] = tuple(route_points)
     k["N_ROUTES"] = len(route_cities)
-    k["POINT_ROUTE"] = tuple(point_route)
+    k["POINT_ROUTE"] = point_tables(k["ROUTE_POINTS"])[0]
     k["POINT_MERCHANT_ONLY"] = tuple(point_merchant)
-    k["N_POINTS"] = len(point_route)
+    k["N_POINTS"] = len(point_merchant)
     k["TAVERN_ROUTES"] = tuple(i for i, r in enumerate(board.routes) if r.tavern)
     ew = board.east_west
     k["EAST_WEST"] = (city_index[ew[0]], city_index[ew[1]])
@@ -98,16 +90,9 @@ def fold_point_masks(f: Fold) -> None:
     points) and FREE_HOUSE_POINTS (those a trader may take); FULL_MASK per route, POINT_BIT per
     point."""
     k = f.k
-    route_points, point_route, point_merchant = (
-        k["ROUTE_POINTS"],
-        k["POINT_ROUTE"],
-        k["POINT_MERCHANT_ONLY"],
-    )
-    k["FREE_POINTS"], k["FREE_HOUSE_POINTS"] = free_points(route_points, point_merchant)
-    k["FULL_MASK"] = tuple((1 << len(p)) - 1 for p in route_points)
-    k["POINT_BIT"] = tuple(
-        1 << route_points[point_route[p]].index(p) for p in range(len(point_route))
-    )
+    route_points = k["ROUTE_POINTS"]
+    k["FREE_POINTS"], k["FREE_HOUSE_POINTS"] = free_points(route_points, k["POINT_MERCHANT_ONLY"])
+    _, k["POINT_BIT"], k["FULL_MASK"] = point_tables(route_points)
 
 
 def fold_special_prestige(f: Fold) -> None:

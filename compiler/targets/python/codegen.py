@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pprint
+import re
 from pathlib import Path
 
 import jinja2
@@ -27,8 +28,19 @@ from .. import template_environment
 TEMPLATES = Path(__file__).parent / "templates"
 GENERATOR_VERSION = "1"
 # Model tables the module derives at import (runtime/tables.py) instead of writing them out
-DERIVED_AT_IMPORT = ("FREE_POINTS", "FREE_HOUSE_POINTS")
+DERIVED_AT_IMPORT = (
+    "SPACE_CITY",
+    "CITY_ROUTES",
+    "CITY_NEIGHBORS",
+    "POINT_ROUTE",
+    "POINT_BIT",
+    "FULL_MASK",
+    "FREE_POINTS",
+    "FREE_HOUSE_POINTS",
+)
 LINE_WIDTH = 99
+# Model tables only the compiled rules in words read: a module holds those its rules read
+WORDS_ONLY = ("CITY_COINS", "CITY_COLOUR_SPACES", "ROUTE_SHIPS", "ROUTE_TAVERN")
 
 
 def _environment() -> jinja2.Environment:
@@ -100,7 +112,8 @@ def _layout(value: object, indent: int) -> str:
 
 
 def render_constant(name: str, value: object) -> str:
-    """`NAME = literal`, wrapped to the line width; the literal is `repr`-based, so always safe."""
+    """`NAME = literal`, wrapped to the line width; the literal is `repr`-based, so always safe.
+    A long tuple of one repeated value is written `(value,) * n`."""
     ensure_safe_literal(value)
     prefix = f"{name} = "
     if len(repr(value)) > FAST_LAYOUT_CHARS:
@@ -108,11 +121,29 @@ def render_constant(name: str, value: object) -> str:
     text = pprint.pformat(value, width=LINE_WIDTH - len(prefix), compact=True, sort_dicts=True)
     if "\n" not in text and len(prefix) + len(text) <= LINE_WIDTH:
         return prefix + text
+    if isinstance(value, tuple) and _one_repeated_scalar(value):
+        return f"{prefix}({value[0]!r},) * {len(value)}"
     inner = pprint.pformat(value, width=LINE_WIDTH - 4, compact=True, sort_dicts=True)
     if isinstance(value, (tuple, list, dict)) and inner[:1] in "([{" and "\n" in inner:
+        if inner[0] != "(":
+            return prefix + text
+        # the continuation lines under the first item, or the whole literal indented below
+        # the name: whichever takes fewer lines
+        hanging = text.replace("\n", "\n" + " " * len(prefix))
+        if text.count("\n") <= inner.count("\n") + 2:
+            return prefix + hanging
         indented = "\n".join("    " + line for line in inner.splitlines())
-        return f"{prefix}(\n{indented}\n)" if inner[0] == "(" else prefix + text
+        return f"{prefix}(\n{indented}\n)"
     return prefix + text
+
+
+def _one_repeated_scalar(value: tuple) -> bool:
+    first = value[0] if value else None
+    return (
+        len(value) > 1
+        and isinstance(first, (bool, int, str))
+        and all(type(item) is type(first) and item == first for item in value)
+    )
 
 
 def _relative(path: str, root: Path | None) -> str:
@@ -162,10 +193,14 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
             (hook, name, _relative_origin(origin, root), text)
             for hook, name, origin, text in tables["RULE_SOURCES"]
         )
-    constants = "\n".join(
-        render_constant(name, value)
-        for name, value in tables.items()
-        if name not in DERIVED_AT_IMPORT
+    functions = "\n".join(model.components.get("expr_functions", ()))
+    constants = _render_constants(
+        [
+            (name, value)
+            for name, value in tables.items()
+            if name not in DERIVED_AT_IMPORT
+            and (name not in WORDS_ONLY or re.search(rf"\b{name}\b", functions))
+        ]
     )
     comp = model.components
     context = dict(comp)
@@ -192,6 +227,8 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         ),
         scoring=comp["scoring"],
         uses_income=True,
+        x_helpers=_called_helpers(comp.get("expr_functions", ())),
+        scorers=_names_tuple("SCORERS", [f"_score_{key}" for key, _kind, _p in comp["scoring"]]),
         coin_pp=bool(model.constants["COIN_PP"]),
     )
     context["switches"] = render_constant(
@@ -202,6 +239,48 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
     except jinja2.TemplateError as exc:  # a broken template is a bug of ours, not of the spec
         raise HansaError(f"code generation failed for game {model.game!r}: {exc}") from exc
     return _tidy(text)
+
+
+def _render_constants(tables: list[tuple[str, object]]) -> str:
+    """The constants block; action-id bases that coincide (kinds of decision this game does not
+    have hold no ids) share a line while it fits: `A_REMOVE = A_DONE_REMOVING = 828`."""
+    lines: list[str] = []
+    chained: list[str] = []
+    for i, (name, value) in enumerate(tables):
+        following = tables[i + 1] if i + 1 < len(tables) else None
+        joined = " = ".join([*chained, name])
+        if (
+            following is not None
+            and name.startswith("A_")
+            and (following[0].startswith("A_") or following[0] == "NUM_ACTIONS")
+            and type(value) is int
+            and following[1] == value
+            and type(following[1]) is int
+            and len(f"{joined} = {following[0]} = {value}") <= LINE_WIDTH
+        ):
+            chained.append(name)
+            continue
+        lines.append(render_constant(joined, value))
+        chained = []
+    return "\n".join(lines)
+
+
+def _names_tuple(name: str, names: list[str]) -> str:
+    """`NAME = (a, b, c)` for names of the module: on one line when it fits, else one name per
+    line (as ruff formats it)."""
+    one = f"{name} = ({', '.join(names)}{',' if len(names) == 1 else ''})"
+    if len(one) <= LINE_WIDTH + 1:
+        return one
+    return f"{name} = (\n" + "".join(f"    {n},\n" for n in names) + ")"
+
+
+def _called_helpers(functions: list[str]) -> set[str]:
+    """The `_x_…` helpers (core/expr.py.j2) the compiled rules in words call: a module holds only
+    those."""
+    return {match for source in functions for match in _HELPER_CALL.findall(source)}
+
+
+_HELPER_CALL = re.compile(r"\b(_x_\w+)\(")
 
 
 def _relative_origin(origin: str, root: Path | None) -> str:

@@ -1,0 +1,50 @@
+"""Groups of cities linked through cities where a player holds posts: the searches every game's
+rules and facts run over its board (`CITY_NEIGHBORS`, one tuple of neighbouring cities per city)
+with the player's posts per city (`counts`)."""
+
+from __future__ import annotations
+
+
+def groups(counts: list[int], neighbors: tuple[tuple[int, ...], ...]) -> list[list[int]]:
+    """The connected groups of the cities with counts > 0, each in search order."""
+    seen: set[int] = set()
+    found = []
+    for start in range(len(counts)):
+        if not counts[start] or start in seen:
+            continue
+        seen.add(start)
+        todo = [start]
+        group = []
+        while todo:
+            c = todo.pop()
+            group.append(c)
+            for d in neighbors[c]:
+                if counts[d] and d not in seen:
+                    seen.add(d)
+                    todo.append(d)
+        found.append(group)
+    return found
+
+
+def group_sizes(counts: list[int], neighbors: tuple[tuple[int, ...], ...]) -> list[int]:
+    """The posts of each group of `groups`, largest first."""
+    return sorted(
+        (sum(counts[c] for c in group) for group in groups(counts, neighbors)), reverse=True
+    )
+
+
+def connected(counts: list[int], neighbors: tuple[tuple[int, ...], ...], a: int, b: int) -> bool:
+    """Whether cities a and b are linked through cities where counts > 0."""
+    if not counts[a] or not counts[b]:
+        return False
+    seen = {a}
+    todo = [a]
+    while todo:
+        c = todo.pop()
+        if c == b:
+            return True
+        for d in neighbors[c]:
+            if counts[d] and d not in seen:
+                seen.add(d)
+                todo.append(d)
+    return False
