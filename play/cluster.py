@@ -161,13 +161,16 @@ def _init(ray, address: str | None, cpus: int | None) -> None:
     """Connect to the cluster at `address`, or start a local Ray for this run only: no
     dashboard, no usage report, workers' output kept out of the report."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")  # no C++ warnings in the report
+    # the raylet waits this long for its agents (Python processes, slow to start on a loaded
+    # machine) instead of 30 s, after which it stops with an "unexpected system state"
+    os.environ.setdefault("RAY_agent_register_timeout_ms", "120000")
     options = {"logging_level": logging.ERROR, "log_to_driver": False}
     if address is None:
         options |= {"num_cpus": cpus or os.cpu_count() or 1, "include_dashboard": False}
     try:
         ray.init(address=address, **options)
-    except (ConnectionError, ValueError, RuntimeError) as exc:
+    except Exception as exc:  # Ray raises bare Exceptions too (a raylet slow to start, say)
+        ray.shutdown()  # whatever it started
         where = f"the Ray cluster at {address!r}" if address else "a local Ray"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise HansaError(f"--executor ray: cannot start or reach {where}: {first}") from None

@@ -31,10 +31,17 @@ pytestmark = pytest.mark.xdist_group("ray")
 @pytest.fixture(scope="module")
 def local_ray():
     pytest.importorskip("ray")
+    from hansa.compiler.errors import HansaError
     from hansa.play.cluster import session
 
-    with session(cpus=2) as ray:
-        yield ray
+    for attempt in (1, 2):  # Ray gives its raylet 30 s to start: a loaded machine may miss it
+        try:
+            with session(cpus=2) as ray:
+                yield ray
+            return
+        except HansaError:
+            if attempt == 2:
+                raise
 
 
 def processes(*, title: str = "", environ: str = "") -> list[int]:
