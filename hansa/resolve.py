@@ -339,9 +339,10 @@ def _load_module(index: SpecIndex, game: dict) -> types.ModuleType:
             fresh = _compile_folder(index.folder, index.digest)
             _INDEXES[index.digest] = fresh
             text = fresh.texts[game["module"]]
-        module = types.ModuleType(module_name)
+        from hansa.compiler.targets.python.codegen import module_from_text
+
+        module = module_from_text(text, module_name, game["module"])
         sys.modules[module_name] = module
-        exec(compile(text, f"<generated {game['module']}>", "exec"), module.__dict__)
     _MODULES[key] = module
     return module
 

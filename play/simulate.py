@@ -29,9 +29,10 @@ from .mcts import MCTSAgent
 # A game that has not ended after this many decisions is stopped and reported as "unfinished".
 DEFAULT_MAX_DECISIONS = 200_000
 
-# `strong`: the recommended search for studies — MCTS whose iterations play 2 turns of each
-# player past the decision, not the whole game (docs/play.md, "The strong agent").
-STRONG_SETTINGS = {"iterations": 24, "turns": 2}
+# `strong`: the recommended search for studies — MCTS with a third of the default's iterations,
+# each played on to the end of the game (a horizon of a few turns measured weaker at equal
+# cost; docs/play.md, "The strong agent").
+STRONG_SETTINGS = {"iterations": 10, "turns": 0}
 
 
 def StrongAgent(seed: int | None = 0, **settings) -> MCTSAgent:  # noqa: N802 (an agent "class")
@@ -45,6 +46,9 @@ StrongAgent.__signature__ = inspect.signature(MCTSAgent).replace(  # type: ignor
         for p in inspect.signature(MCTSAgent).parameters.values()
     ]
 )
+
+# Where the games of `simulate` are played: processes of this machine (`jobs`), or Ray tasks.
+EXECUTORS = ("local", "ray")
 
 AGENTS: dict[str, type] = {
     "random": RandomAgent,
@@ -593,7 +597,20 @@ def _play_chunk(
     loader: Callable[[str, int], Game],
     rotate: bool = False,
 ) -> list[tuple[int, dict]]:
-    game = _game_for(name, players, loader)
+    return play_games(
+        _game_for(name, players, loader), agents, seed, indices, max_decisions, rotate
+    )
+
+
+def play_games(
+    game: Game,
+    agents: list[str],
+    seed: int,
+    indices: list[int],
+    max_decisions: int | None,
+    rotate: bool,
+) -> list[tuple[int, dict]]:
+    """Games `indices` of a run with `seed`: (index, record summary) each, wherever they run."""
     out = []
     for i in indices:
         s = game_seed(seed, i)
@@ -624,16 +641,26 @@ def simulate(
     progress: Callable[[int, int], None] | None = None,
     loader: Callable[[str, int], Game] = default_loader,
     seats: str = "rotate",
+    executor: str = "local",
+    address: str | None = None,
 ) -> SimulationResult:
     """Play `n` games (game i with seed `game_seed(seed, i)`) over `jobs` processes and summarise.
 
     `game_name` is a game name (loaded with `loader`, in each worker) or an already loaded `Game`.
-    The result is the same for any `jobs`. `progress(done, n)` is called as games finish. With
-    agents that differ and `seats="rotate"` (the default), game i seats them shifted by i
-    (`seated`), so agent and seat are not confounded; `seats="fixed"` keeps the given order.
+    The result is the same for any `jobs` and executor. `progress(done, n)` is called as games
+    finish. With agents that differ and `seats="rotate"` (the default), game i seats them shifted
+    by i (`seated`), so agent and seat are not confounded; `seats="fixed"` keeps the given order.
+    `executor="ray"` plays the games as Ray tasks (`hansa.play.cluster`): on a local Ray with
+    `jobs` CPUs, or on the cluster at `address`.
     """
     if seats not in ("rotate", "fixed"):
         raise HansaError(f"--seats must be rotate or fixed, not {seats!r}")
+    if executor not in EXECUTORS:
+        raise HansaError(f"--executor must be {' or '.join(EXECUTORS)}, not {executor!r}")
+    if address is not None and executor != "ray":
+        raise HansaError("--address names a Ray cluster: it applies with --executor ray")
+    if address is not None and jobs is not None:
+        raise HansaError("--jobs applies to one machine; a Ray cluster (--address) uses its CPUs")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise HansaError(f"the number of games must be at least 1, got {n!r}")
     if isinstance(game_name, Game):
@@ -651,54 +678,20 @@ def simulate(
     rotate = seats == "rotate" and len(set(seat_agents)) > 1
     for spec in set(seat_agents):
         make_agent(spec, 0)  # fail early on a bad name, before any process starts
-    jobs = (os.cpu_count() or 1) if jobs is None else jobs
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise HansaError(f"--jobs must be at least 1, got {jobs!r}")
-    jobs = min(jobs, n)
-    results: dict[int, dict] = {}
-    chunk = max(1, min(25, n // (jobs * 4) or 1))
-    batches = [list(range(i, min(n, i + chunk))) for i in range(0, n, chunk)]
-    if jobs == 1:
-        for batch in batches:
-            for i, summary in _play_chunk(
-                name, players, seat_agents, seed, batch, max_decisions, loader, rotate
-            ):
-                results[i] = summary
-            if progress:
-                progress(len(results), n)
-    else:
-        context = _fork_context()
-        children_before = {process.pid for process in _active_children()}
-        previous_term = _stop_on_sigterm()
-        pool = ProcessPoolExecutor(
-            max_workers=jobs, mp_context=context, initializer=_ignore_interrupts
+    report = progress or (lambda done, total: None)
+    if executor == "ray":
+        results = _play_on_ray(
+            game, seat_agents, seed, n, max_decisions, rotate, report, jobs, address
         )
-        try:
-            futures = [
-                pool.submit(
-                    _play_chunk,
-                    name,
-                    players,
-                    seat_agents,
-                    seed,
-                    batch,
-                    max_decisions,
-                    loader,
-                    rotate,
-                )
-                for batch in batches
-            ]
-            for future in as_completed(futures):
-                for i, summary in future.result():
-                    results[i] = summary
-                if progress:
-                    progress(len(results), n)
-        except BaseException:
-            _stop_pool(pool, children_before)  # Ctrl-C or a failed game: don't wait for the queue
-            raise
-        finally:
-            _restore_sigterm(previous_term)
-        pool.shutdown()
+    else:
+        results = _play_local(
+            name, players, seat_agents, seed, n, jobs, max_decisions, loader, rotate, report
+        )
+    missing = [i for i in range(n) if i not in results]
+    if missing:  # never reached: a study is reported with every game or not at all
+        raise HansaError(f"{len(missing)} games were not played (first: game {missing[0]})")
     return SimulationResult(
         game=name,
         players=players,
@@ -709,6 +702,68 @@ def simulate(
         records=[results[i] for i in range(n)],
         elements=usage_elements(game),
     )
+
+
+def _play_on_ray(game, agents, seed, n, max_decisions, rotate, progress, cpus, address):
+    """The games as Ray tasks of two games each (a cluster's size is not known here, and a batch
+    whose worker dies costs little to rerun)."""
+    from .cluster import import_ray, run_on_ray
+
+    import_ray()  # the missing extra is one clear error, before anything starts
+    batches = [list(range(i, min(n, i + 2))) for i in range(0, n, 2)]
+    previous_term = _stop_on_sigterm()
+    try:
+        return run_on_ray(
+            game,
+            agents,
+            seed,
+            batches,
+            max_decisions,
+            rotate,
+            lambda done: progress(done, n),
+            address=address,
+            cpus=cpus,
+        )
+    finally:
+        _restore_sigterm(previous_term)
+
+
+def _play_local(name, players, agents, seed, n, jobs, max_decisions, loader, rotate, progress):
+    """The games here (`jobs` 1) or over `jobs` forked processes; game index -> record."""
+    jobs = min((os.cpu_count() or 1) if jobs is None else jobs, n)
+    results: dict[int, dict] = {}
+    chunk = max(1, min(25, n // (jobs * 4) or 1))
+    batches = [list(range(i, min(n, i + chunk))) for i in range(0, n, chunk)]
+    if jobs == 1:
+        for batch in batches:
+            for i, summary in _play_chunk(
+                name, players, agents, seed, batch, max_decisions, loader, rotate
+            ):
+                results[i] = summary
+            progress(len(results), n)
+        return results
+    context = _fork_context()
+    children_before = {process.pid for process in _active_children()}
+    previous_term = _stop_on_sigterm()
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_ignore_interrupts)
+    try:
+        futures = [
+            pool.submit(
+                _play_chunk, name, players, agents, seed, batch, max_decisions, loader, rotate
+            )
+            for batch in batches
+        ]
+        for future in as_completed(futures):
+            for i, summary in future.result():
+                results[i] = summary
+            progress(len(results), n)
+    except BaseException:
+        _stop_pool(pool, children_before)  # Ctrl-C or a failed game: don't wait for the queue
+        raise
+    finally:
+        _restore_sigterm(previous_term)
+    pool.shutdown()
+    return results
 
 
 def _active_children() -> list:

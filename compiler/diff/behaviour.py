@@ -31,7 +31,7 @@ from typing import Any
 from ..errors import HansaError
 from ..nodes.board import Board
 from ..nodes.rules import Game, RuleSet, mangle_module_name
-from ..targets.python.codegen import build_game_module
+from ..targets.python.codegen import build_game_module, module_from_text
 
 ALPHA = 0.05
 CONFIDENCE = 0.95
@@ -72,12 +72,7 @@ def compile_playable(playable: Playable, side: str, root: Path | None = None) ->
     """
     text = build_game_module(playable.decl, playable.rules, playable.board, playable.sources, root)
     name = f"hansa.generated._diff_{side}_{mangle_module_name(playable.decl.name)}"
-    module = types.ModuleType(name)
-    exec(
-        compile(text, f"<generated {playable.decl.name} (side {side.upper()})>", "exec"),
-        vars(module),
-    )
-    return module
+    return module_from_text(text, name, f"{playable.decl.name} (side {side.upper()})")
 
 
 def choose_players(
@@ -364,18 +359,20 @@ def play_side(
     max_decisions: int,
     progress: Callable[[int, int], None] | None = None,
     seats: str = "rotate",
+    executor: str = "local",
+    address: str | None = None,
 ) -> SideRun:
     """Play `games` seeded games of one side's compiled `game` (a `hansa.Game`).
 
-    The module exists only in this process: worker processes must be forked to inherit it (a
-    spawned worker would load the committed module of the same name, or none), so without fork
-    the games are played here.
+    The module exists only in this process: local worker processes must be forked to inherit it
+    (a spawned worker would load the committed module of the same name, or none), so without
+    fork the games are played here; Ray workers are sent the module's text.
     """
     import multiprocessing
 
     from hansa.play.simulate import simulate
 
-    if "fork" not in multiprocessing.get_all_start_methods():
+    if executor == "local" and "fork" not in multiprocessing.get_all_start_methods():
         jobs = 1
     started = time.perf_counter()
     result = simulate(
@@ -387,6 +384,8 @@ def play_side(
         max_decisions=max_decisions,
         progress=progress,
         seats=seats,
+        executor=executor,
+        address=address,
     )
     seconds = time.perf_counter() - started
     ns = vars(game.module)

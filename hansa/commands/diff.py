@@ -22,6 +22,7 @@ games played (the comparison says nothing about it). See docs/diff.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from dataclasses import dataclass
@@ -69,9 +70,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="folder of spec files that names are looked up in (default: ./spec)",
     )
     sim = parser.add_argument_group("behavioural diff (--simulate)")
-    from .simulate import add_seats_option
+    from .simulate import add_executor_options, add_seats_option
 
     add_seats_option(sim, default=None)
+    add_executor_options(sim, default=None)
     sim.add_argument(
         "--simulate",
         type=int,
@@ -411,6 +413,8 @@ SIMULATION_OPTIONS = (
     "board",
     "rules",
     "seats",
+    "executor",
+    "address",
 )
 PLOT_SUFFIXES = (".png", ".svg")
 
@@ -616,6 +620,12 @@ def _check_simulation_args(args: argparse.Namespace) -> None:
         value = getattr(args, option)
         if value is not None and value < 1:
             raise HansaError(f"--{option.replace('_', '-')} must be at least 1, got {value}")
+    if args.address is not None and args.executor != "ray":
+        raise HansaError("--address names a Ray cluster: it applies with --executor ray")
+    if args.executor == "ray":
+        from hansa.play.cluster import import_ray
+
+        import_ray()
     if args.players is not None and args.players < 1:
         raise HansaError(f"--players must be at least 1, got {args.players}")
     if args.plot is not None:
@@ -653,6 +663,15 @@ def _print(text: str) -> None:
     sys.stdout.flush()
 
 
+def _executor_session(args: argparse.Namespace):
+    """With --executor ray, one Ray for both sides (starting a local one costs seconds)."""
+    if args.executor != "ray":
+        return contextlib.nullcontext()
+    from hansa.play.cluster import session
+
+    return session(args.address, args.jobs)
+
+
 def _run_simulation(
     args: argparse.Namespace, edits: list[Edit], a: Loaded, b: Loaded, loader: _Loader
 ) -> int:
@@ -685,16 +704,27 @@ def _run_simulation(
     progress = _Progress(2 * n, enabled=sys.stderr.isatty())
     runs = []
     try:
-        for offset, letter, playable, game in (
-            (0, "A", play_a, games[0]),
-            (n, "B", play_b, games[1]),
-        ):
-            progress.side(letter, offset)
-            runs.append(
-                behaviour.play_side(
-                    playable, game, n, agents, seed, args.jobs, limit, progress, seats
+        with _executor_session(args):
+            for offset, letter, playable, game in (
+                (0, "A", play_a, games[0]),
+                (n, "B", play_b, games[1]),
+            ):
+                progress.side(letter, offset)
+                runs.append(
+                    behaviour.play_side(
+                        playable,
+                        game,
+                        n,
+                        agents,
+                        seed,
+                        args.jobs,
+                        limit,
+                        progress,
+                        seats,
+                        executor=args.executor or "local",
+                        address=args.address,
+                    )
                 )
-            )
     finally:
         progress.close()
     result = behaviour.compare_runs(runs[0], runs[1], seed)

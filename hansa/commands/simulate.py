@@ -50,7 +50,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="processes to spread the games over (default: all cores)",
     )
     add_seats_option(parser)
+    add_executor_options(parser)
     parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
+
+
+def add_executor_options(parser, default: str | None = "local") -> None:
+    """`--executor local|ray` and `--address ADDR` (docs/simulate.md, "Studies on Ray")."""
+    parser.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default=default,
+        help="where the games are played: processes of this machine (default), or Ray tasks "
+        "(pip install 'hansa[cluster]'): a local Ray, or the cluster given by --address",
+    )
+    parser.add_argument(
+        "--address",
+        metavar="ADDR",
+        default=None,
+        help="with --executor ray: the Ray cluster to use (HOST:PORT, 'auto' for the one this "
+        "machine belongs to); default: a local Ray started for the run",
+    )
 
 
 def add_seats_option(parser, default: str | None = "rotate") -> None:
@@ -111,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
             loader=functools.partial(load_game, spec=args.spec, backend=args.backend),
             seats=args.seats,
+            executor=args.executor,
+            address=args.address,
         )
     finally:
         progress.close()

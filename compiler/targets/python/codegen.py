@@ -474,9 +474,13 @@ def compile_module(source: str, game: str | None = None, spec_dir: str | Path = 
 
 
 def module_from_text(text: str, module_name: str, label: str):
-    """A generated module's text run as a module in memory (not registered in sys.modules)."""
+    """A generated module's text run as a module in memory (not registered in sys.modules).
+
+    The module keeps its text as `__generated_text__`, so it can be rebuilt in another process
+    (the workers of `hansa simulate --executor ray`) that has no file of it."""
     import types
 
     module = types.ModuleType(module_name)
+    module.__dict__["__generated_text__"] = text
     exec(compile(text, f"<generated {label}>", "exec"), module.__dict__)
     return module
