@@ -382,7 +382,7 @@ KINDS: dict[type, Kind] = {
         name=lambda b, i: "board",
         segment=lambda b, i: "board",
         ignore=frozenset({"id", "title", "side", "verification", "frame", "frame_note"})
-        | frozenset({"allow_disconnected"}),
+        | frozenset({"allow_disconnected", "extends", "edits"}),
         unordered=frozenset({"players", "original_edition_players", "countries", "east_west"}),
     ),
     City: Kind(
