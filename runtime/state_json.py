@@ -32,6 +32,7 @@ SWITCH_NAMES = (
     "permanent_move_tradesmen",
     "permissions",
     "x_chosen_develop",
+    "x_draw_keep",
     "x_end",
     "x_may_take",
     "x_params",
@@ -67,6 +68,7 @@ FRAME_NEEDS = {
     "F_PAWN": (),
     "F_FLIP": ("tile",),
     "F_TAKE_STOCK": ("left", "kinds"),
+    "F_KEEP": ("drawn",),
 }
 
 
@@ -124,6 +126,7 @@ class StateJson:
             + (("marker",) if self.permanent else ())
             + (("tile",) if self.favour else ())
             + (("kinds",) if self.x_may_take else ())
+            + (("drawn",) if self.x_draw_keep else ())
         )
 
     # ---- the empty position setup and reading start from
@@ -261,6 +264,8 @@ class StateJson:
             if i == 0:
                 return "take no (further) piece from the general stock"
             return f"take a {KIND_NAMES[i - 1]} from the general stock to the personal supply"
+        if self.x_draw_keep and kind == "KEEP_MARKER":
+            return f"keep the drawn marker {g.MARKER_LABELS[i]} (the others go back to the supply)"
         return f"place the drawn marker on {routes[i]}"
 
     def action_text(
@@ -349,6 +354,8 @@ class StateJson:
         elif self.x_may_take and kind == g.F_TAKE_STOCK:
             out["left"] = top[2]
             out["kinds"] = [KIND_NAMES[k] for k in (0, 1) if top[3] >> k & 1]
+        elif self.x_draw_keep and kind == g.F_KEEP:
+            out["drawn"] = [g.MARKER_KEYS[m] for m in top[2]]  # hidden from others (observation)
         return out
 
     def _routes_to_list(self, s) -> list[dict]:
@@ -562,6 +569,8 @@ class StateJson:
             return (kind, player, rd.choice(head["tile"], path + ".tile", g.FAVOUR_NAMES))
         if self.x_may_take and kind == g.F_TAKE_STOCK:
             return self._read_take_stock(rd, head, path, kind, player)
+        if self.x_draw_keep and kind == g.F_KEEP:
+            return (kind, player, self._read_markers(rd, head["drawn"], path + ".drawn"))
         return (kind, player)
 
     def _read_take_stock(self, rd: StateReader, head: dict, path: str, kind: int, player: int):
@@ -1008,7 +1017,8 @@ class StateJson:
         """Each bonus-marker type is in play exactly as often as the game has it."""
         g = self.g
         counts = [0] * g.N_MARKER_TYPES
-        for group in [s.fresh, s.plate, s.msupply, s.out] + list(s.unused) + list(s.used):
+        drawn = [top[2] for top in s.stack if self.x_draw_keep and top[0] == g.F_KEEP]
+        for group in [s.fresh, s.plate, s.msupply, s.out, *s.unused, *s.used, *drawn]:
             for m in group:
                 counts[m] += 1
         for m in s.rmark:
@@ -1019,7 +1029,8 @@ class StateJson:
                 raise rd.fail(
                     "marker_supply",
                     f"{counts[m]} bonus markers {g.MARKER_KEYS[m]!r} in all places (supply, "
-                    f"routes, players, plate, out of game) but the game has {g.MARKER_COUNT[m]}",
+                    f"routes, players, plate, drawn, out of game) but the game has"
+                    f" {g.MARKER_COUNT[m]}",
                 )
 
     def _end_condition_met(self, s) -> bool:
@@ -1098,7 +1109,11 @@ class StateJson:
         if self.x_chosen_develop and kinds and all(k == g.F_DEVELOP for k in kinds):
             # rules in words: each seat chooses an ability at setup, or one rule after another
             return
-        if len(kinds) > 2 or (len(kinds) == 2 and kinds != [g.F_DISPLACED, g.F_PAY]):
+        # `draw N keep 1`: the choice of the drawn marker comes before the route's step 3
+        drawing = [[g.F_ROUTE, g.F_KEEP]] if self.x_draw_keep else []
+        if len(kinds) > 2 or (
+            len(kinds) == 2 and kinds != [g.F_DISPLACED, g.F_PAY] and kinds not in drawing
+        ):
             shown = ", ".join(g.FRAME_NAMES[k] for k in kinds)
             raise rd.fail("stack", f"no play leaves the decisions [{shown}] pending")
         if kinds == [g.F_PAY]:
@@ -1119,7 +1134,7 @@ class StateJson:
             self._check_frame(rd, s, top, f"stack[{i}]")
         fresh_kinds = (
             ([g.F_ROUTE], [g.F_PERMANENT], [g.F_MOVE]) if self.permanent else ([g.F_ROUTE],)
-        )
+        ) + tuple(drawing)
         if s.fresh and kinds not in fresh_kinds:
             raise rd.fail(
                 "turn.markers_taken_this_action", "markers are only taken while creating a route"
@@ -1147,6 +1162,8 @@ class StateJson:
             raise rd.fail(path, "only the turn player moves the placed pawn")
         if top[0] == g.F_MARKERS and not s.plate:
             raise rd.fail(path, "no drawn markers to place (turn.markers_to_place is empty)")
+        if self.x_draw_keep and top[0] == g.F_KEEP and len(set(top[2])) < 2:
+            raise rd.fail(path + ".drawn", "a choice of the marker kept needs two kinds drawn")
         if self.favour and top[0] == g.F_FLIP:
             if top[1] != s.player or s.fav_turn != 2 or top[2] not in s.fav_held[top[1]]:
                 raise rd.fail(

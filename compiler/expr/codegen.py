@@ -287,6 +287,10 @@ class ExprCompiler:
         kinds = MAY_TAKE_KINDS[effect.name]
         return [f"_x_may_take(s, {env.you}, {kinds}, {self.expr(effect.value, env)})"]
 
+    def _effect_draw_keep(self, effect: Effect, env: Env) -> list[str]:
+        """The draw itself (core/draw_keep.py.j2): N markers, a keep decision if they differ."""
+        return [f"_x_draw_keep(s, {env.you}, {self.expr(effect.value, env)})"]
+
     def _effect_receive(self, effect: Effect, env: Env) -> list[str]:
         return [f"_x_receive(s, {env.you}, {self.marker_ids[effect.name]})"]
 
@@ -304,6 +308,7 @@ class ExprCompiler:
             ("setup", "_x_setup"),
             ("turn_start", "_x_turn_start"),
             ("turn_end", "_x_turn_end"),
+            ("marker_draw", "_x_marker_draw"),
             ("after_create_route", "_x_after_route"),
         ):
             chosen = [r for r in rules if r.hook == hook]

@@ -85,6 +85,8 @@ def _switches(f: Fold, hook_rules) -> None:
     comp["expr_marker_ids"] = {}
     comp["expr_first_rule_marker"] = 0
     comp["x_setup"] = comp["x_turn_start"] = comp["x_turn_end"] = comp["x_after_route"] = False
+    comp["x_marker_draw"] = False
+    comp["x_draw_keep"] = _effects(hook_rules, "draw_keep")
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
     comp["x_tiebreak"] = bool(f.tie_exprs)
     comp["x_turns"] = _mentions(hook_rules, f.tie_exprs, "turn number")
@@ -217,6 +219,7 @@ def fold_rules_in_words(f: Fold) -> None:
         ("x_setup", "_x_setup"),
         ("x_turn_start", "_x_turn_start"),
         ("x_turn_end", "_x_turn_end"),
+        ("x_marker_draw", "_x_marker_draw"),
         ("x_after_route", "_x_after_route"),
         ("x_forbid", "_x_forbidden"),
         ("x_end", "_x_end"),

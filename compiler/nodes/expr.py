@@ -185,6 +185,7 @@ class Effect:
             "receive": f"receive marker {self.name}",
             "set_param": f"your {self.name} becomes {value}",
             "may_take": f"you may take {value} {self.name} from the stock",
+            "draw_keep": f"draw {value} keep 1",
         }.get(self.kind, f"{self.kind} {amount or value or self.name}")
         return body + (f" if {self.when.text()}" if self.when is not None else "")
 
@@ -194,6 +195,7 @@ HOOKS = (
     "setup",
     "turn_start",
     "turn_end",
+    "marker_draw",
     "marker_used",
     "after_create_route",
     "favour",
@@ -243,6 +245,7 @@ class HookRule:
             "setup": "at setup",
             "turn_start": "at turn start",
             "turn_end": "at turn end",
+            "marker_draw": "at marker draw",
             "after_create_route": "after create_route",
             "favour": f'favour "{self.target}"' + trigger_text(self.trigger),
             "marker_used": f'bonus "{self.target}"'

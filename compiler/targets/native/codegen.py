@@ -66,6 +66,8 @@ REQUIRED: dict[str, object] = {
     "x_triggers": False,
     "x_marker_triggers": False,
     "x_may_take": False,
+    "x_marker_draw": False,
+    "x_draw_keep": False,
 }
 
 # Scoring categories with a template (not written in words): the C expression of each.
