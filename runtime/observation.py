@@ -75,9 +75,7 @@ class Observations:
             observer = s._current_player()
         # another player's drawn markers are as unknown as the supply: dealt again from it too
         others = [
-            i
-            for i, top in enumerate(s.stack)
-            if top[0] == self.keep_frame and top[1] != observer
+            i for i, top in enumerate(s.stack) if top[0] == self.keep_frame and top[1] != observer
         ]
         rest = list(s.msupply) + [m for i in others for m in s.stack[i][2]]
         rng.shuffle(rest)
