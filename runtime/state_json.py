@@ -16,6 +16,8 @@ from .serialize import StateReader
 
 KIND_NAMES = ("trader", "merchant")
 FAVOUR_TURN_NAMES = ("may_take", "acted", "taken")
+# `end when … after turn | after round`: which end of the game an end trigger has set in motion
+END_AFTER_NAMES = ("action", "turn", "round")  # "action": no delayed end pending
 PAWN_FREE_MOVE_NAMES = ("before_first_action", "after_last_action", "used")
 # No game puts anything near this many PP on the track; a bound keeps 10**30 out of the arithmetic.
 TRACK_LIMIT = 1_000_000
@@ -34,6 +36,7 @@ SWITCH_NAMES = (
     "x_chosen_develop",
     "x_draw_keep",
     "x_end",
+    "x_end_later",
     "x_may_take",
     "x_params",
     "x_setup",
@@ -170,6 +173,8 @@ class StateJson:
             s.xparam = list(g.X_PARAM_DEFAULTS) * n
         if self.x_turns:
             s.turns = 1
+        if self.x_end_later:
+            s.end_after = 0  # an end trigger timed `after turn` (1) or `after round` (2) has fired
         return s
 
     # ---- action names
@@ -432,6 +437,8 @@ class StateJson:
             turn["permissions_used"] = [g.CITY_NAMES[c] for c in s.perm_used]
         if self.x_turns:
             turn["number"] = s.turns
+        if self.x_end_later:
+            turn["game_ends_after"] = END_AFTER_NAMES[s.end_after]
         out = {
             "format": "hansa-state",
             "version": 1,
@@ -668,10 +675,15 @@ class StateJson:
                 "markers_to_place",
             )
             + (("permissions_used",) if self.permissions else ())
-            + (("number",) if self.x_turns else ()),
+            + (("number",) if self.x_turns else ())
+            + (("game_ends_after",) if self.x_end_later else ()),
         )
         if self.x_turns:
             s.turns = rd.integer(turn.get("number", 1), "turn.number", 1, 10**9)
+        if self.x_end_later:
+            s.end_after = rd.choice(
+                turn.get("game_ends_after", "action"), "turn.game_ends_after", END_AFTER_NAMES
+            )
         s.player = rd.integer(turn["player"], "turn.player", 0, n - 1)
         s.actions_left = rd.integer(turn["actions_left"], "turn.actions_left", 0, 1000)
         s.ending = rd.boolean(
@@ -1036,6 +1048,8 @@ class StateJson:
     def _end_condition_met(self, s) -> bool:
         """Whether some end trigger of the rule set holds (what a game over or ending needs)."""
         if self.end_marker_supply_empty and not s.msupply:
+            return True
+        if self.x_end_later and s.end_after:  # a timed trigger fired earlier in the turn/round
             return True
         return bool(self.x_end and self.g._x_end(s, s.player))
 

@@ -29,6 +29,7 @@ def test_examples_are_the_spec_files_and_lower():
         SPEC / "house" / "short_game.hansa",
         SPEC / "house" / "no_compensation.hansa",
         SPEC / "games.hansa",
+        SPEC / "house" / "last_round.hansa",
         SPEC / "modules" / "missions.hansa",
         *(
             SPEC / "house" / f"{name}.hansa"

@@ -616,7 +616,8 @@ HOOK_DOCS = {
     ),
     "end": (
         "end when some player has at least 3 fully developed abilities",
-        "The game ends after the action in which the condition becomes true.",
+        "The game ends after the action in which the condition becomes true (`… after turn` /"
+        " `… after round`: when that turn or round is over).",
     ),
     "tiebreak": (
         "tiebreak fewest pieces in stock, shared",

@@ -362,9 +362,17 @@ class ExprCompiler:
                 "_x_forbidden", "s: State, p: int, action: int", "bool", lines
             )
         ends = [r for r in rules if r.hook == "end"]
+        # by timing (`target`): at once `_x_end`, `after turn`/`after round` their own functions
+        for timing, name in (
+            ("", "_x_end"),
+            ("turn", "_x_end_after_turn"),
+            ("round", "_x_end_after_round"),
+        ):
+            timed = [r for r in ends if r.target == timing]
+            if timed:
+                tests = " or ".join(self.expr(r.condition, env) for r in timed)
+                out[name] = _function(name, "s: State, p: int", "bool", [f"return {tests}"])
         if ends:
-            tests = " or ".join(self.expr(r.condition, env) for r in ends)
-            out["_x_end"] = _function("_x_end", "s: State, p: int", "bool", [f"return {tests}"])
             # Which of them hold, by name (a catalogue kind or the condition's words), for
             # reports of how a game ended: `state.end_conditions_met()`.
             named = "".join(

@@ -88,6 +88,7 @@ def _switches(f: Fold, hook_rules) -> None:
     comp["x_marker_draw"] = False
     comp["x_draw_keep"] = _effects(hook_rules, "draw_keep")
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
+    comp["x_end_after_turn"] = comp["x_end_after_round"] = comp["x_end_later"] = False
     comp["x_tiebreak"] = bool(f.tie_exprs)
     comp["x_turns"] = _mentions(hook_rules, f.tie_exprs, "turn number")
     comp["x_kinds"] = any(_mentions(hook_rules, f.tie_exprs, q) for q in KIND_QUANTITIES)
@@ -223,9 +224,17 @@ def fold_rules_in_words(f: Fold) -> None:
         ("x_after_route", "_x_after_route"),
         ("x_forbid", "_x_forbidden"),
         ("x_end", "_x_end"),
+        ("x_end_after_turn", "_x_end_after_turn"),
+        ("x_end_after_round", "_x_end_after_round"),
         ("x_control_most", "_x_control_value"),
     ):
         comp[switch] = function in functions
+    # an end trigger timed `after turn` / `after round` (in words, or the marker supply's)
+    comp["x_end_later"] = (
+        comp["x_end_after_turn"]
+        or comp["x_end_after_round"]
+        or comp.get("end_marker_supply_empty_timing", "now") != "now"
+    )
     for rule in hook_rules:
         if rule.hook == "control" and rule.condition is None:
             comp["control_tie"] = rule.target

@@ -231,8 +231,8 @@ class HookRule:
         if self.hook == "score" and self.amount is not None:
             label = f' "{self.label}"' if self.label else ""
             return f"score {self.target}{label}: {self.amount.text()}"
-        if self.hook == "end":
-            return f"end when {condition}"
+        if self.hook == "end":  # `target`: its timing, "turn" or "round" ("" at once)
+            return f"end when {condition}" + (f" after {self.target}" if self.target else "")
         if self.hook == "forbid":
             return f"forbid {self.target} when {condition}"
         if self.hook == "control":

@@ -67,6 +67,7 @@ REQUIRED: dict[str, object] = {
     "x_marker_triggers": False,
     "x_may_take": False,
     "x_marker_draw": False,
+    "x_end_later": False,
     "x_draw_keep": False,
 }
 
