@@ -27,42 +27,35 @@ def turns_played(game, seed: int) -> list[tuple[int, str]]:
     return seen
 
 
+def last_turn(game, seed: int) -> dict:
+    """The `turn` entry of the final state of one random game."""
+    state = game.new_initial_state(seed)
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state.to_dict()["turn"]
+
+
 def test_after_round_plays_the_round_out_to_the_last_seat():
     # turn number >= 6 holds from the 6th turn (seat 1's second); the round ends with seat 3's
     game = variant("end when turn number >= 6 after round")
     for seed in range(3):
-        state = game.new_initial_state(seed)
-        rng = random.Random(seed)
-        while not state.is_terminal():
-            state.apply_action(rng.choice(state.legal_actions()))
-        turn = state.to_dict()["turn"]
+        turn = last_turn(game, seed)
         assert turn["number"] == 8 and turn["player"] == 3 and turn["game_ends_after"] == "round"
 
 
 def test_after_turn_ends_the_game_with_the_turn_in_which_it_fired():
     game = variant("end when turn number >= 6 after turn")
-    state = game.new_initial_state(0)
-    rng = random.Random(0)
-    while not state.is_terminal():
-        state.apply_action(rng.choice(state.legal_actions()))
-    turn = state.to_dict()["turn"]
+    turn = last_turn(game, 0)
     assert (turn["number"], turn["player"], turn["game_ends_after"]) == (6, 1, "turn")
 
 
 def test_at_once_stays_the_default_and_turn_beats_round():
     game = variant("end when turn number >= 6")
-    state = game.new_initial_state(0)
-    rng = random.Random(0)
-    while not state.is_terminal():
-        state.apply_action(rng.choice(state.legal_actions()))
-    assert state.to_dict()["turn"]["number"] == 6  # ended after the 6th turn's first action
+    assert last_turn(game, 0)["number"] == 6  # ended after the 6th turn's first action
     # a round already running out ends earlier when a trigger timed `after turn` fires
     game = variant("end when turn number >= 5 after round | turn number >= 6 after turn")
-    state = game.new_initial_state(0)
-    rng = random.Random(0)
-    while not state.is_terminal():
-        state.apply_action(rng.choice(state.legal_actions()))
-    assert state.to_dict()["turn"]["number"] == 6
+    assert last_turn(game, 0)["number"] == 6
 
 
 def test_the_shipped_house_rule_plays_out_the_round():
