@@ -240,14 +240,15 @@ def _effect(tree: lark.Tree, when: Expr | None, file: str) -> Effect:
         label = str(token)[1:-1] if token.type == "STRING" else str(token)
         return Effect("receive", name=label, when=when, span=span)
     if data == "x_draw_keep":  # the player chooses which drawn marker stays; keep is always 1
-        keep = lower_expr(kids[1], file)
-        if not isinstance(keep, Num) or keep.value != 1:
+        keep = Num(_int(kids[1]), span=span_of(kids[1], file))
+        if keep.value != 1:
             raise HansaError(
                 "`draw N keep 1`: one drawn marker is kept (it replaces the marker taken), the"
                 " others go back to the supply",
                 span_of(kids[1], file),
             )
-        return Effect("draw_keep", value=lower_expr(kids[0], file), when=when, span=span)
+        count = Num(_int(kids[0]), span=span_of(kids[0], file))
+        return Effect("draw_keep", value=count, when=when, span=span)
     if data == "x_set_param":
         return Effect(
             "set_param",
