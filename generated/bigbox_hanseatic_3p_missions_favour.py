@@ -206,6 +206,10 @@ X_CITY_PP = 2
 X_EXTRA_ACTIONS = 3
 X_TRADER_COMPENSATION = 4
 X_DISPLACEMENT_REACH = 5
+X_PARAM_LABELS = (
+    ('control pp', 'full track pp', 'city pp', 'extra actions', 'trader compensation',
+     'displacement reach')
+)
 FAVOUR_NAMES = (
     ('Displace anywhere', 'More actions', 'Stock on income', 'Trader compensation', 'City PP',
      'Full ability PP')

@@ -189,7 +189,7 @@ ROUTE_TAVERN = (
 )
 RULE_SOURCES = (
     (('marker_used', 'Guild charter', 'spec/house/guild_charter.hansa:4',
-      'bonus "Guild charter" count 2 when used: gain 1 PP per city where controller = you'),)
+      'bonus "Guild charter" count 2 when used: gain 1 PP per city you control'),)
 )
 X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 A_END_TURN = 0

@@ -410,6 +410,26 @@ def load_game(
     raise unknown("game", name, folder, index, builtin)
 
 
+def load_native_game(
+    name: str, players: int | None = None, spec: str | Path | None = None, paths: bool = True
+) -> Game:
+    """`load_game` on the native backend (docs/native.md): the same lookup (and its errors), then
+    the game's C rule module built from the same spec. A game the native target refuses, or a
+    machine without a C compiler, gives one HansaError saying so."""
+    import hansa
+
+    game = load_game(name, players, spec, paths)  # an unknown or broken game: its own error
+    folder = spec_folder(spec)
+    if paths and name.endswith(SPEC_SUFFIX) and Path(name).is_file():
+        return hansa.compile_game(
+            name, players, spec_dir=str(folder or DEFAULT_SPEC), backend="native"
+        )
+    index = spec_index(folder) if folder is not None else None
+    if index is not None and name in index.games:
+        return hansa._native(game.name, players, str(folder))
+    return hansa._native(game.name, players, None)
+
+
 def unknown(
     kind: str, name: str, folder: Path | None, index: SpecIndex | None, builtin
 ) -> HansaError:

@@ -4,6 +4,7 @@ whole state), stopping at the first divergence (`hansa verify`, docs/native.md).
 
 from __future__ import annotations
 
+import array
 import random
 from dataclasses import dataclass, field
 
@@ -110,15 +111,31 @@ def compare_game(
     The legal actions are compared after every decision and the whole position every
     `FIELDS_EVERY` decisions and at the end; when they differ, the game is replayed comparing
     everything after every decision, so the divergence reported is the first one."""
+    return compare_from(py_game, native_game, None, seed, origins, cap, policy)
+
+
+def compare_from(
+    py_game,
+    native_game,
+    start,
+    seed: int,
+    origins: dict | None = None,
+    cap: int = 500_000,
+    policy: str | None = None,
+):
+    """`compare_game` from the position `start` (a Python backend state, left unchanged; None:
+    the start position of `seed`), e.g. a position set up to reach a rare rule."""
     policy = policy or policy_of_seed(seed)
-    decisions, found = _play(py_game, native_game, seed, cap, FIELDS_EVERY, policy, origins)
+    decisions, found = _play(py_game, native_game, seed, cap, FIELDS_EVERY, policy, origins, start)
     if found is None:
         return decisions, None
-    _decisions, exact = _play(py_game, native_game, seed, decisions, 1, policy, origins)
+    _decisions, exact = _play(py_game, native_game, seed, decisions, 1, policy, origins, start)
     return decisions, exact or found
 
 
-def _play(py_game, native_game, seed: int, cap: int, every: int, policy: str, origins=None):
+def _play(
+    py_game, native_game, seed: int, cap: int, every: int, policy: str, origins=None, start=None
+):
     rng = random.Random(seed)
     agents = None
     if policy == "greedy":
@@ -127,16 +144,22 @@ def _play(py_game, native_game, seed: int, cap: int, every: int, policy: str, or
         agents = [GreedyAgent(seed * 16 + p) for p in range(py_game.num_players())]
     elif policy not in POLICIES:
         raise ValueError(f"unknown verification policy {policy!r}")
-    py = py_game.new_initial_state(seed)
-    nat = native_game.new_initial_state(seed)
+    if start is None:
+        py = py_game.new_initial_state(seed)
+        nat = native_game.new_initial_state(seed)
+    else:
+        py = start.clone()
+        nat = native_game.from_python(start.clone())
+    tensors = Tensors(py_game)
     action = None
     module = py_game.module
     n_types = module.N_MARKER_TYPES
     decision = 0
     while True:
-        problem = _compare(
-            py, nat, n_types, fields=decision % every == 0, full=decision % FULL_EVERY == 0
-        )
+        fields = decision % every == 0
+        problem = _compare(py, nat, n_types, fields=fields, full=decision % FULL_EVERY == 0)
+        if problem is None:
+            problem = tensors.compare(py, nat, every_observer=fields or py.is_terminal())
         if problem is not None:
             what, a, b = problem
             text = module.action_name(action) if action is not None else ""
@@ -230,6 +253,40 @@ def _kind_of(module, action: int) -> str:
         if base <= action < base + size:
             return kind
     return ""
+
+
+class Tensors:
+    """The observation tensors of both backends compared: the Python side's by a `TensorWriter`
+    (patched per observer, so comparing after every decision stays cheap), the native side's
+    written from nothing by its C writer."""
+
+    def __init__(self, py_game) -> None:
+        self.writer = py_game.observation_tensor_writer()
+        self.layout = py_game.observation_tensor_layout()
+        self.native = array.array("f", bytes(4 * self.writer.size))
+        self.players = py_game.num_players()
+
+    def compare(self, py, nat, every_observer: bool):
+        """The first difference: the deciding player's tensor (the observer's), or with
+        `every_observer` every player's; (what, python value, native value) or None."""
+        if every_observer:
+            observers = range(self.players)
+        else:
+            observers = [py.current_player()] if not py.is_terminal() else []
+        for observer in observers:
+            mine = self.writer.view(py, observer)
+            nat.observation_tensor(observer, self.native)
+            if mine.tobytes() != self.native.tobytes():
+                return self._difference(observer, mine, self.native)
+        return None
+
+    def _difference(self, observer: int, mine, theirs):
+        for i, (x, y) in enumerate(zip(mine, theirs, strict=True)):
+            if x != y:
+                block = next(b for b in reversed(self.layout) if b["offset"] <= i)
+                where = f"{block['name']}[{i - block['offset']}]"
+                return f"observation tensors (observer {observer}, {where})", x, y
+        return f"observation tensors (observer {observer})", "-", "-"
 
 
 def _compare(py, nat, n_types: int, fields: bool = True, full: bool = True):

@@ -138,6 +138,9 @@ class GameTables:
         self.route_permit: tuple = ns.get("ROUTE_PERMIT_BIT", ())
         # The 2-player variant's neutral pawn (empty in games without it).
         self.region_routes: tuple = ns.get("REGION_ROUTES", ())
+        # The hooks the game's rules in words act in (`after_income`, …; its RULE_SOURCES): a
+        # choice a hook reads is also weighed by what it does to the score.
+        self.rule_hooks = frozenset(source[0] for source in ns.get("RULE_SOURCES", ()))
         # Emperor's Favour: the marker-type pair of each FLIP action (empty without tiles).
         self.flip_pairs: tuple = ns.get("FLIP_PAIRS", ())
 
@@ -691,7 +694,18 @@ class GreedyAgent:
             traders, merchants = divmod(a - base, per)
             return (traders + merchants, merchants if want_merchant else traders)
 
-        return max(incomes, key=value)
+        if "after_income" not in t.rule_hooks or len(incomes) < 2:
+            return max(incomes, key=value)
+        # A rule acts after Income (on the pieces it takes): what each split does to my score
+        # first, as the game computes it.
+        now = state.score_total(me)
+
+        def scored(a: int) -> tuple[int, int, int]:
+            after = state.clone()
+            after.apply_action(a)
+            return (after.score_total(me) - now, *value(a))
+
+        return max(incomes, key=scored)
 
     def _marker_to_use(
         self, state, t: GameTables, me: int, markers: list[int], by_kind: dict[str, list[int]]

@@ -1100,6 +1100,8 @@ class StateJson:
                 limit = max(limits)
                 return ("left", f"{left} left and {removed} removed, but the marker allows {limit}")
         elif kind == g.F_DEVELOP:
+            if self.x_chosen_develop and top[2] == -1:
+                return None  # a rule in words lets the player choose (`develop an ability`)
             if not any(m in used and which == top[2] for m, which in g.DEVELOP_MARKERS):
                 return ("ability", f"no used develop marker of player {p} develops that")
         elif kind == g.F_EXCHANGE:
@@ -1114,11 +1116,15 @@ class StateJson:
         frame."""
         g = self.g
         kinds = [top[0] for top in s.stack]
-        if self.x_may_take:
-            # Below them, choices left by triggered effects wait for the action to finish.
-            waiting = 0
-            while waiting < len(kinds) and kinds[waiting] == g.F_TAKE_STOCK:
-                waiting += 1
+        # Below them, choices left by triggered effects and `after` hooks wait for the action
+        # to finish: pieces to take, an ability to choose.
+        later = {g.F_TAKE_STOCK} if self.x_may_take else set()
+        if self.x_chosen_develop:
+            later.add(g.F_DEVELOP)
+        waiting = 0
+        while waiting < len(kinds) - 1 and kinds[waiting] in later:
+            waiting += 1
+        if waiting:
             kinds = kinds[waiting:]
         if self.x_chosen_develop and kinds and all(k == g.F_DEVELOP for k in kinds):
             # rules in words: each seat chooses an ability at setup, or one rule after another

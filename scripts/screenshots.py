@@ -3,9 +3,9 @@
 Serves the page from this checkout (uvicorn in a thread), starts one game per kind with a human
 seat 0 and greedy agents, plays it some way in (the greedy agent's choices for the human, the
 agents' own for theirs, through the HTTP API), then opens the human seat's link in headless
-Chromium and saves the page as `OUT/serve-KIND.png` (in 256 colours when Pillow is installed, as
-it is with matplotlib: a third of the size). The test suite never writes here: its screenshots go
-under a temporary folder.
+Chromium (the system's, driven by Playwright) and saves the page as `OUT/serve-KIND.png` (in 256
+colours when Pillow is installed, as it is with matplotlib: a third of the size). The test suite
+never writes here: its screenshots go under a temporary folder.
 
     .venv/bin/python scripts/screenshots.py [--out docs/serve] [--only KIND ...]
 """
@@ -17,7 +17,6 @@ import json
 import shutil
 import socket
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -29,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 KINDS = {
     "base": ("bigbox-hanseatic-3p", 3, ["human", "greedy", "greedy"], 40, 7),
     "missions": ("bigbox-hanseatic-3p-missions", 3, ["human", "greedy", "greedy"], 30, 3),
-    "favour": ("bigbox-hanseatic-3p-favour", 3, ["human", "greedy", "greedy"], 30, 5),
+    "favour": ("bigbox-hanseatic-3p-favour", 3, ["human", "greedy", "greedy"], 40, 5),
     "britannia": ("bigbox-britannia-3p", 3, ["human", "greedy", "greedy"], 40, 2),
     "eastern": ("bigbox-eastern", 4, ["human", "greedy", "greedy", "greedy"], 40, 4),
     "two-player": ("original-hanseatic-2p", 2, ["human", "greedy"], 30, 6),
@@ -120,50 +119,46 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", choices=sorted(KINDS))
     parser.add_argument("--spec", default=str(ROOT / "spec"))
     args = parser.parse_args(argv)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
+    from playwright.sync_api import sync_playwright
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     base, stop, app = serve(Path(args.spec))
-    profile = tempfile.mkdtemp(prefix="hansa-shots-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"):
-        options.add_argument(flag)
-    options.add_argument(f"--window-size={WINDOW[0]},{WINDOW[1]}")
-    options.add_argument(f"--user-data-dir={profile}")
-    driver = webdriver.Chrome(
-        service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options
-    )
-    driver.execute_cdp_cmd(
-        "Emulation.setDeviceMetricsOverride",
-        {"width": WINDOW[0], "height": WINDOW[1], "deviceScaleFactor": 1, "mobile": False},
-    )
-    try:
-        for kind in args.only or KINDS:
-            game, players, seats, human, seed = KINDS[kind]
-            sid, token = play_in(base, app, game, players, seats, human, seed)
-            driver.get("about:blank")
-            driver.get(f"{base}/#join={sid}.{token}")
-            deadline = time.monotonic() + 60
-            while driver.execute_script("return !(S.view && document.body.dataset.busy === '0')"):
-                if time.monotonic() > deadline:
-                    raise SystemExit(f"{kind}: the page did not show the game")
-                time.sleep(0.1)
-            # show where the first kind on the board can be played (the page's own button)
-            driver.execute_script(
-                "const b = document.querySelector('#groups button.kind'); if (b) b.click();"
-            )
-            time.sleep(0.3)
-            path = out / f"serve-{kind}.png"
-            driver.save_screenshot(str(path))
-            shrink(path)
-            print(f"{kind}: {game}, {path}")
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-        stop()
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium, args=["--no-sandbox", "--disable-gpu", "--hide-scrollbars"]
+        )
+        page = browser.new_page(viewport={"width": WINDOW[0], "height": WINDOW[1]})
+        try:
+            for kind in args.only or KINDS:
+                game, players, seats, human, seed = KINDS[kind]
+                sid, token = play_in(base, app, game, players, seats, human, seed)
+                page.goto("about:blank")
+                page.goto(f"{base}/#join={sid}.{token}")
+                page.wait_for_function(
+                    "() => typeof S !== 'undefined' && S.view"
+                    " && document.body.dataset.busy === '0'",
+                    timeout=60_000,
+                )
+                # show where the first kind on the board can be played (the page's own button)
+                page.evaluate(
+                    "() => { const b = document.querySelector('#groups button.kind');"
+                    " if (b) b.click(); }"
+                )
+                # a desk with values a rule changed (favour tiles held): scrolled into view
+                page.evaluate(
+                    "() => { const v = document.querySelector('.desk .line.values');"
+                    " if (v) v.scrollIntoView({block: 'end'}); }"
+                )
+                time.sleep(0.3)
+                path = out / f"serve-{kind}.png"
+                page.screenshot(path=str(path))
+                shrink(path)
+                print(f"{kind}: {game}, {path}")
+        finally:
+            browser.close()
+            stop()
     return 0
 
 

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 from hansa.compiler.errors import HansaError
-from hansa.play.differential import compare_game, verify
+from hansa.play.differential import compare_from, compare_game, verify
 
 import hansa
 from hansa.native import model_of, native_game
@@ -20,6 +20,7 @@ pytestmark = pytest.mark.skipif(
 
 # Every built game the native target supports (the others are refused, test below).
 NATIVE_GAMES = [
+    "bigbox-eastern",
     "bigbox-hanseatic-3p",
     "bigbox-hanseatic-3p-missions",
     "bigbox-hanseatic-45p-missions",
@@ -289,3 +290,247 @@ def test_a_position_that_does_not_fit_the_native_state_is_one_clear_error(base):
     state.stack[0] = tuple(frame)
     with pytest.raises(HansaError, match="does not fit the native state"):
         base.from_python(state)
+
+
+def test_the_observation_tensor_is_the_python_backends_for_every_observer(base):
+    """The C writer fills the Python codec's layout: equal tensors after every decision of
+    random games, for each observer, into numpy arrays, array.array buffers or a new array."""
+    numpy = pytest.importorskip("numpy")
+    import array
+
+    python = hansa.Game(base.module, 4)
+    size = base.observation_tensor_shape()[0]
+    rng = random.Random(3)
+    for seed in (0, 1):
+        state, twin = base.new_initial_state(seed), python.new_initial_state(seed)
+        for _ in range(800):
+            for observer in range(4):
+                expected = twin.observation_tensor(observer)
+                assert numpy.array_equal(state.observation_tensor(observer), expected)
+                buffer = array.array("f", bytes(4 * size))
+                assert state.observation_tensor(observer, buffer) is buffer
+                assert numpy.array_equal(numpy.frombuffer(buffer, numpy.float32), expected)
+            action = rng.choice(twin.legal_actions())
+            state.apply_action(action)
+            twin.apply_action(action)
+    base.random_steps(state, 10**7, seed=2)
+    twin = state.to_python()
+    assert state.is_terminal()
+    for observer in range(4):  # no decision once the game is over
+        assert numpy.array_equal(
+            state.observation_tensor(observer), twin.observation_tensor(0 + observer)
+        )
+
+
+def test_the_observation_tensor_refuses_what_the_python_backend_refuses(base):
+    numpy = pytest.importorskip("numpy")
+    state = base.new_initial_state(1)
+    size = base.observation_tensor_shape()[0]
+    for observer in (4, -1, True, "0", 1.0, numpy.int64(2)):
+        for either in (state, state.to_python()):
+            with pytest.raises(HansaError, match="observer must be a player"):
+                either.observation_tensor(observer)
+    wrong = (
+        numpy.zeros(size, numpy.float64),
+        numpy.zeros(size + 1, numpy.float32),
+        b"x" * 4 * size,
+    )
+    for out in wrong:
+        with pytest.raises(HansaError, match="float32 vector"):
+            state.observation_tensor(0, out)
+    with pytest.raises(HansaError, match="contiguous"):
+        state.observation_tensor(0, numpy.zeros((size, 2), numpy.float32)[:, 0])
+
+
+def test_the_tensor_writer_of_native_states(base):
+    """The adapters' TensorWriter API: write, view and write_home give the Python writer's
+    tensors, for native and Python states alike."""
+    numpy = pytest.importorskip("numpy")
+    writer = base.observation_tensor_writer()
+    reference = hansa.Game(base.module, 4).observation_tensor_writer()
+    home = numpy.zeros(writer.size, numpy.float32)
+    writer.set_home(memoryview(home))
+    with pytest.raises(HansaError, match="set once"):
+        writer.set_home(home)
+    state = base.new_initial_state(4)
+    rng = random.Random(4)
+    for _ in range(300):
+        twin = state.to_python()
+        player = state.current_player()
+        expected = numpy.array(reference.view(twin, player))
+        out = numpy.zeros(writer.size, numpy.float32)
+        assert writer.write(state, player, out) is out and numpy.array_equal(out, expected)
+        assert numpy.array_equal(numpy.array(writer.view(state, player)), expected)
+        writer.write_home(state, player)
+        assert numpy.array_equal(home, expected)
+        writer.write_home(twin, (player + 1) % 4)  # a Python state: the Python writer's tensor
+        assert numpy.array_equal(home, numpy.array(reference.view(twin, (player + 1) % 4)))
+        state.apply_action(rng.choice(state.legal_actions()))
+
+
+def test_a_vector_writes_each_games_tensor_for_its_deciding_player(base):
+    numpy = pytest.importorskip("numpy")
+    vector = base.vector(3, seed=11)
+    rng = random.Random(11)
+    out = numpy.zeros((3, base.observation_tensor_shape()[0]), numpy.float32)
+    for _ in range(200):
+        assert vector.observation_tensors(out) is out
+        for i, player in enumerate(vector.current_players()):
+            assert numpy.array_equal(out[i], vector.state(i).to_python().observation_tensor(player))
+        masks = vector.masks()
+        vector.step([rng.choice(list(numpy.flatnonzero(row))) for row in masks])
+    with pytest.raises(HansaError, match="observation tensors"):
+        vector.observation_tensors(numpy.zeros((2, 5), numpy.float32))
+
+
+def test_a_tensor_divergence_is_reported_with_the_block(base):
+    """The differential test compares the observation tensors too: a native side whose tensor
+    differs in one entry is caught, naming the block."""
+    python = hansa.Game(base.module, 4)
+
+    class OffByOne:
+        module = base.module
+
+        def new_initial_state(self, seed):
+            return Wrapped(base.new_initial_state(seed))
+
+    class Wrapped:
+        def __init__(self, state):
+            self.state = state
+
+        def __getattr__(self, name):
+            return getattr(self.state, name)
+
+        def observation_tensor(self, player, out):
+            self.state.observation_tensor(player, out)
+            if self.state.actions_left == 1:
+                out[base.module.tensor_codec(4).offset["actions_left"]] = 5.0
+            return out
+
+    decisions, divergence = compare_game(python, OffByOne(), seed=0, policy="uniform")
+    assert divergence is not None
+    assert "observation tensors" in divergence.what and "actions_left[0]" in divergence.what
+    assert (divergence.python, divergence.native) == (1.0, 5.0)
+
+
+# A house rule with what the native target added after the built games: the turn-end and
+# turn-start hooks and the per-kind quantities (in scoring, an end trigger and a forbid rule).
+HOOKS_AND_KINDS = (
+    "at turn end: gain 1 PP if merchant posts > trader posts, take 1 trader from the stock\n"
+    "at turn start: gain 1 PP if traders in supply = 0\n"
+    "forbid place when merchant posts > 2 and trader posts < merchant posts\n"
+    "end when some player has trader posts >= 9\n"
+    'score H "Merchant houses": 2 PP per city where your merchant posts here > 0\n'
+    'score I "Convoys": 1 PP * sum (merchants here + 2 * traders here) over routes'
+)
+
+
+@pytest.fixture(scope="module")
+def hooks_and_kinds(tmp_path_factory):
+    from test_variants import SPEC, house_rule_text
+
+    path = tmp_path_factory.mktemp("house") / "hooks_and_kinds.hansa"
+    path.write_text(house_rule_text(HOOKS_AND_KINDS), encoding="utf-8")
+    return hansa.compile_game(str(path), 4, spec_dir=str(SPEC), backend="native")
+
+
+def test_turn_hooks_and_per_kind_quantities_play_natively(hooks_and_kinds):
+    """A house rule, not a built game: 130 games agree decision for decision, 120 random
+    (uniform and by kind) and 10 greedy (the greedy agent's reads of scoring in words are slow
+    on the Python side)."""
+    python = hansa.Game(hooks_and_kinds.module, 4)
+    for policy, games in (("uniform", 60), ("kinds", 60), ("greedy", 10)):
+        result = verify(python, hooks_and_kinds, games, seed=3000, policy=policy)
+        assert result.divergence is None, result.divergence.report()
+        assert result.games == games and result.decisions > 100 * games
+    # the hooks act: the turn-end take moves traders from the stock as the turns pass
+    state = hooks_and_kinds.new_initial_state(5)
+    stock = list(state.to_python().stock)
+    hooks_and_kinds.random_steps(state, 60, seed=5)
+    assert state.to_python().stock != stock
+
+
+def test_hansa_play_and_simulate_give_the_same_results_on_both_backends(capsys):
+    import json
+
+    from hansa.cli import main
+
+    outputs = {}
+    for backend in ("python", "native"):
+        assert (
+            main(["play", "bigbox-hanseatic-3p", "--seed", "3", "--json", "--backend", backend])
+            == 0
+        )
+        played = json.loads(capsys.readouterr().out)
+        command = ["simulate", "original-hanseatic-2p", "-n", "4", "--jobs", "2", "--seed", "1"]
+        assert main([*command, "--agents", "greedy,random", "--json", "--backend", backend]) == 0
+        outputs[backend] = (played, json.loads(capsys.readouterr().out))
+    assert outputs["python"] == outputs["native"]
+    assert outputs["native"][0]["finished"] and outputs["native"][1]["games"] == 4
+
+
+def test_hansa_play_on_the_native_backend_names_a_refused_construct(capsys):
+    from hansa.cli import main
+
+    assert main(["play", "bigbox-britannia-3p", "--backend", "native"]) == 1
+    error = capsys.readouterr().err
+    assert "cannot be built natively" in error and "countries" in error
+    assert error.count("\n") == 1 and "Traceback" not in error
+    assert main(["play", "bigbox-britannia-3p", "--seed", "1", "--json"]) == 0  # python plays
+
+
+def test_hansa_simulate_without_a_c_compiler_is_one_message(monkeypatch, tmp_path, capsys):
+    from hansa.compiler.targets.native import build
+
+    from hansa.cli import main
+
+    monkeypatch.setenv("HANSA_CACHE", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setattr(build, "_LOADED", {})
+    command = ["simulate", "bigbox-hanseatic-3p", "-n", "1", "--jobs", "1"]
+    assert main([*command, "--backend", "native"]) == 1
+    assert "needs a C compiler" in capsys.readouterr().err
+    assert main(command) == 0
+
+
+def test_permanent_markers_and_green_cities_play_natively():
+    """The Eastern board's permanent markers (place from the route, develop, a post in a green
+    city, move anyone's pieces) and green cities: from positions where a permanent marker's route
+    is full of the first player's pieces (an additional-post marker at hand), random play by kind
+    (creating routes is favoured) on both backends agrees decision for decision; random play
+    from the start seldom fills these sea routes."""
+    from scenario_support import Position
+
+    native = hansa.load_game("bigbox-eastern", 3, backend="native")
+    python = hansa.Game(native.module, 3)
+    m = native.module
+    seen = set()
+    land = next(
+        r
+        for r in range(m.N_ROUTES)
+        if not any(map(m.POINT_MERCHANT_ONLY.__getitem__, m.ROUTE_POINTS[r]))
+    )
+    for r in range(m.N_ROUTES):
+        if m.ROUTE_PERMANENT[r] < 0:
+            continue
+        a, b = (m.CITY_NAMES[c] for c in m.ROUTE_CITIES[r])
+        pieces = ["m0" if m.POINT_MERCHANT_ONLY[x] else "t0" for x in m.ROUTE_POINTS[r]]
+        position = Position(python).player(
+            0, book=3, supply=(4, 1), unused=["additional_trading_post"]
+        )
+        # a piece of another player elsewhere, for the marker that moves anyone's pieces
+        position.route(*(m.CITY_NAMES[c] for c in m.ROUTE_CITIES[land]), "t1")
+        start = position.route(a, b, *pieces).state()
+        for seed in range(10):
+            decisions, divergence = compare_from(
+                python, native, start, seed, cap=2000, policy="kinds"
+            )
+            assert divergence is None, divergence.report()
+        seen.add(m.PERMANENT_NAMES[m.ROUTE_PERMANENT[r]])
+        state = native.from_python(start)
+        state.apply_action(m.A_CREATE + r)
+        while state.to_python().stack and state.to_python().stack[-1][0] == m.F_ROUTE:
+            state.apply_action(m.A_NO_POST)
+        assert state.to_python().stack[-1][0] == m.F_PERMANENT  # the marker's decision comes
+    assert len(seen) == 4

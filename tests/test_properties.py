@@ -186,10 +186,13 @@ def _independent_scores(data: dict, game) -> list[dict[str, int]]:
         if ordered:
             best = max(counts)
             tied = {p for p in range(n) if counts[p] == best}
-            controller = next(int(x[1:]) for x in reversed(ordered) if int(x[1:]) in tied)
-            # a player's own PP per city where a rule sets it (Emperor's Favour "City PP")
-            params = data["player_state"][controller].get("parameters", {})
-            out[controller]["E"] += params.get("city_pp", module.CITY_CONTROL_PP)
+            controllers = [next(int(x[1:]) for x in reversed(ordered) if int(x[1:]) in tied)]
+            if hasattr(module, "_controllers"):  # ties shared: every tied player controls
+                controllers = sorted(tied)
+            for controller in controllers:
+                # a player's own PP per city where a rule sets it (Emperor's Favour "City PP")
+                params = data["player_state"][controller].get("parameters", {})
+                out[controller]["E"] += params.get("city_pp", module.CITY_CONTROL_PP)
     for p in range(n):
         sub = graph.subgraph(posts[p])
         best = max(

@@ -41,6 +41,11 @@ def test_examples_are_the_spec_files_and_lower():
                 "no_bullying",
                 "stock_tiebreak",
                 "draw_three",
+                "city_bonus",
+                "full_income",
+                "protected_merchants",
+                "catch_up",
+                "shared_control",
             )
         ),
     ]
@@ -59,14 +64,32 @@ def _use(quantity) -> str:
     """A statement that uses `quantity` where it makes sense (its focus, its type)."""
     args = {"ability": " of book", "category": " of E", "country": " wales"}
     name = quantity.name + args.get(quantity.arg, "")
-    test = {"number": f"{name} >= 0", "bool": name, "player": f"{name} is you"}[quantity.type]
+    test = {
+        "number": f"{name} >= 0",
+        "bool": name,
+        "player": f"{name} is you",
+        "piece kind": f"{name} is a merchant",
+        "bonus marker": f"{name} is plus_3_actions",
+    }[quantity.type]
+    hook = {  # where the action's facts are known
+        "post": "after create_route",
+        "income": "after income",
+        "displaced": "after displace",
+        "marker": "after use marker",
+    }
+    if quantity.needs == "city post":
+        return f"after create_route: gain 1 PP per city where {test}"
+    if quantity.needs in hook:
+        return f"{hook[quantity.needs]}: gain 1 PP if {test}"
     if quantity.needs == "city":
         return f"at turn start: gain 1 PP per city where {test}"
     if quantity.needs == "route":
         return f"at turn start: gain 1 PP per route where {test}"
     if quantity.needs == "ability":
         return f"at turn start: gain 1 PP per ability where {test}"
-    if quantity.needs == "victim":
+    if quantity.needs == "victim":  # one forbid per action: the second in `after displace`
+        if quantity.name != "victim":
+            return f"after displace: gain 1 PP if {test}"
         return f"forbid displace when {test}"
     if quantity.needs == "created":
         return f"after create_route: gain 1 PP if {test}"
@@ -93,6 +116,16 @@ def test_every_quantity_hook_and_effect_compiles_and_plays():
         for one in example.split(" / "):
             lines.append(f"after create_route: {one}")
     lines.append("at turn start: gain 1 PP * coins per city where your posts here > 0")
+    # the facts in forbid conditions, effects on other players (docs: "Effects on other players")
+    lines += [
+        "forbid income when pieces taken now < 2 and traders taken now < merchants taken now",
+        "after displace: gain 1 PP if displaced piece is a merchant and the victim is not you",
+        "forbid use marker when marker used is plus_4_actions and turn number < 2",
+        "after displace: the displaced player gains 1 PP, each other player loses 1 PP",
+        "at turn end: the player with the fewest track PP takes 1 trader from the stock",
+        "after use marker: each player where track PP > your track PP receives marker"
+        " plus_3_actions, the last seat develops book",
+    ]
     game = variant("\n".join(lines))
     for seed in range(3):
         play_checked(game, seed, 300)

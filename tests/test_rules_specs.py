@@ -300,6 +300,11 @@ def test_games(project):
         "stock_tiebreak",
         "draw_three",  # at marker draw (tests/test_marker_draw.py)
         "last_round",  # end timing (tests/test_end_timing.py)
+        "city_bonus",  # what the action did, effects on other players, shared control (#21)
+        "full_income",
+        "protected_merchants",
+        "catch_up",
+        "shared_control",
     ):
         expected[rule.replace("_", "-") + "-hanseatic-45p"] = (rule, "hanseatic_45p", (4, 5))
     # a board that extends a board (tests/test_board_extends.py)

@@ -55,7 +55,32 @@ CITY_CONDITIONS = (
     "orange spaces > 0",
 )
 ROUTE_CONDITIONS = ("tavern", "pieces here > 0", "free points > 1", "ship points = 0")
-HOOKS_WITH_EFFECTS = ("at setup:", "at turn start:", "after create_route:")
+HOOKS_WITH_EFFECTS = (
+    "at setup:",
+    "at turn start:",
+    "after create_route:",
+    "after income:",
+    "after place:",
+    "after displace:",
+    "after use marker:",
+)
+# Who an effect on other players acts on (issue 21), and what an action did (read where known).
+TARGETS = (
+    "each other player",
+    "each player where track PP < your track PP",
+    "the last seat",
+    "the displaced player",
+    "the player with the fewest track PP",
+    "every player with the most posts",
+)
+FACTS = (
+    "cities completed now > 0",
+    "established piece is a merchant",
+    "pieces taken now >= 3",
+    "displaced piece is a trader",
+    "marker used is plus_3_actions",
+    "count cities where post established here and coins > 0",
+)
 ACTIONS = ("income", "place", "displace", "move", "create_route")
 
 
@@ -120,8 +145,13 @@ def effects(draw) -> str:
         text = "receive marker plus_3_actions"
     else:
         text = f"gain 1 PP * ({draw(numbers(1))})"
+    if draw(st.integers(0, 3)) == 0:  # on other players: the verb in the third person
+        verb, _, rest = text.partition(" ")
+        text = f"{draw(st.sampled_from(TARGETS))} {verb}s {rest}"
     if draw(st.booleans()):
         text += f" if {draw(conditions(1))}"
+    elif draw(st.integers(0, 3)) == 0:
+        text += f" if {draw(st.sampled_from(FACTS))}"
     return text
 
 
@@ -144,7 +174,10 @@ def word_rules(draw) -> str:
     if choice == 4:
         return f"end when some player has {draw(conditions(1))}"
     if choice == 5:
-        return f"forbid {draw(st.sampled_from(ACTIONS))} when {draw(conditions(1))}"
+        action = draw(st.sampled_from((*ACTIONS, "use marker")))
+        if draw(st.booleans()):
+            return f"forbid {action} when {draw(st.sampled_from(FACTS))}"
+        return f"forbid {action} when {draw(conditions(1))}"
     if choice == 6:
         order = draw(st.sampled_from(("most", "fewest")))
         return f"tiebreak {order} {draw(numbers(1))}, shared"

@@ -169,6 +169,9 @@ def set_position(twin: Session, original: Session, state) -> None:
     twin.tracker = copy.copy(original.tracker)
     twin.version = original.version
     twin.open_at = (None, False)
+    # undo_size's facts of the earlier positions (the original's: the twin shares its
+    # snapshots); those of the position now are worked out from the twin's own
+    twin.turn_facts = {n: f for n, f in original.turn_facts.items() if n < len(original.moves)}
 
 
 @pytest.mark.parametrize("name", GAMES)

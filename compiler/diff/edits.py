@@ -325,7 +325,8 @@ def _hook_name(rule: HookRule) -> str:
         "turn_end": lambda: "at turn end",
         "marker_draw": lambda: "at marker draw",
         "after_create_route": lambda: "after create_route",
-    }.get(rule.hook, lambda: rule.hook)()
+        "after_use_marker": lambda: "after use marker",
+    }.get(rule.hook, lambda: rule.hook.replace("_", " ", 1))()
 
 
 def _hook_body(rule: HookRule) -> str:

@@ -15,6 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 NUMBER, BOOL, PLAYER = "number", "bool", "player"
+# A kind of piece (trader 0, merchant 1; -1: no piece) and a bonus marker type (its index): values
+# that only `is` / `is not` compare (`displaced piece is a merchant`, `marker used is
+# plus_3_actions`).
+KIND, MARKER = "piece kind", "bonus marker"
 
 
 @dataclass(frozen=True)
@@ -24,20 +28,36 @@ class Quantity:
     code: str
     doc: str
     example: str
-    needs: str = ""  # "" | city | route | victim | ability
+    # "" | city | route | victim | ability | created | a fact of the action (income, displaced,
+    # post, marker); several, separated by spaces ("city post": a city, in a hook with the post)
+    needs: str = ""
     arg: str = ""  # "" | ability | category (an ability: also the focus of `… over abilities`)
     per_player: bool = True  # takes `of PLAYER` / `your` / `their`
     # The code of every player's value at once (a list), for max/min/sum over all players.
     whole: str = ""
     # The code in a game whose rules set per-player parameters (expr_catalogue.SETTABLE).
     code_params: str = ""
+    # The code in a game whose city-control ties are shared (`control_tie shared`).
+    code_shared: str = ""
 
 
 def _q(
-    name, type_, code, doc, example, needs="", arg="", per_player=True, whole="", code_params=""
+    name,
+    type_,
+    code,
+    doc,
+    example,
+    needs="",
+    arg="",
+    per_player=True,
+    whole="",
+    code_params="",
+    code_shared="",
 ) -> Quantity:
     example = name if example == "x" else example
-    return Quantity(name, type_, code, doc, example, needs, arg, per_player, whole, code_params)
+    return Quantity(
+        name, type_, code, doc, example, needs, arg, per_player, whole, code_params, code_shared
+    )
 
 
 QUANTITIES: dict[str, Quantity] = {
@@ -132,6 +152,116 @@ QUANTITIES: dict[str, Quantity] = {
             "Cities the Create Route action just done completed (its step-3 post; 0 or 1).",
             "after create_route: gain 2 PP if cities completed now > 0",
             needs="created",
+            per_player=False,
+        ),
+        # what the action did (docs/rules-language.md, "What the action did"): each fact is a
+        # local of the hook or forbid function that reads it (codegen.py: ACTION_FACTS)
+        _q(
+            "posts established now",
+            NUMBER,
+            "(1 if post_city >= 0 else 0)",
+            "Trading posts the Create Route action just done established (step 3a or the"
+            " Additional Trading Post marker; 0 or 1).",
+            "after create_route: gain 1 PP if posts established now > 0",
+            needs="post",
+            per_player=False,
+        ),
+        _q(
+            "additional posts established now",
+            NUMBER,
+            "post_extra",
+            "1 if that post was an additional one (the Additional Trading Post marker), else 0.",
+            "after create_route: gain 1 PP if additional posts established now > 0",
+            needs="post",
+            per_player=False,
+        ),
+        _q(
+            "established piece",
+            KIND,
+            "post_kind",
+            "The kind of piece the post just established holds (no post: neither kind).",
+            "after create_route: gain 1 PP if established piece is a merchant",
+            needs="post",
+            per_player=False,
+        ),
+        _q(
+            "post established here",
+            BOOL,
+            "({C} == post_city)",
+            "The city counted over is where the action just done established a post.",
+            "gain 1 PP per city where post established here and coins > 0",
+            needs="city post",
+            per_player=False,
+        ),
+        _q(
+            "special prestige taken now",
+            NUMBER,
+            "special_taken",
+            "1 if the action just done put a merchant on a special-prestige space (step 3c).",
+            "after create_route: gain 1 PP if special prestige taken now > 0",
+            needs="post",
+            per_player=False,
+        ),
+        _q(
+            "traders taken now",
+            NUMBER,
+            "traders_taken",
+            "Traders the Income action takes (in `forbid income`: would take).",
+            "after income: gain 1 PP if traders taken now = 0",
+            needs="income",
+            per_player=False,
+        ),
+        _q(
+            "merchants taken now",
+            NUMBER,
+            "merchants_taken",
+            "Merchants the Income action takes (in `forbid income`: would take).",
+            "forbid income when merchants taken now > 1",
+            needs="income",
+            per_player=False,
+        ),
+        _q(
+            "pieces taken now",
+            NUMBER,
+            "(traders_taken + merchants_taken)",
+            "Pieces the Income action takes (in `forbid income`: would take).",
+            "forbid income when pieces taken now < value of bank and pieces taken now <"
+            " pieces in stock",
+            needs="income",
+            per_player=False,
+        ),
+        _q(
+            "displaced piece",
+            KIND,
+            "displaced_kind",
+            "The kind of the piece being displaced (its owner: `the displaced player`).",
+            "forbid displace when displaced piece is a merchant",
+            needs="displaced",
+            per_player=False,
+        ),
+        _q(
+            "marker used",
+            MARKER,
+            "marker_used",
+            "The bonus marker being used (compared with a marker's name: its label or kind).",
+            "forbid use marker when marker used is plus_4_actions",
+            needs="marker",
+            per_player=False,
+        ),
+        _q(
+            "trader",
+            KIND,
+            "0",
+            "The trader, as a kind of piece.",
+            "displaced piece is a trader",
+            per_player=False,
+        ),
+        _q(
+            "merchant",
+            KIND,
+            "1",
+            "The merchant, as a kind of piece.",
+            "established piece is a merchant",
             per_player=False,
         ),
         _q(
@@ -338,8 +468,17 @@ QUANTITIES: dict[str, Quantity] = {
             "victim",
             PLAYER,
             "{V}",
-            "The owner of the piece being displaced (forbid displace only).",
+            "The owner of the piece being displaced (forbid displace, after displace).",
             "track PP of the victim < your track PP",
+            needs="victim",
+            per_player=False,
+        ),
+        _q(
+            "displaced player",
+            PLAYER,
+            "{V}",
+            "The owner of the piece being displaced: the victim.",
+            "after displace: the displaced player gains 1 PP",
             needs="victim",
             per_player=False,
         ),
@@ -347,10 +486,21 @@ QUANTITIES: dict[str, Quantity] = {
             "controller",
             PLAYER,
             "_controller(s, {C})",
-            "The player controlling the city counted over (nobody: none).",
+            "The player controlling the city counted over (nobody: none; with ties shared, a"
+            " tied city has no single controller: nobody).",
             "controller is you",
             needs="city",
             per_player=False,
+        ),
+        _q(
+            "controls here",
+            BOOL,
+            "(_controller(s, {C}) == {P})",
+            "The player controls the city counted over (with ties shared: each tied player"
+            " does); `city you control` is short for `city where your controls here`.",
+            "count cities where controls here",
+            needs="city",
+            code_shared="_controls(s, {P}, {C})",
         ),
         # ---- board facts of a city
         _q(
@@ -507,13 +657,35 @@ DOMAINS = {
 }
 
 # Effects, the hooks they may appear in, and an example each.
-EFFECT_HOOKS = ("setup", "turn_start", "turn_end", "marker_used", "after_create_route", "favour")
+# `after ACTION:` for the actions other than create_route, and `after use marker:`.
+AFTER_HOOKS = ("after_income", "after_place", "after_displace", "after_use_marker")
+EFFECT_HOOKS = (
+    "setup",
+    "turn_start",
+    "turn_end",
+    "marker_used",
+    "after_create_route",
+    *AFTER_HOOKS,
+    "favour",
+)
 # Hooks where an effect may ask the player a decision (at turn end the turn has passed).
 DECISION_HOOKS = tuple(h for h in EFFECT_HOOKS if h != "turn_end")
 # The marker draw (Create Route, step 2) takes effects that ask nothing and leave the supply as
 # it is, besides `draw N keep 1` itself (compiler/expr/check.py).
 MARKER_DRAW_HOOK = "marker_draw"
-TURN_HOOKS = ("turn_start", "marker_used", "after_create_route")
+TURN_HOOKS = ("turn_start", "marker_used", "after_create_route", *AFTER_HOOKS)
+# What each hook or forbidden action can read of the action (a quantity's `needs`): after
+# create_route the route, its completed cities and its post; income its pieces; displace the
+# displaced piece and its owner; a bonus marker's use the marker.
+HOOK_FACTS = {
+    "after_create_route": ("created", "route", "post"),
+    "after_income": ("income",),
+    "after_displace": ("displaced", "victim"),
+    "after_use_marker": ("marker",),
+    "forbid:income": ("income",),
+    "forbid:displace": ("displaced", "victim"),
+    "forbid:use_marker": ("marker",),
+}
 EFFECTS = {
     "gain_pp": (
         "gain 1 PP per city you control",
@@ -595,8 +767,26 @@ HOOK_DOCS = {
         "A new bonus-marker kind; `count`/`start` as for other markers.",
     ),
     "after_create_route": (
-        "after create_route: gain 1 PP if completed cities >= 3",
-        "After Create Route's steps (the creator is `you`).",
+        "after create_route: gain 2 PP if cities completed now > 0",
+        "After Create Route's steps (the creator is `you`); reads the route, the cities it"
+        " completed and the post it established.",
+    ),
+    "after_income": (
+        "after income: gain 1 PP if pieces taken now = 0",
+        "After an Income action (`you` took it); reads the pieces it took.",
+    ),
+    "after_place": (
+        "after place: lose 1 PP if pieces in supply = 0",
+        "After a Place action.",
+    ),
+    "after_displace": (
+        "after displace: the displaced player gains 1 PP",
+        "After a Displace action, once the displacer's piece stands on the point and before the"
+        " displaced owner re-places; reads the displaced piece and its owner.",
+    ),
+    "after_use_marker": (
+        "after use marker: gain 1 PP if marker used is plus_4_actions",
+        "After a bonus marker's use (its own decisions still to come); reads the marker.",
     ),
     "favour": (
         'favour "More actions": your extra actions becomes 1',
@@ -607,8 +797,10 @@ HOOK_DOCS = {
         " use, holders clockwise from the acting player, before the next decision of the turn.",
     ),
     "forbid": (
-        "forbid displace when track PP of the victim < your track PP",
-        "An action is illegal while the condition holds (`victim` only for displace).",
+        "forbid displace when displaced piece is a merchant",
+        "An action is illegal while the condition holds; it reads what the action would do"
+        " (`forbid income`: the pieces taken; `forbid displace`: the displaced piece and the"
+        " victim; `forbid use marker`: the marker used).",
     ),
     "score": (
         'score H "Harbour master": 2 PP per city where coins > 0 and your posts here > 0',
@@ -636,15 +828,20 @@ def words_markdown() -> str:
         "": "",
         "city": "a city",
         "route": "a route",
-        "victim": "forbid displace",
+        "victim": "forbid/after displace",
         "created": "after create_route",
         "ability": "an ability",
+        "post": "after create_route",
+        "income": "forbid/after income",
+        "displaced": "forbid/after displace",
+        "marker": "forbid/after use marker",
     }
     rows = ["| quantity | type | reads | meaning | example |", "|---|---|---|---|---|"]
     for q in QUANTITIES.values():
         args = {"ability": " of ABILITY", "category": " of CATEGORY", "country": " COUNTRY"}
         name = q.name + args.get(q.arg, "")
-        reads = ", ".join(w for w in (needs[q.needs], "a player" if q.per_player else "") if w)
+        focus = [needs[n] for n in q.needs.split()]
+        reads = ", ".join(w for w in (*focus, "a player" if q.per_player else "") if w)
         rows.append(f"| `{name}` | {q.type} | {reads or '—'} | {q.doc} | `{q.example}` |")
     rows += ["", "| hook | meaning | example |", "|---|---|---|"]
     for hook, (example, doc) in HOOK_DOCS.items():

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import Diagnostic, did_you_mean
 from ..nodes.expr import (
+    MARKER_TRIGGER,
     Aggregate,
     BinOp,
     BoolOp,
@@ -31,11 +32,14 @@ from .catalogue import (
     BOOL,
     EFFECT_HOOKS,
     EFFECTS,
+    HOOK_FACTS,
+    MARKER,
     MARKER_DRAW_HOOK,
     NUMBER,
     PLAYER,
     QUANTITIES,
     SETTABLE,
+    Quantity,
 )
 
 # What `you may take N WHAT from the stock` offers: bit 1 a trader, bit 2 a merchant.
@@ -67,6 +71,39 @@ class Scope:
     counting_players: bool = False
     ability: bool = False
     created: bool = False  # in `after create_route:`: the route just created and what it did
+    # What else the action did that may be read here (HOOK_FACTS: post, income, displaced, marker)
+    facts: tuple[str, ...] = ()
+
+
+def hook_scope(where: str) -> Scope:
+    """What a hook (`after_income`) or a forbidden action (`forbid:displace`) can read of the
+    action: its facts (catalogue.HOOK_FACTS), the created route, the victim."""
+    facts = HOOK_FACTS.get(where, ())
+    return Scope(
+        route="route" in facts,
+        created="created" in facts,
+        victim="victim" in facts,
+        facts=tuple(f for f in facts if f not in ("route", "created", "victim")),
+    )
+
+
+# Where each fact of an action is known, for the error of a quantity read elsewhere.
+FACT_PLACES = {
+    "post": "`after create_route:`",
+    "income": "`after income:` and `forbid income when …`",
+    "displaced": "`after displace:` and `forbid displace when …`",
+    "marker": "`after use marker:` and `forbid use marker when …`",
+}
+# A bonus marker named in an expression (`marker used is plus_3_actions`): its type index.
+MARKER_NAME = Quantity(
+    "bonus marker",
+    MARKER,
+    "{M}",
+    "A bonus marker type, by name.",
+    "",
+    arg="marker",
+    per_player=False,
+)
 
 
 def _fail(message: str, node) -> ExprError:
@@ -132,8 +169,16 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
             if q.arg == "country" and ref.words.startswith(q.name + " "):
                 quantity, named = q, ref.words[len(q.name) + 1 :]
                 check_country(named, names, ref)
+    if quantity is None and not ref.args and not ref.owner:
+        for label in names.markers:  # a bonus marker by its label or kind
+            if label.lower() == ref.words:
+                return MARKER_NAME, label, "", None
     if quantity is None:
-        raise _fail(f"unknown quantity '{ref.words}'{_quantity_hint(ref.words)}", ref)
+        # a near miss of a quantity, else of a bonus marker's name (`marker used is plus_5_…`)
+        hint = _quantity_hint(ref.words) or did_you_mean(
+            ref.words, [m.lower() for m in names.markers]
+        )
+        raise _fail(f"unknown quantity '{ref.words}'{hint}", ref)
     args = list(ref.args)
     roles = dict(names.roles)
     if quantity.arg == "ability" and not args and scope.ability:
@@ -162,7 +207,7 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
         raise _fail(f"'{ref.words}' belongs to no player ('{ref.owner}' is not needed)", ref)
     if ref.owner == "their" and not scope.counting_players:
         raise _fail("'their' only inside count/sum/… over players", ref)
-    if quantity.needs == "city" and not scope.city:
+    if "city" in quantity.needs.split() and not scope.city:
         raise _fail(f"'{ref.words}' needs a city: use it in `… where` over cities", ref)
     if quantity.needs == "route" and not scope.route:
         raise _fail(f"'{ref.words}' needs a route: use it in `… where` over routes", ref)
@@ -171,7 +216,12 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
     if quantity.needs == "created" and not scope.created:
         raise _fail(f"'{ref.words}' is known only in `after create_route:`", ref)
     if quantity.needs == "victim" and not scope.victim:
-        raise _fail("'victim' is known only in `forbid displace when …`", ref)
+        raise _fail(
+            f"'{ref.words}' is known only in `forbid displace when …` and `after displace:`", ref
+        )
+    for need in quantity.needs.split():
+        if need in FACT_PLACES and need not in scope.facts:
+            raise _fail(f"'{ref.words}' is known only in {FACT_PLACES[need]}", ref)
     if ref.words == "them" and not scope.counting_players:
         raise _fail("'them' only inside count/sum/… over players", ref)
     return quantity, named, ref.owner, player
@@ -257,10 +307,45 @@ def _check_amount(rule_or_effect, amount, names: Names, scope: Scope) -> None:
     _need(amount.value, NUMBER, names, scope, "an amount is a number")
 
 
+# Effects that only the rule's own player can have: a decision, the turn's actions, a parameter.
+_OWN_ONLY = {
+    "extra_actions": "only the player whose turn it is gains actions",
+    "may_take": "a choice is the rule's own player's (`you may take …`)",
+    "set_param": "a rule sets only its own player's parameters",
+}
+
+
+def check_whom(effect: Effect, names: Names, scope: Scope) -> Scope:
+    """The players an effect acts on, checked; the scope its own words are read in (the player
+    acted on is `their`/the unowned player, `you` stays the rule's player)."""
+    whom = effect.whom
+    why = _OWN_ONLY.get(effect.kind)
+    if effect.kind == "develop" and not effect.name:
+        why = "a choice is the rule's own player's: name the ability (`develops book`)"
+    if why:
+        raise _fail(f"'{effect.text()}' acts on other players, but {why}", effect)
+    if whom.kind == "player":
+        got = check_expr(whom.player, names, scope)
+        if got != PLAYER:
+            raise _fail(f"'{whom.player.text()}' is a {got}, not a player", whom.player)
+        return replace(scope, counting_players=True)
+    if whom.kind in ("most", "fewest"):
+        _need(
+            whom.value,
+            NUMBER,
+            names,
+            replace(scope, counting_players=True),
+            f"`with the {whom.kind}` compares a number",
+        )
+    return check_domain(whom.members(), names, scope)
+
+
 def check_effect(effect: Effect, hook: str, names: Names, scope: Scope) -> None:
     allowed = EFFECTS[effect.kind][1]
     if hook not in allowed:
         raise _fail(f"'{effect.text()}' cannot be done {_hook_words(hook)}", effect)
+    if effect.whom is not None:
+        scope = check_whom(effect, names, scope)
     if hook == "turn_end" and effect.kind == "develop" and not effect.name:
         raise _fail(
             f"'{effect.text()}' asks the player to choose, which cannot be done at turn end (the"
@@ -333,9 +418,9 @@ def _check_one_draw(rule: HookRule, ruleset: RuleSet) -> None:
 
 
 def check_rule(rule: HookRule, names: Names, ruleset: RuleSet) -> None:
-    # after create_route, route quantities read the route just created (`points`, `tavern`)
-    created = rule.hook == "after_create_route"
-    scope = Scope(route=created, created=created)
+    # after create_route, route quantities read the route just created (`points`, `tavern`);
+    # an `after ACTION:` hook reads what its action did
+    scope = hook_scope(rule.hook)
     if rule.hook in EFFECT_HOOKS or rule.hook == MARKER_DRAW_HOOK:
         for effect in rule.effects:
             check_effect(effect, rule.hook, names, scope)
@@ -357,9 +442,9 @@ def check_rule(rule: HookRule, names: Names, ruleset: RuleSet) -> None:
         _need(rule.condition, BOOL, names, scope, "an end trigger is a condition")
         return
     if rule.hook == "forbid":
-        if rule.target not in ACTIONS:
+        if rule.target not in ACTIONS and rule.target != MARKER_TRIGGER:
             raise _fail(f"unknown action '{rule.target}'{did_you_mean(rule.target, ACTIONS)}", rule)
-        scope = Scope(victim=rule.target == "displace")
+        scope = hook_scope(f"forbid:{rule.target}")
         _need(rule.condition, BOOL, names, scope, "`forbid … when` takes a condition")
         return
     if rule.hook == "control" and rule.condition is not None:

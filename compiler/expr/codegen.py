@@ -10,6 +10,7 @@ interpreter.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from ..errors import HansaError
@@ -28,8 +29,8 @@ from ..nodes.expr import (
     Num,
     Ref,
 )
-from .catalogue import QUANTITIES, SETTABLE
-from .check import MAY_TAKE_KINDS, Names, Scope, resolve_ref
+from .catalogue import AFTER_HOOKS, QUANTITIES, SETTABLE
+from .check import MAY_TAKE_KINDS, Names, Scope, hook_scope, resolve_ref
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,9 @@ class Env:
     ability: str = ""
     done: str = ""  # after create_route: the cities the route's action completed
     depth: int = 0
+    # The player an effect acts on when not `you` (an effect on other players: Whom)
+    subject: str = ""
+    facts: tuple[str, ...] = ()  # the action's facts the function has as locals (HOOK_FACTS)
 
     def scope(self) -> Scope:
         return Scope(
@@ -53,6 +57,7 @@ class Env:
             counting_players=self.player != self.you,
             ability=bool(self.ability),
             created=bool(self.done),
+            facts=self.facts,
         )
 
 
@@ -85,12 +90,14 @@ class ExprCompiler:
         marker_ids: dict[str, int],
         x_params: bool = False,
         city_countries: tuple[tuple[int, ...], ...] = (),
+        shared_control: bool = False,
     ):
         self.names = names
         self.abilities = abilities
         self.categories = categories  # (key, kind) in SCORE_KEYS order
         self.marker_ids = marker_ids
         self.x_params = x_params  # the game has per-player parameters (s.xparam)
+        self.shared_control = shared_control  # city-control ties are shared (`_controls`)
         self.constants: dict[str, tuple] = {}  # tables precomputed (`… by TABLE`, countries)
         self.city_countries = city_countries  # the board's CITY_COUNTRIES (country indices)
         # The spec's own rules in words (not the prelude's) by identity -> their index in
@@ -103,10 +110,16 @@ class ExprCompiler:
         if i is None:
             return []
         whens = [e.when for e in effects]
-        if not whens or any(w is None for w in whens):
+        if not whens or any(w is None for w in whens) or any(e.whom for e in effects):
             return [f"RULE_FIRED[{i}] += 1"]
         tests = [self.expr(w, env) for w in whens]
-        test = tests[0] if len(tests) == 1 else " or ".join(f"({t})" for t in tests)
+        # a comparison or a joined condition compiles parenthesised already
+        closed = [isinstance(w, Compare | BoolOp | Not) for w in whens]
+        test = (
+            tests[0]
+            if len(tests) == 1
+            else " or ".join(t if c else f"({t})" for t, c in zip(tests, closed, strict=True))
+        )
         return [f"if {test}:", f"    RULE_FIRED[{i}] += 1"]
 
     # ---- expressions: one method per node class
@@ -132,7 +145,11 @@ class ExprCompiler:
             category = self._category(named)
         elif quantity.arg == "country":
             country = self._country(named)
+        elif quantity.arg == "marker":
+            return str(self.marker_ids[named])  # a marker type by name: its index
         code = quantity.code_params if self.x_params and quantity.code_params else quantity.code
+        if self.shared_control and quantity.code_shared:
+            code = quantity.code_shared
         code = code.format(
             P=who,
             Y=env.you,
@@ -242,19 +259,39 @@ class ExprCompiler:
     def effects(self, effects: tuple[Effect, ...], env: Env) -> list[str]:
         lines: list[str] = []
         for effect in effects:
-            body = getattr(self, "_effect_" + effect.kind)(effect, env)
-            if effect.when is not None:
-                lines.append(f"if {self.expr(effect.when, env)}:")
-                lines.extend("    " + line for line in body)
-            else:
-                lines.extend(body)
+            if effect.whom is not None:
+                lines.extend(self._effect_for(effect, env))
+                continue
+            lines.extend(self._guarded(effect, env))
         return lines or ["pass"]
 
+    def _guarded(self, effect: Effect, env: Env) -> list[str]:
+        body = getattr(self, "_effect_" + effect.kind)(effect, env)
+        if effect.when is None:
+            return body
+        return [f"if {self.expr(effect.when, env)}:", *("    " + line for line in body)]
+
+    def _effect_for(self, effect: Effect, env: Env) -> list[str]:
+        """An effect on other players: a loop over them (or one player, if not nobody), the
+        effect acting on each (`subject`) and reading each as the player counted over."""
+        whom = effect.whom
+        if whom.kind == "player":
+            var, _bound, inner = loop_variable(Domain("player"), env, "s.num_players")
+            body = self._guarded(effect, replace(inner, subject=var))
+            head = [f"{var} = {self.expr(whom.player, env)}", f"if {var} >= 0:"]
+            return head + ["    " + line for line in body]
+        var, loop, inner = self.loop(whom.members(), env)
+        body = self._guarded(effect, replace(inner, subject=var))
+        # the players are found first: an effect on one of them (PP gained) changes no other's
+        # membership (two players tied for the fewest PP both gain)
+        return [f"for {var} in [{var} for {var} in {loop}]:", *("    " + line for line in body)]
+
     def _effect_gain_pp(self, effect: Effect, env: Env) -> list[str]:
-        return [f"s.track[{env.you}] += max(0, {self.amount(effect.amount, env)})"]
+        who = env.subject or env.you
+        return [f"s.track[{who}] += max(0, {self.amount(effect.amount, env)})"]
 
     def _effect_lose_pp(self, effect: Effect, env: Env) -> list[str]:
-        you = env.you
+        you = env.subject or env.you
         return [f"s.track[{you}] = max(0, s.track[{you}] - {self.amount(effect.amount, env)})"]
 
     def _effect_extra_actions(self, effect: Effect, env: Env) -> list[str]:
@@ -264,7 +301,7 @@ class ExprCompiler:
         ]
 
     def _effect_develop(self, effect: Effect, env: Env) -> list[str]:
-        you = env.you
+        you = env.subject or env.you
         if effect.name:
             a = self.abilities.index(effect.name)
             return [f"if _can_develop(s, {you}, {a}):", f"    _develop(s, {you}, {a})"]
@@ -275,7 +312,8 @@ class ExprCompiler:
 
     def _effect_take(self, effect: Effect, env: Env) -> list[str]:
         kind = 1 if effect.name.startswith("merchant") else 0
-        return [f"_x_take(s, {env.you}, {kind}, {self.expr(effect.value, env)})"]
+        who = env.subject or env.you
+        return [f"_x_take(s, {who}, {kind}, {self.expr(effect.value, env)})"]
 
     def _effect_set_param(self, effect: Effect, env: Env) -> list[str]:
         index = list(SETTABLE).index(effect.name)
@@ -292,7 +330,8 @@ class ExprCompiler:
         return [f"_x_draw_keep(s, {env.you}, {self.expr(effect.value, env)})"]
 
     def _effect_receive(self, effect: Effect, env: Env) -> list[str]:
-        return [f"_x_receive(s, {env.you}, {self.marker_ids[effect.name]})"]
+        who = env.subject or env.you
+        return [f"_x_receive(s, {who}, {self.marker_ids[effect.name]})"]
 
     # ---- whole functions for the hooks
 
@@ -315,15 +354,16 @@ class ExprCompiler:
             if chosen:
                 lines = []
                 here, params = env, "s: State, p: int"
-                if hook == "after_create_route":  # the route created, and what it completed
+                if hook == "after_create_route":  # the route created, what it completed, its post
                     here, params = (
-                        replace(env, route="r", done="done"),
-                        params + ", r: int, done: int",
+                        replace(env, route="r", done="done", facts=hook_scope(hook).facts),
+                        params + ", r: int, done: int, " + AFTER_PARAMS[hook],
                     )
                 for rule in chosen:
                     lines.extend(self._fired(rule, rule.effects, here))
                     lines.extend(self.effects(rule.effects, here))
                 out[name] = _function(name, params, "None", lines)
+        out.update(self.after_functions(rules, env))
         markers = [r for r in rules if r.hook == "marker_used"]
         for i, rule in enumerate(markers):
             n = marker_first + i
@@ -351,10 +391,13 @@ class ExprCompiler:
                 test = _ACTION_TESTS[rule.target]
                 inner = env
                 lines.append(f"if {test}:")
-                if rule.target == "displace":
-                    lines.append("    v = s.pt[(action - A_DISPLACE) >> 1] >> 1")
-                    inner = replace(env, victim="v")
-                lines.append(f"    if {self.expr(rule.condition, inner)}:")
+                facts = hook_scope(f"forbid:{rule.target}")
+                inner = replace(env, facts=facts.facts, victim="v" if facts.victim else "")
+                condition = self.expr(rule.condition, inner)
+                for local, code in FORBID_FACTS.get(rule.target, {}).items():
+                    if re.search(rf"\b{local}\b", condition):
+                        lines.append(f"    {local} = {code}")
+                lines.append(f"    if {condition}:")
                 lines.extend("        " + line for line in self._fired(rule, (), inner))
                 lines.append("        return True")
             lines.append("return False")
@@ -406,6 +449,29 @@ class ExprCompiler:
                 )
         return out
 
+    def after_functions(self, rules: tuple[HookRule, ...], env: Env) -> dict[str, str]:
+        """`_x_after_income`, `_x_after_place`, `_x_after_displace`, `_x_after_use_marker`:
+        called once the action is applied, with what it did (AFTER_PARAMS) and `base`, the
+        stack's height before it. Decisions the effects leave wait below the action's own, so
+        the action finishes first (a displaced owner re-places, a marker's moves are made)."""
+        out: dict[str, str] = {}
+        for hook in AFTER_HOOKS:
+            chosen = [r for r in rules if r.hook == hook]
+            if not chosen:
+                continue
+            facts = hook_scope(hook)
+            here = replace(env, facts=facts.facts, victim="v" if facts.victim else "")
+            lines = ["own = s.stack[base:]", "del s.stack[base:]"]
+            for rule in chosen:
+                lines.extend(self._fired(rule, rule.effects, here))
+                lines.extend(self.effects(rule.effects, here))
+            lines.append("s.stack.extend(own)")
+            params = "s: State, p: int, base: int" + (
+                ", " + AFTER_PARAMS[hook] if AFTER_PARAMS[hook] else ""
+            )
+            out[f"_x_{hook}"] = _function(f"_x_{hook}", params, "None", lines)
+        return out
+
     def trigger_functions(self, favours: list[HookRule], env: Env) -> dict[str, str]:
         """`_favour_when_N` (a triggered tile's effects for one holder) and `_x_after_action`,
         called after every action of a turn: for each action a tile reacts to, each holder
@@ -443,6 +509,28 @@ class ExprCompiler:
         return out
 
 
+# What an `after` hook's function receives of its action (the locals its facts read).
+AFTER_PARAMS = {
+    "after_create_route": "post_city: int, post_kind: int, post_extra: int, special_taken: int",
+    "after_income": "traders_taken: int, merchants_taken: int",
+    "after_place": "",
+    "after_displace": "v: int, displaced_kind: int",
+    "after_use_marker": "marker_used: int",
+}
+# The same facts in `_x_forbidden`, of the action being considered: local -> its code (each
+# written only where the condition reads it).
+FORBID_FACTS = {
+    "income": {
+        "traders_taken": "(action - A_INCOME) // (MERCHANTS + 1)",
+        "merchants_taken": "(action - A_INCOME) % (MERCHANTS + 1)",
+    },
+    "displace": {
+        "v": "s.pt[(action - A_DISPLACE) >> 1] >> 1",
+        "displaced_kind": "s.pt[(action - A_DISPLACE) >> 1] & 1",
+    },
+    MARKER_TRIGGER: {"marker_used": "action - A_USE_MARKER"},
+}
+
 _ACTION_TESTS = {
     "income": "A_INCOME <= action < A_PLACE",
     "place": "A_PLACE <= action < A_DISPLACE",
@@ -456,7 +544,7 @@ _ACTION_TESTS = {
 def _function(name: str, args: str, returns: str, lines: list[str]) -> str:
     """A function's source; it sits in a `fmt: off` block, so a long line is marked for ruff."""
     body = "\n".join(_fit("    " + line) for line in lines)
-    return f"def {name}({args}) -> {returns}:\n{body}\n"
+    return f"{_fit(f'def {name}({args}) -> {returns}:')}\n{body}\n"
 
 
 def _fit(line: str) -> str:

@@ -32,11 +32,17 @@ from ..nodes.expr import (
     Num,
     Ref,
 )
-from .check import ExprError, Names, Scope, resolve_ref
+from .check import FACT_PLACES, ExprError, Names, Scope, resolve_ref
 
 MAX_RULE_COST = 100_000  # steps per evaluation (2 to 10 milliseconds of Python)
 _ANY_SCOPE = Scope(
-    city=True, route=True, victim=True, counting_players=True, ability=True, created=True
+    city=True,
+    route=True,
+    victim=True,
+    counting_players=True,
+    ability=True,
+    created=True,
+    facts=tuple(FACT_PLACES),
 )
 
 
@@ -118,6 +124,11 @@ class CostEstimator:
         for part in (effect.value, effect.when):
             if part is not None:
                 cost += self.expr(part)
+        if effect.whom is not None:  # once per player acted on, after finding them
+            whom = effect.whom
+            if whom.kind == "player":
+                return self.expr(whom.player) + cost
+            return self.domain(whom.members(), cost)
         return cost
 
     def rule(self, rule: HookRule) -> int:

@@ -10,6 +10,8 @@ mean".
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import lark
 
 from ..errors import HansaError, Span, did_you_mean
@@ -29,6 +31,7 @@ from ..nodes.expr import (
     Not,
     Num,
     Ref,
+    Whom,
 )
 from ..syntax.parser import span_of
 from .catalogue import DOMAINS
@@ -36,6 +39,9 @@ from .catalogue import DOMAINS
 ARTICLES = ("the", "a", "an")
 # The actions a triggered favour tile may react to (`when another player takes income`).
 TRIGGER_ACTIONS = ("income", "place", "displace", "move", "create_route")
+# The actions an `after ACTION:` hook follows (create_route has its own statement; a bonus
+# marker's use is `after use marker:`). Not Move: its pieces are moved by decisions after it.
+AFTER_ACTIONS = ("income", "place", "displace", "create_route")
 
 
 def when_marker(when: lark.Tree) -> bool:
@@ -143,8 +149,8 @@ def lower_domain(tree: lark.Tree, file: str) -> Domain:
     if tree.data == "x_set_controlled":
         if kind != "city":
             raise HansaError(f"only cities are controlled, not {word}", span)
-        where = Compare("==", Ref("controller", span=span), Ref("you", span=span), span=span)
-        return Domain(kind, where, span=span)
+        # `controls here`, not `controller is you`: with ties shared a city has several
+        return Domain(kind, Ref("controls here", owner="your", span=span), span=span)
     if tree.data == "x_set_in":
         if kind not in ("city", "route"):
             raise HansaError(f"only cities and routes lie in a country, not {word}", span)
@@ -190,9 +196,42 @@ def lower_effects(tree: lark.Tree, file: str) -> tuple[Effect, ...]:
     out: list[Effect] = []
     for guarded in tree.children:
         effect_tree = guarded.children[0]
+        if guarded.data == "x_guarded_for":  # an effect on other players
+            whom = lower_whom(guarded.children[0], file)
+            effect_tree = guarded.children[1]
+            when = lower_expr(guarded.children[2], file) if len(guarded.children) > 2 else None
+            out.append(replace(_effect(effect_tree, when, file), whom=whom))
+            continue
         when = lower_expr(guarded.children[1], file) if len(guarded.children) > 1 else None
         out.append(_effect(effect_tree, when, file))
     return tuple(out)
+
+
+def lower_whom(tree: lark.Tree, file: str) -> Whom:
+    """`each other player`, `each player where …`, `the player with the fewest X`, or one
+    player (`the displaced player`): the players an effect acts on."""
+    span = span_of(tree, file)
+    kids = tree.children
+    if tree.data == "x_whom_others":
+        return Whom("each", domain=Domain("opponent", span=span), span=span)
+    if tree.data == "x_whom_each":
+        domain = lower_domain(kids[0], file)
+        if domain.kind not in ("player", "opponent"):
+            raise HansaError(
+                f"only players gain, lose, develop, take or receive; not {domain.kind}s"
+                " (write `each player …`, `each opponent …` or `each other player …`)",
+                span_of(kids[0], file),
+            )
+        return Whom("each", domain=domain, span=span)
+    if tree.data == "x_whom_extreme":
+        words = _words(kids[0])
+        if words not in ("player", "players"):
+            raise HansaError(
+                f"write `the player with the {kids[1].data[2:]} …`, not '{words} with'",
+                span_of(kids[0], file),
+            )
+        return Whom(kids[1].data[2:], value=lower_expr(kids[2], file), span=span)
+    return Whom("player", player=Ref(_words(kids[0]), span=span), span=span)
 
 
 def _effect(tree: lark.Tree, when: Expr | None, file: str) -> Effect:
@@ -269,11 +308,14 @@ STATEMENTS = (
     "r_at_setup",
     "r_at_turn_start",
     "r_after_create_route",
+    "r_after_action",
+    "r_after_marker",
     "r_at_turn_end",
     "r_at_marker_draw",
     "r_favour",
     "r_favour_when",
     "r_forbid",
+    "r_forbid_marker",
     "r_control_words",
     "r_control_most",
 )
@@ -356,6 +398,32 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
             effects=effects,
             span=span,
         )
+    if data in ("r_after_action", "r_after_marker"):
+        if data == "r_after_marker":
+            action = MARKER_TRIGGER
+        else:
+            action = str(kids[0])
+            if action == "move":
+                raise HansaError(
+                    "Move has no `after move:` hook: its pieces are picked and put down by"
+                    " decisions after the action begins; write the rule `at turn end:` instead",
+                    span_of(kids[0], file),
+                )
+            if action not in AFTER_ACTIONS:
+                raise HansaError(
+                    f"unknown action '{action}' after `after`{did_you_mean(action, AFTER_ACTIONS)};"
+                    f" write `after ACTION:` with one of {', '.join(AFTER_ACTIONS)}, or"
+                    " `after use marker:`",
+                    span_of(kids[0], file),
+                )
+        hook = f"after_{action}"
+        effects = lower_effects(kids[-1], file)
+        return HookRule(
+            hook,
+            f"{hook}:{len(effects)}:" + "; ".join(e.text() for e in effects),
+            effects=effects,
+            span=span,
+        )
     if data in ("r_favour", "r_favour_when"):  # an Emperor's Favour tile, for its taker;
         # a triggered one (`when …`) acts each time it fires
         label = unquote(kids[0], file, "favour tile name")
@@ -390,17 +458,31 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
             span=span,
             trigger=trigger,
         )
+    if data == "r_forbid_marker":
+        condition = lower_expr(kids[0], file)
+        return HookRule(
+            "forbid",
+            f"forbid:{MARKER_TRIGGER}",
+            target=MARKER_TRIGGER,
+            condition=condition,
+            span=span,
+        )
     if data == "r_forbid":
         action = str(kids[0])
         condition = lower_expr(kids[1], file)
         return HookRule("forbid", f"forbid:{action}", target=action, condition=condition, span=span)
     if data == "r_control_words":
         words = _words(kids[0])
-        rule = {"rightmost post": "rightmost_post", "nobody on tie": "nobody"}.get(words)
+        rule = {
+            "rightmost post": "rightmost_post",
+            "nobody on tie": "nobody",
+            "every tied player": "shared",  # ties shared: each tied player controls the city
+        }.get(words)
         if rule is None:
             raise HansaError(
                 f"unknown control rule '{words}'; write `control goes to the rightmost post`,"
-                " `control goes to nobody on a tie` or `control goes to most QUANTITY`",
+                " `control goes to nobody on a tie`, `control goes to every tied player` or"
+                " `control goes to most QUANTITY`",
                 span_of(kids[0], file),
             )
         return HookRule("control", "control", target=rule, span=span)

@@ -47,7 +47,7 @@ def _create_route(f: Fold, cr: CreateRoute) -> None:
     establish, merchant_any_space, develop_from_route, special_prestige."""
     k, comp = f.k, f.comp
     k["CONTROL_PP"] = cr.control_pp
-    if cr.control_tie not in ("rightmost_post", "nobody"):
+    if cr.control_tie not in ("rightmost_post", "nobody", "shared"):
         raise error(f"city-control tie rule {cr.control_tie!r} is not implemented", cr.span)
     comp["control_tie"] = cr.control_tie
     k["COIN_PP"] = bool(cr.coin_pp)

@@ -11,8 +11,8 @@ from .fold import Fold, where
 
 
 def fold_pawn(f: Fold) -> None:
-    """N_REGIONS, REGION_ROUTES, REGION_DISTANCE, REGION_LABELS (faces of the board's plane
-    drawing of routes and soldiers), PAWN_FREE_BORDERS; component pawn."""
+    """N_REGIONS, REGION_ROUTES, REGION_DISTANCE, REGION_LABELS, REGION_OUTLINES (faces of the
+    board's plane drawing of routes and soldiers), PAWN_FREE_BORDERS; component pawn."""
     pawn, k = f.rules.pawn, f.k
     f.comp["pawn"] = pawn is not None
     if pawn is None:
@@ -25,6 +25,11 @@ def fold_pawn(f: Fold) -> None:
     k["REGION_ROUTES"] = regions.region_routes
     k["REGION_DISTANCE"] = regions.distance
     k["REGION_LABELS"] = tuple(regions.label(r) for r in range(regions.count))
+    # each region's boundary walks as city numbers (a hole winds the other way): for drawings
+    number = {c.name: i for i, c in enumerate(f.board.cities)}
+    k["REGION_OUTLINES"] = tuple(
+        tuple(tuple(number[c] for c in walk) for walk in walks) for walks in regions.polygons
+    )
     k["PAWN_FREE_BORDERS"] = pawn.free_borders
     f.origins["pawn"] = where(pawn.span)
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import HansaError
+from ..expr.catalogue import AFTER_HOOKS, SETTABLE
 from ..expr.check import ExprError, _refs, check_rule, names_of
 from ..expr.codegen import ExprCompiler
 from ..expr.cost import Sizes, costly_rules
 from ..nodes.board import PRIVILEGES
+from ..nodes.expr import MARKER_TRIGGER
 from .fold import Fold, error, where
 
 # Per-player parameters a rule may set (expr/catalogue.py SETTABLE), as X_PARAM_* indices.
@@ -89,6 +91,11 @@ def _switches(f: Fold, hook_rules) -> None:
     comp["x_draw_keep"] = _effects(hook_rules, "draw_keep")
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
     comp["x_end_after_turn"] = comp["x_end_after_round"] = comp["x_end_later"] = False
+    comp["x_forbid_marker"] = any(
+        r.hook == "forbid" and r.target == MARKER_TRIGGER for r in hook_rules
+    )
+    for hook in AFTER_HOOKS:
+        comp[f"x_{hook}"] = False
     comp["x_tiebreak"] = bool(f.tie_exprs)
     comp["x_turns"] = _mentions(hook_rules, f.tie_exprs, "turn number")
     comp["x_kinds"] = any(_mentions(hook_rules, f.tie_exprs, q) for q in KIND_QUANTITIES)
@@ -154,8 +161,8 @@ def _check_setup_receives(f: Fold, hook_rules) -> None:
 
 
 def _parameters(f: Fold) -> None:
-    """X_PARAM_NAMES, X_PARAM_DEFAULTS, N_X_PARAMS and X_<NAME> indices of the per-player
-    parameters (a default of -1: the ability's own full-track PP)."""
+    """X_PARAM_NAMES, X_PARAM_LABELS, X_PARAM_DEFAULTS, N_X_PARAMS and X_<NAME> indices of the
+    per-player parameters (a default of -1: the ability's own full-track PP)."""
     k, comp = f.k, f.comp
     if comp["x_params"]:
         k["X_PARAM_NAMES"] = X_PARAMS
@@ -171,6 +178,18 @@ def _parameters(f: Fold) -> None:
         k["X_PARAM_DEFAULTS"] += (0,)
         k["N_X_PARAMS"] = 6
         k["X_DISPLACEMENT_REACH"] = 5
+    if comp["x_params"]:  # as a rule in words names each (`your city pp becomes 4`): for a desk
+        k["X_PARAM_LABELS"] = tuple(SETTABLE)[: k["N_X_PARAMS"]]
+
+
+def _shared_control(f: Fold, hook_rules) -> bool:
+    """Whether city-control ties are shared (`control_tie shared`, or `control goes to every
+    tied player`, which a later control rule in words may override)."""
+    shared = f.comp.get("control_tie") == "shared"
+    for rule in hook_rules:
+        if rule.hook == "control" and rule.condition is None:
+            shared = rule.target == "shared"
+    return shared
 
 
 def fold_rules_in_words(f: Fold) -> None:
@@ -200,6 +219,7 @@ def fold_rules_in_words(f: Fold) -> None:
         _marker_ids(f, hook_rules),
         x_params=comp["x_params"],
         city_countries=k.get("CITY_COUNTRIES", ()),
+        shared_control=_shared_control(f, hook_rules),
     )
     _rule_sources(f, compiler)
     try:
@@ -227,6 +247,7 @@ def fold_rules_in_words(f: Fold) -> None:
         ("x_end_after_turn", "_x_end_after_turn"),
         ("x_end_after_round", "_x_end_after_round"),
         ("x_control_most", "_x_control_value"),
+        *((f"x_{hook}", f"_x_{hook}") for hook in AFTER_HOOKS),
     ):
         comp[switch] = function in functions
     # an end trigger timed `after turn` / `after round` (in words, or the marker supply's)
@@ -249,6 +270,7 @@ COUNTED_HOOKS = (
     "setup",
     "turn_start",
     "after_create_route",
+    *AFTER_HOOKS,
     "marker_used",
     "forbid",
     "score",
@@ -282,4 +304,6 @@ def _mentions(hook_rules, tie_exprs, quantity: str) -> bool:
         nodes += [rule.amount, rule.condition]
         for effect in rule.effects:
             nodes += [effect.amount, effect.value, effect.when]
+            if effect.whom is not None:
+                nodes += [effect.whom.player, effect.whom.members()]
     return any(quantity in _refs(node) for node in nodes if node is not None)

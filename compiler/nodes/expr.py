@@ -104,6 +104,8 @@ class Domain:
 
     def text(self) -> str:
         country = f" in {self.country}" if self.country else ""
+        if self.where == Ref("controls here", owner="your") and not country:
+            return f"{self.kind} you control"
         return self.kind + country + (f" where {self.where.text()}" if self.where else "")
 
 
@@ -159,6 +161,45 @@ class Amount:
 
 
 @dataclass(frozen=True)
+class Whom:
+    """Who an effect acts on when not the rule's own player: `kind` "player" (one player,
+    `player`: `the displaced player`), "each" (every member of `domain`: `each other player`),
+    or "most"/"fewest" (every player tied for the most/fewest `value`: `the player with the
+    fewest track PP`). The effect's own quantities read that player (`their X`); `your X` and
+    `you` stay the rule's player."""
+
+    kind: str
+    player: Expr | None = None
+    domain: Domain | None = None
+    value: Expr | None = None
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+    def members(self) -> Domain:
+        """The players acted on, as a set (`most`/`fewest`: a player whose value is the
+        extreme over all players)."""
+        if self.domain is not None:
+            return self.domain
+        fn = "max" if self.kind == "most" else "min"
+        best = Aggregate(fn, Domain("player", span=self.span), self.value, span=self.span)
+        where = Compare("==", self.value, best, span=self.span)
+        return Domain("player", where, span=self.span)
+
+    def text(self) -> str:
+        if self.kind == "player":  # `the displaced player`, `the last seat`
+            text = self.player.text()
+            return text if text in ("you", "them", "nobody") else f"the {text}"
+        if self.kind == "each":
+            if self.domain.kind == "opponent" and self.domain.where is None:
+                return "each other player"
+            return f"each {self.domain.text()}"
+        return f"the player with the {self.kind} {self.value.text()}"
+
+
+# The third person of an effect's verb, for an effect on other players (`each opponent gains`).
+_THIRD_PERSON = {"gain ": "gains ", "lose ": "loses ", "develop ": "develops ", "take ": "takes "}
+
+
+@dataclass(frozen=True)
 class Effect:
     """One effect: kind gain_pp | lose_pp | extra_actions | develop | take | receive | set_param.
 
@@ -172,6 +213,8 @@ class Effect:
     name: str = ""
     when: Expr | None = None
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
+    # The players it acts on (None: the rule's own player, `you`).
+    whom: Whom | None = field(default=None, metadata={"omit_default": True})
 
     def text(self) -> str:
         amount = self.amount.text() if self.amount is not None else ""
@@ -187,6 +230,10 @@ class Effect:
             "may_take": f"you may take {value} {self.name} from the stock",
             "draw_keep": f"draw {value} keep 1",
         }.get(self.kind, f"{self.kind} {amount or value or self.name}")
+        if self.whom is not None:
+            verb, _, rest = body.partition(" ")
+            third = _THIRD_PERSON.get(verb + " ", verb + "s ").strip()
+            body = f"{self.whom.text()} {third} {rest}"
         return body + (f" if {self.when.text()}" if self.when is not None else "")
 
 
@@ -198,6 +245,10 @@ HOOKS = (
     "marker_draw",
     "marker_used",
     "after_create_route",
+    "after_income",
+    "after_place",
+    "after_displace",
+    "after_use_marker",
     "favour",
     "forbid",
     "score",
@@ -234,9 +285,14 @@ class HookRule:
         if self.hook == "end":  # `target`: its timing, "turn" or "round" ("" at once)
             return f"end when {condition}" + (f" after {self.target}" if self.target else "")
         if self.hook == "forbid":
-            return f"forbid {self.target} when {condition}"
+            action = "use marker" if self.target == MARKER_TRIGGER else self.target
+            return f"forbid {action} when {condition}"
         if self.hook == "control":
-            rule = {"rightmost_post": "the rightmost post", "nobody": "nobody on a tie"}
+            rule = {
+                "rightmost_post": "the rightmost post",
+                "nobody": "nobody on a tie",
+                "shared": "every tied player",
+            }
             return f"control goes to {rule.get(self.target, self.target)}" + (
                 f" {self.condition.text()}" if self.condition is not None else ""
             )
@@ -247,11 +303,15 @@ class HookRule:
             "turn_end": "at turn end",
             "marker_draw": "at marker draw",
             "after_create_route": "after create_route",
+            "after_use_marker": "after use marker",
             "favour": f'favour "{self.target}"' + trigger_text(self.trigger),
             "marker_used": f'bonus "{self.target}"'
             + "".join(f" {k} {v}" for k, v in self.params)
             + " when used",
-        }.get(self.hook, f"{self.hook} {self.target} {condition}".strip())
+        }.get(self.hook, "")
+        if not head and self.hook.startswith("after_"):  # `after income`, `after displace`
+            head = self.hook.replace("_", " ", 1)
+        head = head or f"{self.hook} {self.target} {condition}".strip()
         return f"{head}: {effects}"
 
 

@@ -498,7 +498,10 @@ COMPONENTS: tuple[Component, ...] = (
         (
             Param("control_pp", INT, 1, "PP for each end city's controller"),
             Param(
-                "control_tie", choice("rightmost_post", "nobody"), "rightmost_post", "tied control"
+                "control_tie",
+                choice("rightmost_post", "nobody", "shared"),
+                "rightmost_post",
+                "tied control",
             ),
             Param("coin_pp", BOOL, True, "a post on a coin space scores the coin"),
             Param("establish_trading_post", BOOL, True, _BOOL_STEP),

@@ -168,6 +168,31 @@ def native_playouts(game, seconds: float, seed: int) -> dict:
     return {"playout_games": games, "playout_decisions_per_second_cpu": round(decisions / cpu)}
 
 
+def tensor_rate(game, states: list) -> dict:
+    """Observation tensors per CPU second: `state.observation_tensor(player, out)` into one numpy
+    buffer (an array.array without numpy), for the deciding player of sample states."""
+    try:
+        import numpy as np
+
+        out = np.zeros(game.observation_tensor_shape(), np.float32)
+    except ImportError:
+        import array
+
+        out = array.array("f", bytes(4 * game.observation_tensor_shape()[0]))
+    live = [s for s in states if not s.is_terminal()] or states
+    jobs = [(s, max(s.current_player(), 0)) for s in live]
+    repeat = 1
+    while True:
+        start = time.process_time()
+        for _ in range(repeat):
+            for s, player in jobs:
+                s.observation_tensor(player, out)
+        cpu = time.process_time() - start
+        if cpu >= 0.5:
+            return {"tensors_per_second_cpu": round(repeat * len(jobs) / cpu)}
+        repeat *= 4
+
+
 def bench_backends(name: str, players: int | None, args) -> dict:
     """Per backend: decisions/s through the per-decision API and clone µs; native playouts."""
     import hansa
@@ -185,6 +210,7 @@ def bench_backends(name: str, players: int | None, args) -> dict:
         row = random_play(game, args.seconds, args.seed)
         states = sample_states(game, args.seed)
         row["clone_us"] = round(per_call(lambda s: s.clone(), states, 200), 3)
+        row.update(tensor_rate(game, states))
         if backend == "native":
             row.update(native_playouts(game, args.seconds, args.seed))
         figures["backends"][backend] = row
@@ -194,6 +220,9 @@ def bench_backends(name: str, players: int | None, args) -> dict:
             rows["native"]["decisions_per_second_cpu"] / rows["python"]["decisions_per_second_cpu"],
             2,
         )
+        figures["tensor_ratio"] = round(
+            rows["native"]["tensors_per_second_cpu"] / rows["python"]["tensors_per_second_cpu"], 2
+        )
     if not args.json:
         print(f"{name}, {figures['players']} players (per CPU second):")
         for backend, row in rows.items():
@@ -202,11 +231,13 @@ def bench_backends(name: str, players: int | None, args) -> dict:
                 extra = f"  native playouts {row['playout_decisions_per_second_cpu']:,} decisions/s"
             print(
                 f"  {backend:<7} API {row['decisions_per_second_cpu']:>10,} decisions/s"
-                f"  clone {row['clone_us']:.2f} µs{extra}",
+                f"  clone {row['clone_us']:.2f} µs"
+                f"  tensor {row['tensors_per_second_cpu']:>10,}/s{extra}",
                 flush=True,
             )
         if "api_ratio" in figures:
             print(f"  native / python through the API: {figures['api_ratio']:.2f}×")
+            print(f"  native / python observation tensor: {figures['tensor_ratio']:.2f}×")
     return figures
 
 

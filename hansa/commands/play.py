@@ -74,6 +74,13 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
         "optionally with :key=value,… arguments (default greedy)",
     )
     parser.add_argument(
+        "--backend",
+        choices=("python", "native"),
+        default="python",
+        help="python (default) or native: the rule step in C, built with the system C compiler "
+        "(the same games for the same seeds; docs/native.md)",
+    )
+    parser.add_argument(
         "--max-decisions",
         type=int,
         default=None,
@@ -82,11 +89,23 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_game(name: str, players: int | None, spec: str | None = None, paths: bool = True):
+def load_game(
+    name: str,
+    players: int | None,
+    spec: str | None = None,
+    paths: bool = True,
+    backend: str = "python",
+):
     """The game by name (spec folder or built in) for the player count, with clear errors;
-    `paths=False` for a name read from a file (never opened as a `.hansa` path)."""
+    `paths=False` for a name read from a file (never opened as a `.hansa` path); `backend`
+    python or native (hansa.resolve.load_native_game)."""
     from hansa.resolve import load_game as resolve_game
+    from hansa.resolve import load_native_game
 
+    if backend == "native":
+        return load_native_game(name, players, spec, paths)
+    if backend != "python":
+        raise HansaError(f"unknown backend {backend!r}: python or native")
     return resolve_game(name, players, spec, paths)
 
 
@@ -171,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     from hansa.play.logs import header_for, write_log
     from hansa.play.simulate import make_agents, parse_agents, play_game
 
-    game = load_game(args.game, args.players, args.spec)
+    game = load_game(args.game, args.players, args.spec, backend=args.backend)
     limit = max_decisions(args)
     names = parse_agents(args.agents, game.num_players())
     agents = make_agents(names, args.seed)

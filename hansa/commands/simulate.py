@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         raise HansaError(f"-n must be at least 1, got {args.games}")
     if args.jobs is not None and args.jobs < 1:
         raise HansaError(f"--jobs must be at least 1, got {args.jobs}")
-    game = load_game(args.game, args.players, args.spec)
+    game = load_game(args.game, args.players, args.spec, backend=args.backend)
     limit = max_decisions(args)
     progress = _Progress(args.games, enabled=not args.json and sys.stderr.isatty())
     started = time.perf_counter()
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             max_decisions=limit,
             progress=progress,
-            loader=functools.partial(load_game, spec=args.spec),
+            loader=functools.partial(load_game, spec=args.spec, backend=args.backend),
             seats=args.seats,
         )
     finally:

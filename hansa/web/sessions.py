@@ -277,13 +277,28 @@ def describe_rules(module: ModuleType) -> dict:
         "markers": dict(zip(ns["MARKER_KEYS"], ns["MARKER_LABELS"], strict=True)),
         "permanent_markers": list(ns.get("PERMANENT_NAMES", ())),
         "favour_tiles": list(ns.get("FAVOUR_NAMES", ())),
+        # the per-player values a rule may change (a favour tile's `your city pp becomes 4`):
+        # the observation's key, the spec's name, the value before any rule changed it
+        "parameters": [
+            {"key": key, "label": label, "default": default}
+            for key, label, default in zip(
+                ns.get("X_PARAM_NAMES", ()),
+                ns.get("X_PARAM_LABELS", ()),
+                ns.get("X_PARAM_DEFAULTS", ()),
+                strict=True,
+            )
+        ],
         "frames": list(ns.get("FRAME_NAMES", ())),
         "action_kinds": [[kind.lower(), base, size] for kind, base, size in ns["ACTION_RANGES"]],
-        # the 2-player variant's regions: their names and the routes bordering each
+        # the 2-player variant's regions: their names, the routes bordering each and its outline
+        # (boundary walks of city numbers, between cities a route or a soldier joins)
         "regions": [
-            {"label": label, "routes": list(routes)}
-            for label, routes in zip(
-                ns.get("REGION_LABELS", ()), ns.get("REGION_ROUTES", ()), strict=True
+            {"label": label, "routes": list(routes), "outline": [list(w) for w in outline]}
+            for label, routes, outline in zip(
+                ns.get("REGION_LABELS", ()),
+                ns.get("REGION_ROUTES", ()),
+                ns.get("REGION_OUTLINES", ()),
+                strict=True,
             )
         ],
         "score_keys": list(ns["SCORE_KEYS"]),
@@ -399,8 +414,8 @@ class Session:
     open_at: tuple = (None, False)  # (known, whether the game hides nothing): views.revealed
     store: object = None  # the Store its decisions are written to as they are made
     scores_at: dict = field(default_factory=dict)  # views.scoring, by (version, length, at)
-    undo_known: tuple = (None, False)  # undoable's answer, by (version, length, seat)
-    before_last: object = None  # the position before the last decision made here
+    undo_known: tuple = (None, 0)  # undo_size's answer, by (version, length, seat)
+    turn_facts: dict = field(default_factory=dict)  # _turn_facts' answers, by decision count
 
     def __post_init__(self) -> None:
         self.state = self.initial.clone()
@@ -433,7 +448,6 @@ class Session:
             state.apply_action(action)  # raises the engine's message, changing nothing
             raise HansaError(f"illegal action {action!r}")
         self.tracker.before(state, legal, player, action)
-        self.before_last = state.clone()  # undoable compares it with the position after
         state.apply_action(action)
         self.moves.append((player, action))
         if self.store is not None:
@@ -468,44 +482,75 @@ class Session:
         self.changed()
 
     # ---- taking a decision back
-    def undoable(self, viewer: Viewer) -> bool:
-        """Whether `viewer` may take back the last decision: its own seat made it, in the turn
-        still being played (the turn player is the same before it and now), and it revealed
-        nothing hidden (no face-down marker drawn: as many things are hidden before and after
-        it). Asked once per change of the game."""
+    def undo_size(self, viewer: Viewer) -> int:
+        """How many decisions `viewer`'s Undo takes back (0: none): its own seat's last decision
+        and every decision made since, when all of them belong to the turn still being played
+        (the turn player is the same at every position from before it to now) and none revealed
+        anything hidden (as many things are hidden at each of those positions: no face-down
+        marker drawn). The others' decisions in between are answers to it (an agent taking
+        pieces from its stock, a displaced player's replacements) and are asked again; only the
+        turn's own player may take back another person's answers with its decision. Everything
+        looked at is public (who decided, whose turn, how many things are hidden), so the answer
+        never depends on what the viewer cannot see. Asked once per change of the game."""
         if viewer.role != SEAT or self.mode == "replay" or not self.moves:
-            return False
+            return 0
         if self.state.is_terminal() or (self.job is not None and not self.job.finished):
-            return False
+            return 0
         key = (self.version, len(self.moves), viewer.seat)
         if self.undo_known[0] == key:
             return self.undo_known[1]
-        player, _action = self.moves[-1]
-        allowed = False
-        if player == viewer.seat and self.seats[player] == HUMAN:
-            before = self.before_last
-            if before is None:  # a session whose decisions were set from outside
-                before = self.state_at(len(self.moves) - 1)
-            same_turn = turn_player(before) == player == turn_player(self.state)
-            allowed = same_turn and hidden_count(before) == hidden_count(self.state)
-        self.undo_known = (key, allowed)
-        return allowed
+        size = self._undo_size(viewer.seat)
+        self.undo_known = (key, size)
+        return size
+
+    def _undo_size(self, seat: int) -> int:
+        if self.seats[seat] != HUMAN:
+            return 0
+        mine = [n for n, (player, _action) in enumerate(self.moves) if player == seat]
+        if not mine:
+            return 0
+        first = mine[-1]
+        later = [player for player, _action in self.moves[first + 1 :]]
+        facts = self._turn_facts(first)
+        owner = facts[0][0]
+        if seat != owner and any(self.seats[p] == HUMAN and p != seat for p in later):
+            return 0  # a displaced person may not take back the turn player's decisions
+        if any(fact != facts[0] for fact in facts):
+            return 0  # another turn began, or something hidden was revealed
+        return len(self.moves) - first
+
+    def _turn_facts(self, first: int) -> list[tuple[int, int]]:
+        """(turn player, hidden count) at every position from `first` decisions to now; each
+        position's are worked out once (a few milliseconds), when an Undo first asks."""
+        facts, length = self.turn_facts, len(self.moves)
+        missing = [n for n in range(first, length + 1) if n not in facts]
+        if missing:
+            start = missing[0]
+            position = self.state_at(start)  # a fresh copy, or the live state when start == length
+            for n in range(start, length + 1):
+                if n > start:
+                    position.apply_action(self.moves[n - 1][1])
+                if n not in facts:
+                    facts[n] = (turn_player(position), hidden_count(position))
+        return [facts[n] for n in range(first, length + 1)]
 
     def undo(self, viewer: Viewer, expected_at: object = None) -> None:
-        """Take back the last decision of `viewer`'s seat (see `undoable`): the game is played
-        again from its first position without it, in memory and in the store."""
+        """Take back the last decision of `viewer`'s seat and the others' answers to it (see
+        `undo_size`): the game is played again from its first position without them, in
+        memory and in the store."""
         self._require_live()
         if expected_at is not None and expected_at != len(self.moves):
             raise HansaError(
                 f"the game has moved on (decision {len(self.moves)}, the page showed "
                 f"{expected_at}): reload the position"
             )
-        if not self.undoable(viewer):
+        size = self.undo_size(viewer)
+        if not size:
             raise HansaError(
-                "nothing to take back: only your own last decision of this turn can be taken "
-                "back, while it revealed nothing hidden"
+                "nothing to take back: only your own decisions of this turn can be taken "
+                "back, while nothing hidden has been revealed since"
             )
-        kept = self.moves[:-1]
+        kept = self.moves[:-size]
         self.state = self.initial.clone()
         self.snapshots = {0: self.initial.clone()}
         self.tracker = GameTracker(self.game)
@@ -518,6 +563,8 @@ class Session:
             self.store = store
         if store is not None:
             store.truncate(self.id, len(self.moves))
+        for n in [n for n in self.turn_facts if n > len(self.moves)]:
+            del self.turn_facts[n]  # those positions are gone (the earlier ones are the same)
         self.changed()
 
     def start_agents(

@@ -133,6 +133,7 @@ def session_view(session: Session, viewer: Viewer, at: object = None, since: obj
         ]
     game = session.game
     job = session.job
+    undo_size = session.undo_size(viewer) if at == length else 0
     return {
         "id": session.id,
         "game": game.name,
@@ -152,7 +153,8 @@ def session_view(session: Session, viewer: Viewer, at: object = None, since: obj
         "decision": state._decision_name(),
         "waiting_for": None if not live else (HUMAN if session.seats[player] == HUMAN else "agent"),
         "your_decision": yours,
-        "can_undo": at == length and session.undoable(viewer),
+        "can_undo": undo_size > 0,
+        "undo_size": undo_size,
         "legal": legal,
         "scores": seen_scores(session, state, viewer, everything, at),
         "history": [

@@ -31,13 +31,13 @@ REQUIRED: dict[str, object] = {
     "option_unplaceable_marker": "out_of_game",
     "option_no_op_actions": "illegal",
     "option_move_must_place_all": True,
-    "green_cities": False,
     "countries": False,
     "permissions": False,
     "displaced_to": "anywhere",
     "move_rule": "anywhere",
     "marker_move_rule": "anywhere",
-    "permanent": False,
+    "permanent_place_in_countries": False,
+    "lift_for_countries": False,
     "action_Income": True,
     "action_Place": True,
     "action_Displace": True,
@@ -51,12 +51,8 @@ REQUIRED: dict[str, object] = {
     "develop_from_route": True,
     "special_prestige": True,
     "usable_in_taking_action": False,
-    "placement": ("no_marker", "no_pieces", "vacant_space_in_a_city"),
     "end_marker_supply_empty": True,
-    "x_turn_start": False,
-    "x_turn_end": False,
     "x_after_route": False,
-    "x_kinds": False,
     "x_control_most": False,
     "x_turns": False,
     "x_params": False,
@@ -70,6 +66,9 @@ REQUIRED: dict[str, object] = {
     "x_end_later": False,
     "x_draw_keep": False,
 }
+
+# The conditions on a route for placing a drawn marker the templates implement (any of them).
+PLACEMENT = ("no_marker", "no_pieces", "vacant_space_in_a_city", "no_permanent_marker")
 
 # Scoring categories with a template (not written in words): the C expression of each.
 SCORE_TEMPLATES = {"missions": "mission_score(s, p)"}
@@ -99,6 +98,9 @@ def check_supported(model: GameModel) -> None:
         value = comp.get(key, wanted)
         if value != wanted and not (isinstance(wanted, list) and not value):
             problems.append(f"{key} = {value!r}{_origin_for(model, key)}")
+    unknown = [c for c in comp.get("placement", ()) if c not in PLACEMENT]
+    if unknown:
+        problems.append(f"placement = {tuple(comp['placement'])!r} ({', '.join(unknown)})")
     for key, kind, _params in comp.get("score_templates", []):
         if kind not in SCORE_TEMPLATES:
             problems.append(f"the scoring category {key} of kind {kind!r}{_origin_for(model, key)}")
@@ -229,6 +231,11 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         + [entry[1] for entry in k.get("MOVE_MARKERS", ())]
     )
     n_markers = sum(k["MARKER_COUNT"])
+    # posts a city holds beside its spaces: additional posts (one per marker), and in a green city
+    # every piece of every player (a green city has no spaces: the permanent marker adds posts)
+    max_extra = max(4, n_markers)
+    if model.components.get("green_cities"):
+        max_extra = n_markers + max(model.players) * (k["TRADERS"] + k["MERCHANTS"])
     defines = {
         "MAXP": MAX_PLAYERS,
         "NA": len(k["ABILITY_NAMES"]),
@@ -240,7 +247,7 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         "N_TAVERN_ROUTES": len(k["TAVERN_ROUTES"]),
         "MIN_DISPLACE_COST": min(k["DISPLACE_COST"]),
         "MAX_HELD": max_held + 1,
-        "MAX_EXTRA": max(4, n_markers),
+        "MAX_EXTRA": max_extra,
         "MAX_MARKERS": max(8, n_markers + 2),
         "MAX_CITY_SIZE": max(len(s) for s in city_spaces),
         "MAX_STACK": 16,
@@ -331,7 +338,19 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         lines.append(_ragged("REGION_ROUTES", regions))
         lines.append(_ragged("PAWN_NEAR", near))
         lines.append(_array("PAWN_ROUTE_OK", ok))
-        lines.append(f"#define N_REGIONS {n_regions}\n#define F_PAWN 9")
+        f_pawn = 10 if model.components.get("permanent") else 9  # core/state.py.j2
+        lines.append(f"#define N_REGIONS {n_regions}\n#define F_PAWN {f_pawn}")
+    if model.components.get("green_cities"):
+        lines.append(_array("GREEN_CITIES", k["GREEN_CITIES"]))
+        lines.append(f"#define N_GREEN_CITIES {len(k['GREEN_CITIES'])}")
+    if model.components.get("permanent"):  # markers/permanent.py.j2
+        lines.append(_array("PERMANENT", [v for entry in k["PERMANENT"] for v in entry]))
+        lines.append(_array("ROUTE_PERMANENT", k["ROUTE_PERMANENT"]))
+        lines.append(_array("MARKER_ROUTE_ALLOWED", k["MARKER_ROUTE_ALLOWED"]))
+        lines.append("#define F_PERMANENT 9")
+        lines.append(
+            "enum { PK_MOVE, PK_DEVELOP, PK_GREEN_POST, PK_ROUTE_PLACE, PK_COUNTRY_PLACE };"
+        )
     cards = k.get("MISSION_CARDS", ())
     lines.append(_ragged("MISSION_CARDS", cards or ((),)))
     lines.append(f"#define N_MISSION_CARDS {len(cards)}")
@@ -360,6 +379,18 @@ def render_native(model: GameModel, header_hash: str = "") -> str:
         coin_pp=bool(model.constants["COIN_PP"]),
         x_forbid=bool(comp.get("x_forbid")),
         x_setup=bool(comp.get("x_setup")),
+        x_turn_start=bool(comp.get("x_turn_start")),
+        x_turn_end=bool(comp.get("x_turn_end")),
+        x_kinds=bool(comp.get("x_kinds")),
+        green_cities=bool(comp.get("green_cities")),
+        green_first_post_completes=bool(comp.get("green_first_post_completes")),
+        green_additional_post=bool(comp.get("green_additional_post")),
+        permanent=bool(comp.get("permanent")),
+        permanent_move_tradesmen=bool(comp.get("permanent_move_tradesmen")),
+        permanent_develop_ability=bool(comp.get("permanent_develop_ability")),
+        permanent_green_city_post=bool(comp.get("permanent_green_city_post")),
+        permanent_place_from_route=bool(comp.get("permanent_place_from_route")),
+        placement=tuple(comp.get("placement", ())),
         missions=bool(comp.get("missions")),
         pawn=bool(comp.get("pawn")),
         module_name=module_name,

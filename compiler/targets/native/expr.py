@@ -27,6 +27,12 @@ C_QUANTITIES: dict[str, str] = {
     "score": "score_of(s, {K}, {P})",
     "posts": "x_posts(s, {P})",
     "posts here": "x_posts_in(s, {P}, {C})",
+    "trader posts": "x_kind_posts(s, {P}, 0)",
+    "merchant posts": "x_kind_posts(s, {P}, 1)",
+    "trader posts here": "x_kind_posts_in(s, {P}, {C}, 0)",
+    "merchant posts here": "x_kind_posts_in(s, {P}, {C}, 1)",
+    "traders here": "x_kind_on(s, {P}, {R}, 0)",
+    "merchants here": "x_kind_on(s, {P}, {R}, 1)",
     "controlled cities": "x_controlled(s, {P})",
     "pieces here": "x_pieces_on(s, {P}, {R})",
     "pieces on routes": "(s->onboard[2 * ({P})] + s->onboard[2 * ({P}) + 1])",
@@ -61,7 +67,16 @@ C_QUANTITIES: dict[str, str] = {
     "first seat": "0",
     "nobody": "-1",
     "victim": "{V}",
+    "displaced player": "{V}",
+    # what the action would do, in `forbid displace when …` (x_forbidden's locals)
+    "displaced piece": "displaced_kind",
+    "traders taken now": "traders_taken",
+    "merchants taken now": "merchants_taken",
+    "pieces taken now": "(traders_taken + merchants_taken)",
+    "trader": "0",
+    "merchant": "1",
     "controller": "controller(s, {C})",
+    "controls here": "(controller(s, {C}) == ({P}))",  # ties shared: refused (control_tie)
     "coins": "CITY_COINS[{C}]",
     "spaces": "CITY_SIZE[{C}]",
     "free spaces": "(CITY_SIZE[{C}] - s->filled[{C}])",
@@ -80,7 +95,7 @@ C_QUANTITIES: dict[str, str] = {
 }
 
 # The hooks the native templates call (others are refused by the target).
-C_HOOKS = ("score", "end", "tiebreak", "setup", "forbid", "marker_used")
+C_HOOKS = ("score", "end", "tiebreak", "setup", "turn_start", "turn_end", "forbid", "marker_used")
 
 _ACTION_TESTS = {
     "income": "(A_INCOME <= action && action < A_PLACE)",
@@ -100,6 +115,7 @@ class Env:
     victim: str = ""
     ability: str = ""
     depth: int = 0
+    facts: tuple[str, ...] = ()  # the action's facts x_forbidden has as locals
 
     def scope(self):
         from ...expr.check import Scope
@@ -110,6 +126,7 @@ class Env:
             victim=bool(self.victim),
             counting_players=self.player != self.you,
             ability=bool(self.ability),
+            facts=self.facts,
         )
 
 
@@ -243,6 +260,8 @@ class CExprCompiler:
     def effects(self, effects: tuple[Effect, ...], env: Env) -> list[str]:
         lines: list[str] = []
         for effect in effects:
+            if effect.whom is not None:
+                raise Unsupported(f"an effect on other players ('{effect.text()}')")
             method = getattr(self, "_effect_" + effect.kind, None)
             if method is None:
                 raise Unsupported(f"the effect '{effect.kind}'")
@@ -285,8 +304,9 @@ class CExprCompiler:
     def hook_functions(
         self, rules: tuple[HookRule, ...], tie_exprs, marker_first: int = 0
     ) -> dict[str, str]:
-        """C function text by name: x_setup, x_forbidden, x_end, x_end_met, score_K, x_tie_N,
-        x_marker_rule (the effects of the bonus markers written in words, by marker type)."""
+        """C function text by name: x_setup, x_turn_start, x_turn_end, x_forbidden, x_end,
+        x_end_met, score_K, x_tie_N, x_marker_rule (the effects of the bonus markers written in
+        words, by marker type). Only hooks the rule set uses get one, as in the Python target."""
         out: dict[str, str] = {}
         env = Env()
         for rule in rules:
@@ -299,22 +319,38 @@ class CExprCompiler:
             lines += ["    break;", "}"]
         lines += ["}", "(void)s; (void)p;"]
         out["x_marker_rule"] = _function("void x_marker_rule(S *s, int p, int m)", lines)
-        setup = [r for r in rules if r.hook == "setup"]
-        if setup:
-            lines = [line for rule in setup for line in self.effects(rule.effects, env)]
-            out["x_setup"] = _function("void x_setup(S *s, int p)", lines)
+        for hook, name in (
+            ("setup", "x_setup"),
+            ("turn_start", "x_turn_start"),
+            ("turn_end", "x_turn_end"),
+        ):
+            chosen = [r for r in rules if r.hook == hook]
+            if chosen:
+                lines = [line for rule in chosen for line in self.effects(rule.effects, env)]
+                out[name] = _function(f"void {name}(S *s, int p)", lines)
         forbids = [r for r in rules if r.hook == "forbid"]
         if forbids:
             lines = []
             for rule in forbids:
                 test = _ACTION_TESTS.get(rule.target)
                 if test is None:
-                    raise Unsupported(f"forbidding the action '{rule.target}'")
+                    raise Unsupported(f"forbidding the action '{rule.target}' ({rule.text()})")
                 inner = env
                 lines.append(f"if {test} {{")
                 if rule.target == "displace":
                     lines.append("    int v = s->pt[(action - A_DISPLACE) >> 1] >> 1; (void)v;")
-                    inner = replace(env, victim="v")
+                    lines.append(
+                        "    int displaced_kind = s->pt[(action - A_DISPLACE) >> 1] & 1;"
+                        " (void)displaced_kind;"
+                    )
+                    inner = replace(env, victim="v", facts=("displaced",))
+                if rule.target == "income":
+                    lines.append(
+                        "    int64_t traders_taken = (action - A_INCOME) / (MERCHANTS + 1);"
+                        " int64_t merchants_taken = (action - A_INCOME) % (MERCHANTS + 1);"
+                        " (void)traders_taken; (void)merchants_taken;"
+                    )
+                    inner = replace(env, facts=("income",))
                 lines.append(f"    if ({self.expr(rule.condition, inner)}) return 1;")
                 lines.append("}")
             lines.append("return 0;")

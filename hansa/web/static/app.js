@@ -634,6 +634,13 @@ function renderDesks(view) {
       if (!held.length) fav.appendChild(h("span", { class: "muted" }, "none"));
       desk.appendChild(fav);
     }
+    const changed = changedValues(ps);
+    if (changed.length) {
+      const line = h("div", { class: "line values" });
+      line.appendChild(h("span", { class: "label" }, "changed values"));
+      for (const c of changed) line.appendChild(chip(c.text, "value", c.title));
+      desk.appendChild(line);
+    }
     const own = st.own && view.viewer.seat === p ? st.own : null;
     if (own && own.mission_cities) {
       const card = h("div", { class: "mission", id: "own-mission", title: "your secret mission card: only you see it" },
@@ -643,6 +650,16 @@ function renderDesks(view) {
     desks.appendChild(desk);
   });
   box.appendChild(desks);
+}
+
+// A player's values that a rule changed (an Emperor's Favour tile: "city PP 4"), named as the
+// spec names them, each with the value the rules start from.
+function changedValues(ps) {
+  const values = ps.parameters || {};
+  return ((S.rules && S.rules.parameters) || []).filter((x) => x.key in values && values[x.key] !== x.default).map((x) => {
+    const usual = x.default < 0 ? "each track's own" : String(x.default);
+    return { text: `${words(x.label)} ${values[x.key]}`, title: `${words(x.label)}: ${values[x.key]} (the rules start from ${usual})` };
+  });
 }
 
 // Who holds each permission (Britannia): the owner of the rightmost post of the city granting it.
@@ -687,6 +704,10 @@ function renderLegal(view) {
   const list = $("legal-list");
   groupsBox.innerHTML = ""; list.innerHTML = "";
   $("btn-undo").disabled = !view.can_undo;
+  $("btn-undo").textContent = view.undo_size > 1 ? `↶ Undo ${view.undo_size} decisions` : "↶ Undo";
+  $("btn-undo").title = view.undo_size > 1
+    ? `take back your last decision and the ${view.undo_size - 1} answer(s) to it since (U or Ctrl+Z)`
+    : "take back your last decision of this turn (U or Ctrl+Z)";
   const live = view.at === view.length;
   const note = (text) => groupsBox.appendChild(h("div", { class: "note" }, text));
   $("all-choices").classList.toggle("hidden", !view.your_decision);
@@ -770,7 +791,7 @@ function choose(a) {
 async function undo() {
   if (!S.view || !S.view.can_undo) return;
   try {
-    const view = await api("POST", `/api/sessions/${S.view.id}/undo`, { at: S.view.length, since: Math.min(S.history.length, S.view.length - 1) });
+    const view = await api("POST", `/api/sessions/${S.view.id}/undo`, { at: S.view.length, since: Math.min(S.history.length, S.view.length - S.view.undo_size) });
     show(view);
   } catch (err) { showError(err.message); }
 }
@@ -995,13 +1016,34 @@ function drawPieces(view) {
   if (last) outlineLast(last);
 }
 
-// The 2-player variant's neutral pawn: its region's border routes tinted, the pawn in the middle.
+// A region's outline as an SVG path: each boundary walk along its routes' drawn lines (straight
+// between two cities a soldier joins); the outer region is the board's frame less the drawing.
+function regionPath(index, region) {
+  let d = "";
+  if (index === 0) { const [w, hgt] = S.layout.frame; d = `M 0 0 H ${w} V ${hgt} H 0 Z `; }
+  for (const walk of region.outline || []) {
+    const points = [];
+    walk.forEach((c, i) => {
+      const [a, b] = [S.cities[c], S.cities[walk[(i + 1) % walk.length]]];
+      const route = S.routeByKey[routeKey(a.name, b.name)];
+      if (!route) { points.push(a.centre, b.centre); return; }
+      points.push(...(route.cities[0] === a.name ? route.path : [...route.path].reverse()));
+    });
+    if (points.length > 2) d += "M " + points.map((p) => p.join(" ")).join(" L ") + " Z ";
+  }
+  return d;
+}
+
+// The 2-player variant's neutral pawn: its region filled and its border routes tinted, the pawn
+// in the middle.
 function drawPawn(st) {
   const layer = $("regions");
   layer.innerHTML = "";
   if (!st.pawn || st.pawn.region === null || st.pawn.region === undefined) return;
   const region = S.rules.regions[st.pawn.region];
   if (!region) return;
+  const fill = regionPath(st.pawn.region, region);
+  if (fill) el("path", { d: fill, class: "region-fill", "fill-rule": "evenodd", "data-region": st.pawn.region }, layer);
   const mids = [];
   for (const r of region.routes) {
     const route = S.routes[r];
