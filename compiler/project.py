@@ -21,7 +21,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +94,8 @@ class Project:
     broken: list[tuple[str, str, str]] = field(default_factory=list)
     # (attribute, name) of the built-in declarations taken in because the loaded files use them
     from_library: set[tuple[str, str]] = field(default_factory=set)
+    # name -> the board as written, for each board that extends another (`boards` holds it folded)
+    extended_boards: dict[str, Board] = field(default_factory=dict)
 
     def own(self, attribute: str) -> dict[str, Any]:
         """The declarations of one kind from the loaded files themselves (no built-in ones)."""
@@ -174,6 +176,7 @@ def load_project(paths: Iterable[str | Path], library: bool = True) -> Project:
         _load_file(project, path)
     if library:
         _take_from_library(project)
+    _resolve_extended_boards(project)
     for checker in CHECKERS:
         project.diagnostics.extend(_resolve(checker)(project))
     project.diagnostics = _sorted_unique(_without_echoes(project, project.diagnostics))
@@ -261,12 +264,15 @@ def library_project() -> Project | None:
         library = Project(files=sorted(_walk_spec_files(LIBRARY_DIR)))
         for path in library.files:
             _load_file(library, path)
+        _resolve_extended_boards(library)
         _LIBRARY = library
     return _LIBRARY
 
 
 def _used_names(declaration: Any) -> list[tuple[str, str]]:
     """(attribute, name) of the boards and rule sets a declaration names."""
+    if isinstance(declaration, Board):  # `board mine extends PARENT`
+        return [("boards", declaration.extends)] if declaration.extends else []
     used = []
     for attribute, field_name in (
         ("rulesets", "extends"),
@@ -283,7 +289,7 @@ def _take_from_library(project: Project) -> None:
     """Add the built-in boards and rule sets that the loaded declarations use and lack."""
     wanted = [
         used
-        for attribute in ("rulesets", "games")
+        for attribute in ("boards", "rulesets", "games")
         for declaration in project.declarations(attribute).values()
         for used in _used_names(declaration)
     ]
@@ -303,6 +309,7 @@ def take_from_library(project: Project, name: str) -> bool:
     ]
     found = bool(wanted)
     _take_names(project, wanted)
+    _resolve_extended_boards(project)
     return found
 
 
@@ -356,12 +363,54 @@ def _add_declaration(project: Project, attribute: str, declaration: Any, span: S
     project.declared_at[(attribute, name)] = span
 
 
+def _resolve_extended_boards(project: Project) -> None:
+    """Fold each `board … extends PARENT` into a complete board (compiler/board/extend.py), in
+    place; a child that cannot be folded is reported and left out (as a board that failed to
+    lower), so games on it get no second error."""
+    from .board.extend import resolve_boards
+
+    if not any(b.extends is not None for b in project.boards.values()):
+        return
+    broken = {name for kind, name, _ in project.broken if kind == "board"}
+    children = {n: b for n, b in project.boards.items() if b.extends is not None}
+    resolved, diagnostics, failed = resolve_boards(project.boards, broken)
+    project.diagnostics.extend(diagnostics)
+    project.boards.clear()
+    project.boards.update(resolved)
+    project.extended_boards.update({n: b for n, b in children.items() if n in resolved})
+    for name in failed:
+        project.broken.append(("board", name, children[name].span.file))
+
+
 def check_boards(project: Project) -> list[Diagnostic]:
-    """The board checks (`board_checks.check_board`) for every board of the project."""
+    """The board checks (`board_checks.check_board`) for every board of the project.
+
+    A board that extends another is checked as the complete board it folds into; a finding on
+    something it inherited unchanged is reported at its `extends` clause (the author's line),
+    naming where the parent states it, and none when the parent itself has that error."""
     diagnostics: list[Diagnostic] = []
-    for board in project.boards.values():
-        diagnostics.extend(check_board(board))
+    for name, board in project.boards.items():
+        found = check_board(board)
+        child = project.extended_boards.get(name)
+        if child is not None:
+            found = _at_the_child(found, child, project)
+        diagnostics.extend(found)
     return diagnostics
+
+
+def _at_the_child(found: list[Diagnostic], child: Board, project: Project) -> list[Diagnostic]:
+    parent = project.boards.get(child.extends or "")
+    parent_messages = {d.message for d in check_board(parent)} if parent is not None else set()
+    out = []
+    for d in found:
+        if d.span is not None and d.span.file == child.span.file:
+            out.append(d)
+        elif d.message not in parent_messages:
+            shown = (
+                f" (inherited from {child.extends}, {d.span.file}:{d.span.line})" if d.span else ""
+            )
+            out.append(replace(d, message=d.message + shown, span=child.extends_span))
+    return out
 
 
 def _sorted_unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

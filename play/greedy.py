@@ -283,6 +283,8 @@ class GreedyAgent:
             return self._flip_choice(t, legal_actions)
         if first == "TAKE_PIECE":
             return self._take_piece(state, t, me, legal_actions)
+        if first == "KEEP_MARKER":
+            return self._keep_drawn(t, legal_actions)
         return legal_actions[self._pick_index(len(legal_actions))]
 
     def _pick_index(self, n: int) -> int:
@@ -586,6 +588,12 @@ class GreedyAgent:
                 a,
             ),
         )
+
+    def _keep_drawn(self, t: GameTables, legal: list[int]) -> int:
+        """Of the markers drawn (`draw N keep 1`), keep the one most worth having: it goes next to
+        my posts at the end of the turn (`_place_marker`), where I may take it again."""
+        base = t.base["KEEP_MARKER"]
+        return max(legal, key=lambda a: (self._keep_value(t, a - base), -a))
 
     def _take_piece(self, state, t: GameTables, me: int, legal: list[int]) -> int:
         """A free piece always helps: a merchant when my supply has none, else a trader."""

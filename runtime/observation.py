@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from . import graph
 from .errors import HansaError
-from .observation_tensor import TensorCodec
+from .observation_tensor import TensorCodec, drawn_markers
 from .serialize import encode
 from .state_json import ModuleTables, StateJson
 
@@ -25,6 +25,7 @@ class Observations:
         self.g = ModuleTables(namespace)
         self.state_json = state_json
         self.missions = "missions" in namespace["SWITCHES"]
+        self.keep_frame = namespace.get("F_KEEP")  # `draw N keep 1`: the drawn markers' frame
         self.codecs: dict[int, TensorCodec] = {}
 
     # ---- the observation
@@ -38,10 +39,19 @@ class Observations:
         seen["observer"] = player
         seen["current_player"] = s._current_player()
         seen["marker_supply_size"] = len(s.msupply)
+        # markers drawn by `draw N keep 1` and not yet kept are seen by their drawer only
+        unseen = s.msupply + drawn_markers(s, self.keep_frame)
         seen["marker_supply_counts"] = {
-            g.MARKER_KEYS[m]: s.msupply.count(m) for m in range(g.N_MARKER_TYPES) if m in s.msupply
+            g.MARKER_KEYS[m]: unseen.count(m) for m in range(g.N_MARKER_TYPES) if m in unseen
         }
         seen["own"] = {}
+        if self.keep_frame is not None:
+            for frame in seen["stack"]:
+                if "drawn" in frame:
+                    drawn = frame.pop("drawn")
+                    frame["drawn_count"] = len(drawn)
+                    if frame["player"] == player:
+                        seen["own"]["drawn_markers"] = drawn
         if self.missions:
             for q, entry in enumerate(seen["player_state"]):
                 card = entry.pop("mission")
@@ -62,8 +72,18 @@ class Observations:
         mission cards, the other players' cards, redealt from the cards the observer does not
         hold). A search agent draws one such completion per iteration (determinization).
         `observer` None: the player to decide now."""
-        rest = list(s.msupply)
+        if observer is None:
+            observer = s._current_player()
+        # another player's drawn markers are as unknown as the supply: dealt again from it too
+        others = [
+            i for i, top in enumerate(s.stack) if top[0] == self.keep_frame and top[1] != observer
+        ]
+        rest = list(s.msupply) + [m for i in others for m in s.stack[i][2]]
         rng.shuffle(rest)
+        for i in others:
+            top = s.stack[i]
+            dealt, rest = rest[: len(top[2])], rest[len(top[2]) :]
+            s.stack[i] = (top[0], top[1], tuple(sorted(dealt)))
         s.msupply = tuple(rest)
         if self.missions:
             if observer is None:

@@ -88,6 +88,14 @@ FRAME_BLOCKS = (
 )
 
 
+def drawn_markers(state, keep_frame: int | None) -> tuple[int, ...]:
+    """The markers drawn and not yet kept (a `draw N keep 1` choice pending): as unseen by the
+    other players as the face-down supply, so every observer counts them with it."""
+    if keep_frame is None:
+        return ()
+    return tuple(m for top in state.stack if top[0] == keep_frame for m in top[2])
+
+
 def face_down(state) -> tuple[int, ...]:
     """The face-down marker supply as sorted marker types: what is public of it (its contents,
     which every other marker's being visible gives away), not its order."""
@@ -118,6 +126,7 @@ class TensorCodec:
         self.favour = "F_FLIP" in tables
         self.n_favour = tables.get("N_FAVOUR", 0)
         self.take_stock = "F_TAKE_STOCK" in tables
+        self.keep_frame = tables.get("F_KEEP")  # `draw N keep 1` (None: the game has none)
         # the missions' and favour tiles' fields are checked on every write (few games have them)
         self.more_fields = self.missions or self.favour
         self.layout = self._layout()
@@ -175,7 +184,11 @@ class TensorCodec:
             ("game_ends_after_action", (1,), "1 once an end condition is met"),
             ("markers_taken_this_action", (k,), "marker type: taken in the running action"),
             ("markers_to_place", (k,), "marker type: drawn, to be placed at the end of the turn"),
-            ("marker_supply", (k,), "marker type: face down in the supply (counts, not order)"),
+            (
+                "marker_supply",
+                (k,),
+                "marker type: face down in the supply, or drawn and not yet kept (counts)",
+            ),
             ("markers_out_of_game", (k,), "marker type: set aside"),
             ("completed_cities", (1,), "cities whose every space holds a post"),
             ("decision", (frames,), "kind of the current decision (FRAME_NAMES; one-hot)"),
@@ -342,6 +355,7 @@ class _Differ:
         "fresh",
         "plate",
         "msupply",
+        "msupply_shown",
         "out",
         "turn_offset",
         "actions_offset",
@@ -383,6 +397,7 @@ class _Differ:
         self.ending = False
         self.completed = 0
         self.fresh = self.plate = self.msupply = self.out = ()  # the marker groups (tuples)
+        self.msupply_shown = ()  # what the marker_supply block counts (the drawn ones too)
         self.turn_offset = codec.offset["turn_player"]
         self.actions_offset = codec.offset["actions_left"]
         self.mission = None
@@ -606,9 +621,14 @@ class _Differ:
             was = getattr(self, name)
             if markers is not was:
                 base = off[block]
+                shown = markers
+                if name == "msupply":
+                    was = self.msupply_shown
+                    shown = markers + drawn_markers(s, self.c.keep_frame)
+                    self.msupply_shown = shown
                 for m in was:
                     mv[base + m] = 0.0
-                for m in markers:
+                for m in shown:
                     mv[base + m] += 1.0
                 setattr(self, name, markers)
 

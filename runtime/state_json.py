@@ -17,6 +17,8 @@ from .serialize import StateReader
 
 KIND_NAMES = ("trader", "merchant")
 FAVOUR_TURN_NAMES = ("may_take", "acted", "taken")
+# `end when … after turn | after round`: which end of the game an end trigger has set in motion
+END_AFTER_NAMES = ("action", "turn", "round")  # "action": no delayed end pending
 PAWN_FREE_MOVE_NAMES = ("before_first_action", "after_last_action", "used")
 # No game puts anything near this many PP on the track; a bound keeps 10**30 out of the arithmetic.
 TRACK_LIMIT = 1_000_000
@@ -33,7 +35,9 @@ SWITCH_NAMES = (
     "permanent_move_tradesmen",
     "permissions",
     "x_chosen_develop",
+    "x_draw_keep",
     "x_end",
+    "x_end_later",
     "x_may_take",
     "x_params",
     "x_setup",
@@ -68,6 +72,7 @@ FRAME_NEEDS = {
     "F_PAWN": (),
     "F_FLIP": ("tile",),
     "F_TAKE_STOCK": ("left", "kinds"),
+    "F_KEEP": ("drawn",),
 }
 
 
@@ -125,6 +130,7 @@ class StateJson:
             + (("marker",) if self.permanent else ())
             + (("tile",) if self.favour else ())
             + (("kinds",) if self.x_may_take else ())
+            + (("drawn",) if self.x_draw_keep else ())
         )
 
     # ---- the empty position setup and reading start from
@@ -168,6 +174,8 @@ class StateJson:
             s.xparam = list(g.X_PARAM_DEFAULTS) * n
         if self.x_turns:
             s.turns = 1
+        if self.x_end_later:
+            s.end_after = 0  # an end trigger timed `after turn` (1) or `after round` (2) has fired
         return s
 
     # ---- action names
@@ -262,6 +270,8 @@ class StateJson:
             if i == 0:
                 return "take no (further) piece from the general stock"
             return f"take a {KIND_NAMES[i - 1]} from the general stock to the personal supply"
+        if self.x_draw_keep and kind == "KEEP_MARKER":
+            return f"keep the drawn marker {g.MARKER_LABELS[i]} (the others go back to the supply)"
         return f"place the drawn marker on {routes[i]}"
 
     def action_text(
@@ -350,6 +360,8 @@ class StateJson:
         elif self.x_may_take and kind == g.F_TAKE_STOCK:
             out["left"] = top[2]
             out["kinds"] = [KIND_NAMES[k] for k in (0, 1) if top[3] >> k & 1]
+        elif self.x_draw_keep and kind == g.F_KEEP:
+            out["drawn"] = [g.MARKER_KEYS[m] for m in top[2]]  # hidden from others (observation)
         return out
 
     def _routes_to_list(self, s) -> list[dict]:
@@ -426,6 +438,8 @@ class StateJson:
             turn["permissions_used"] = [g.CITY_NAMES[c] for c in s.perm_used]
         if self.x_turns:
             turn["number"] = s.turns
+        if self.x_end_later:
+            turn["game_ends_after"] = END_AFTER_NAMES[s.end_after]
         out = {
             "format": "hansa-state",
             "version": 1,
@@ -563,6 +577,8 @@ class StateJson:
             return (kind, player, rd.choice(head["tile"], path + ".tile", g.FAVOUR_NAMES))
         if self.x_may_take and kind == g.F_TAKE_STOCK:
             return self._read_take_stock(rd, head, path, kind, player)
+        if self.x_draw_keep and kind == g.F_KEEP:
+            return (kind, player, self._read_markers(rd, head["drawn"], path + ".drawn"))
         return (kind, player)
 
     def _read_take_stock(self, rd: StateReader, head: dict, path: str, kind: int, player: int):
@@ -660,10 +676,15 @@ class StateJson:
                 "markers_to_place",
             )
             + (("permissions_used",) if self.permissions else ())
-            + (("number",) if self.x_turns else ()),
+            + (("number",) if self.x_turns else ())
+            + (("game_ends_after",) if self.x_end_later else ()),
         )
         if self.x_turns:
             s.turns = rd.integer(turn.get("number", 1), "turn.number", 1, 10**9)
+        if self.x_end_later:
+            s.end_after = rd.choice(
+                turn.get("game_ends_after", "action"), "turn.game_ends_after", END_AFTER_NAMES
+            )
         s.player = rd.integer(turn["player"], "turn.player", 0, n - 1)
         s.actions_left = rd.integer(turn["actions_left"], "turn.actions_left", 0, 1000)
         s.ending = rd.boolean(
@@ -1010,7 +1031,8 @@ class StateJson:
         """Each bonus-marker type is in play exactly as often as the game has it."""
         g = self.g
         counts = [0] * g.N_MARKER_TYPES
-        for group in [s.fresh, s.plate, s.msupply, s.out] + list(s.unused) + list(s.used):
+        drawn = [top[2] for top in s.stack if self.x_draw_keep and top[0] == g.F_KEEP]
+        for group in [s.fresh, s.plate, s.msupply, s.out, *s.unused, *s.used, *drawn]:
             for m in group:
                 counts[m] += 1
         for m in s.rmark:
@@ -1021,12 +1043,15 @@ class StateJson:
                 raise rd.fail(
                     "marker_supply",
                     f"{counts[m]} bonus markers {g.MARKER_KEYS[m]!r} in all places (supply, "
-                    f"routes, players, plate, out of game) but the game has {g.MARKER_COUNT[m]}",
+                    f"routes, players, plate, drawn, out of game) but the game has"
+                    f" {g.MARKER_COUNT[m]}",
                 )
 
     def _end_condition_met(self, s) -> bool:
         """Whether some end trigger of the rule set holds (what a game over or ending needs)."""
         if self.end_marker_supply_empty and not s.msupply:
+            return True
+        if self.x_end_later and s.end_after:  # a timed trigger fired earlier in the turn/round
             return True
         return bool(self.x_end and self.g._x_end(s, s.player))
 
@@ -1106,7 +1131,11 @@ class StateJson:
         if self.x_chosen_develop and kinds and all(k == g.F_DEVELOP for k in kinds):
             # rules in words: each seat chooses an ability at setup, or one rule after another
             return
-        if len(kinds) > 2 or (len(kinds) == 2 and kinds != [g.F_DISPLACED, g.F_PAY]):
+        # `draw N keep 1`: the choice of the drawn marker comes before the route's step 3
+        drawing = [[g.F_ROUTE, g.F_KEEP]] if self.x_draw_keep else []
+        if len(kinds) > 2 or (
+            len(kinds) == 2 and kinds != [g.F_DISPLACED, g.F_PAY] and kinds not in drawing
+        ):
             shown = ", ".join(g.FRAME_NAMES[k] for k in kinds)
             raise rd.fail("stack", f"no play leaves the decisions [{shown}] pending")
         if kinds == [g.F_PAY]:
@@ -1127,7 +1156,7 @@ class StateJson:
             self._check_frame(rd, s, top, f"stack[{i}]")
         fresh_kinds = (
             ([g.F_ROUTE], [g.F_PERMANENT], [g.F_MOVE]) if self.permanent else ([g.F_ROUTE],)
-        )
+        ) + tuple(drawing)
         if s.fresh and kinds not in fresh_kinds:
             raise rd.fail(
                 "turn.markers_taken_this_action", "markers are only taken while creating a route"
@@ -1155,6 +1184,8 @@ class StateJson:
             raise rd.fail(path, "only the turn player moves the placed pawn")
         if top[0] == g.F_MARKERS and not s.plate:
             raise rd.fail(path, "no drawn markers to place (turn.markers_to_place is empty)")
+        if self.x_draw_keep and top[0] == g.F_KEEP and len(set(top[2])) < 2:
+            raise rd.fail(path + ".drawn", "a choice of the marker kept needs two kinds drawn")
         if self.favour and top[0] == g.F_FLIP:
             if top[1] != s.player or s.fav_turn != 2 or top[2] not in s.fav_held[top[1]]:
                 raise rd.fail(

@@ -67,7 +67,7 @@ def test_spec_is_the_default_path(capsys, monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
     code, out, err = run_check(capsys)
     assert code == 0
-    assert out.startswith(f"checked {len(find_spec_files([SPEC]))} files (5 boards, ")
+    assert out.startswith(f"checked {len(find_spec_files([SPEC]))} files (6 boards, ")
 
 
 def test_errors_are_printed_with_location_source_line_and_caret(tmp_path: Path, capsys) -> None:

@@ -29,6 +29,7 @@ NATIVE_GAMES = [
     "original-hanseatic-2p",
     "original-hanseatic-45p",
     "bigbox-hanseatic-45p",
+    "large-hamburg-hanseatic-45p",
     "harbour-master-hanseatic-45p",
     "last-seat-book-hanseatic-45p",
     "no-bullying-hanseatic-45p",

@@ -62,7 +62,11 @@ def reference_tensor(module, s, player: int):
     for name, markers in (
         ("markers_taken_this_action", s.fresh),
         ("markers_to_place", s.plate),
-        ("marker_supply", s.msupply),
+        # markers drawn by `draw N keep 1` and not yet kept count with the face-down ones
+        (
+            "marker_supply",
+            s.msupply + tuple(x for f in s.stack if f[0] == m.get("F_KEEP") for x in f[2]),
+        ),
         ("markers_out_of_game", s.out),
     ):
         hot.extend(at[name] + marker for marker in markers)

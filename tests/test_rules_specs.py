@@ -298,6 +298,8 @@ def test_games(project):
         "last_seat_book",
         "no_bullying",
         "stock_tiebreak",
+        "draw_three",  # at marker draw (tests/test_marker_draw.py)
+        "last_round",  # end timing (tests/test_end_timing.py)
         "city_bonus",  # what the action did, effects on other players, shared control (#21)
         "full_income",
         "protected_merchants",
@@ -305,6 +307,8 @@ def test_games(project):
         "shared_control",
     ):
         expected[rule.replace("_", "-") + "-hanseatic-45p"] = (rule, "hanseatic_45p", (4, 5))
+    # a board that extends a board (tests/test_board_extends.py)
+    expected["large-hamburg-hanseatic-45p"] = ("bigbox_2021", "large_hamburg_45p", (4, 5))
     assert {name: (g.rules, g.board, g.players) for name, g in games.items()} == expected
 
 

@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import HansaError
-from ..nodes.board import Board, City, Route
-from .json_io import land_route_ends, sorted_cities, sorted_routes
+from ..nodes.board import Board, BoardEdit, City, CityChange, Removal, Route, RouteChange
+from .json_io import land_route_ends, name_sort_key, sorted_cities, sorted_routes
 
 INDENT = "    "
 POINT_WORDS = {"any": "house", "merchant": "ship"}
@@ -134,6 +134,7 @@ def collect_comments(board: Board, region: str, first_line: int) -> BoardComment
     items = [(_statement_key(k), span) for k, span in board.statement_spans if k != "title"]
     items += [(_city_key(c), c.span) for c in board.cities]
     items += [(_route_key(r), r.span) for r in board.routes]
+    items += [(_edit_key(e), e.span) for e in board.edits]
     for key, span in sorted(items, key=lambda item: (item[1].line, item[1].column)):
         if span.line <= 0:
             continue
@@ -179,22 +180,35 @@ def format_board(board: Board, comments: BoardComments | None = None) -> str:
     """The board as canonical board-language text, ending with a newline."""
     # A copy whose entries are used up, so a repeated city or route name cannot repeat a comment.
     comments = copy.deepcopy(comments) if comments is not None else BoardComments()
-    opening = f"board {name(board.id)} {quote(board.title)} {{"
+    if board.extends is None:
+        opening = f"board {name(board.id)} {quote(board.title)} {{"
+        header = _header_statements(board)
+    else:  # a child states only what differs: its title and header statements if written
+        stated = {statement for statement, _ in board.statement_spans}
+        title = f" {quote(board.title)}" if "title" in stated else ""
+        opening = f"board {name(board.id)}{title} extends {name(board.extends)} {{"
+        header = [(s, text) for s, text in _header_statements(board) if s in stated]
     lines = [opening + (f"  {comments.head}" if comments.head else "")]
     lines += [f"{INDENT}{c}" for c in comments.body]
-    header = _header_statements(board)
     for statement, text in header:
         lines += _with_comments(text, _statement_key(statement), comments)
-    cities = sorted_cities(board)
-    routes = sorted_routes(board)
+    cities = [(_city_key(c), format_city(c)) for c in sorted_cities(board)]
+    routes = [(_route_key(r), format_route(r)) for r in sorted_routes(board)]
+    for edit in board.edits:
+        (cities if _edit_key(edit)[0] == "city" else routes).append(
+            (_edit_key(edit), format_edit(edit))
+        )
+    if board.edits:  # additions and edits of one kind together, by the names they touch
+        cities.sort(key=lambda item: name_sort_key(item[0][1]))
+        routes.sort(key=lambda item: tuple(sorted(name_sort_key(c) for c in item[0][1])))
     if cities and (header or comments.body):
         lines.append("")
-    for city in cities:
-        lines += _with_comments([format_city(city)], _city_key(city), comments)
+    for key, text in cities:
+        lines += _with_comments([text], key, comments)
     if routes and (cities or header or comments.body):
         lines.append("")
-    for route in routes:
-        lines += _with_comments([format_route(route)], _route_key(route), comments)
+    for key, text in routes:
+        lines += _with_comments([text], key, comments)
     lines += [f"{INDENT}{c}" for c in comments.tail]
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -250,45 +264,117 @@ def _header_statements(board: Board) -> list[tuple[str, list[str]]]:
 
 def format_city(city: City) -> str:
     """`city NAME [ability …] [green] [country …] [permission …] [aka …] [at (X, Y)] { SPACES }`."""
-    parts = ["city", name(city.name)]
-    if city.abilities:
-        parts += ["ability", " | ".join(city.abilities)]
-    if not city.hanseatic:
+    fields = {f: getattr(city, f) for f in _CITY_FIELD_ORDER}
+    return " ".join(["city", name(city.name), *_city_clauses(fields), _spaces(city.spaces)])
+
+
+# The City fields a city's clauses write, in the canonical clause order.
+_CITY_FIELD_ORDER = ("abilities", "hanseatic", "countries", "permissions", "aliases", "position")
+
+
+def _city_clauses(fields: dict) -> list[str]:
+    """The clauses for the City field values in `fields` (a field absent or empty: no clause)."""
+    parts: list[str] = []
+    if fields.get("abilities"):
+        parts += ["ability", " | ".join(fields["abilities"])]
+    if fields.get("hanseatic", True) is False:
         parts.append("green")
-    if city.countries:
-        parts += ["country", _names(city.countries)]
-    if city.permissions:
-        parts += ["permission", _names(city.permissions)]
-    if city.aliases:
-        parts += ["aka", _names(city.aliases)]
-    if city.position is not None:
-        parts.append(f"at ({number(city.position[0])}, {number(city.position[1])})")
-    spaces = []
-    for space in city.spaces:
+    if fields.get("countries"):
+        parts += ["country", _names(fields["countries"])]
+    if fields.get("permissions"):
+        parts += ["permission", _names(fields["permissions"])]
+    if fields.get("aliases"):
+        parts += ["aka", _names(fields["aliases"])]
+    position = fields.get("position")
+    if position is not None:
+        parts.append(f"at ({number(position[0])}, {number(position[1])})")
+    return parts
+
+
+def _spaces(spaces) -> str:
+    texts = []
+    for space in spaces:
         text = f"{space.shape} {space.privilege}"
         if space.coin:
             text += f" coin {space.coin}"
-        spaces.append(text)
-    parts.append(f"{{ {'; '.join(spaces)} }}" if spaces else "{ }")
-    return " ".join(parts)
+        texts.append(text)
+    return f"{{ {'; '.join(texts)} }}" if texts else "{ }"
 
 
 def format_route(route: Route) -> str:
     """`route A -- B: POINTS [tavern] [permanent BONUS] [country C]` (land routes alphabetical)."""
     ends = land_route_ends(route)
     points = route.points if ends == route.cities else tuple(reversed(route.points))
-    if route.merchant_points:
-        point_text = " ".join(POINT_WORDS[p] for p in points)
-    else:
-        point_text = str(len(points))
-    parts = [f"route {name(ends[0])} -- {name(ends[1])}: {point_text}"]
-    if route.tavern:
+    parts = [f"route {name(ends[0])} -- {name(ends[1])}: {_points(points)}"]
+    fields = {"tavern": route.tavern, "permanent_bonus": route.permanent_bonus}
+    return " ".join(parts + _route_flags({**fields, "country": route.country}))
+
+
+def _points(points: tuple[str, ...]) -> str:
+    if any(p == "merchant" for p in points):
+        return " ".join(POINT_WORDS[p] for p in points)
+    return str(len(points))
+
+
+def _route_flags(fields: dict) -> list[str]:
+    parts = []
+    if fields.get("tavern"):
         parts.append("tavern")
-    if route.permanent_bonus:
-        parts.append(f"permanent {route.permanent_bonus}")
-    if route.country is not None:
-        parts.append(f"country {name(route.country)}")
-    return " ".join(parts)
+    if fields.get("permanent_bonus"):
+        parts.append(f"permanent {fields['permanent_bonus']}")
+    if fields.get("country") is not None:
+        parts.append(f"country {name(fields['country'])}")
+    return parts
+
+
+# --------------------------------------------------------------------------- a child's edits
+
+
+def _edit_key(edit: BoardEdit) -> tuple:
+    if isinstance(edit, CityChange):
+        return ("city", edit.name)
+    if isinstance(edit, RouteChange):
+        return ("route", frozenset(edit.cities))
+    return (edit.what, edit.names[0] if edit.what == "city" else frozenset(edit.names))
+
+
+def _without(cleared: tuple[str, ...], words: dict[str, str]) -> list[str]:
+    if not cleared:
+        return []
+    word_of = {field_name: word for word, field_name in words.items()}
+    return ["without", ", ".join(word_of[f] for f in cleared)]
+
+
+def _ends(cities: tuple[str, str], points: tuple[str, ...] | None) -> tuple[tuple[str, str], tuple]:
+    """A route statement's endpoints: alphabetical unless ship points fix the direction."""
+    if points and any(p == "merchant" for p in points):
+        return cities, points
+    a, b = cities
+    if name_sort_key(a) <= name_sort_key(b):
+        return (a, b), points or ()
+    return (b, a), tuple(reversed(points or ()))
+
+
+def format_edit(edit: BoardEdit) -> str:
+    """`change city …`, `change route …`, `remove city …` or `remove route …`, canonically."""
+    from .lower import CITY_CLAUSE_FIELDS, ROUTE_FLAG_FIELDS
+
+    if isinstance(edit, Removal):
+        if edit.what == "city":
+            return f"remove city {name(edit.names[0])}"
+        (a, b), _ = _ends(edit.names, None)
+        return f"remove route {name(a)} -- {name(b)}"
+    values = dict(edit.values)
+    if isinstance(edit, CityChange):
+        parts = ["change city", name(edit.name), *_city_clauses(values)]
+        if "spaces" in values:
+            parts.append(_spaces(values["spaces"]))
+        return " ".join(parts + _without(edit.cleared, CITY_CLAUSE_FIELDS))
+    (a, b), points = _ends(edit.cities, values.get("points"))
+    head = f"change route {name(a)} -- {name(b)}"
+    if "points" in values:
+        head += f": {_points(points)}"
+    return " ".join([head, *_route_flags(values), *_without(edit.cleared, ROUTE_FLAG_FIELDS)])
 
 
 # --------------------------------------------------------------------------- whole files

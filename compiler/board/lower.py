@@ -22,9 +22,13 @@ from ..nodes.board import (
     PRIVILEGES,
     SHAPES,
     Board,
+    BoardEdit,
     City,
+    CityChange,
     PostSpace,
+    Removal,
     Route,
+    RouteChange,
     SpecialPrestige,
     SpecialSpace,
 )
@@ -38,6 +42,16 @@ PLAYER_COUNT_RANGE = (1, 8)
 MAX_ROUTE_POINTS = 99  # far above any board; the 2–4 rule is a check, this only bounds the tuple
 # Verification keys whose value is a list even when it has one element (the reference JSON's shape).
 VERIFICATION_LIST_KEYS = ("sources_agreeing",)
+# `without CLAUSE` in a child board: the clause word -> the City / Route field it clears.
+CITY_CLAUSE_FIELDS = {
+    "ability": "abilities",
+    "green": "hanseatic",
+    "country": "countries",
+    "permission": "permissions",
+    "aka": "aliases",
+    "at": "position",
+}
+ROUTE_FLAG_FIELDS = {"tavern": "tavern", "permanent": "permanent_bonus", "country": "country"}
 
 
 class _BoardLowerer:
@@ -151,8 +165,18 @@ class _BoardLowerer:
         seen: dict[str, Span] = {}
         cities: list[City] = []
         routes: list[Route] = []
+        edits: list[BoardEdit] = []
+        extends: str | None = None
+        extends_span = board_span
         for child in children:
             kind = child.data
+            if kind == "board_extends":
+                extends = self.name(child.children[0], "board name")
+                extends_span = self.span(child, board_span)
+                continue
+            if kind in _EDIT_STATEMENTS:
+                edits.append(getattr(self, kind.removeprefix("board_"))(child, board_span))
+                continue
             if kind == "board_city":
                 cities.append(self.city(child, board_span))
                 continue
@@ -168,6 +192,14 @@ class _BoardLowerer:
             seen[statement] = span
             getattr(self, f"statement_{statement}")(child, fields)
         statement_spans = tuple(seen.items())
+        if extends is None:
+            for edit in edits:
+                self.error(
+                    f"'{_EDIT_WORDS[type(edit), edit.what if isinstance(edit, Removal) else '']}'"
+                    f" changes the board this one extends, and board {board_id} extends none:"
+                    f" write `board {board_id} extends PARENT {{ … }}`",
+                    edit.span,
+                )
         return Board(
             id=board_id,
             title=fields.get("title", ""),
@@ -185,6 +217,9 @@ class _BoardLowerer:
             frame_note=fields.get("frame_note", ""),
             allow_disconnected=fields.get("allow_disconnected", False),
             span=board_span,
+            extends=extends,
+            edits=tuple(edits),
+            extends_span=extends_span,
             statement_spans=statement_spans,
         )
 
@@ -264,12 +299,16 @@ class _BoardLowerer:
         city_span = self.span(tree, fallback)
         name_token, *rest = tree.children
         name = self.name(name_token, "city name")
+        clauses = self.city_clauses(rest, name, city_span)
+        spaces = tuple(self.post_space(c) for c in rest if c.data == "city_space")
+        return City(name=name, spaces=spaces, span=city_span, **clauses)
+
+    def city_clauses(self, children: list, name: str, city_span: Span) -> dict[str, object]:
+        """A city's clauses (`ability …`, `green`, …) as City field values, each at most once."""
         clauses: dict[str, object] = {}
         seen: dict[str, Span] = {}
-        spaces: list[PostSpace] = []
-        for child in rest:
-            if child.data == "city_space":
-                spaces.append(self.post_space(child))
+        for child in children:
+            if child.data not in _CITY_CLAUSES:
                 continue
             clause = child.data.removeprefix("city_")
             span = self.span(child, city_span)
@@ -292,7 +331,7 @@ class _BoardLowerer:
                 clauses["position"] = (x, y)
             else:  # pragma: no cover - the grammar has no other city clause
                 raise AssertionError(clause)
-        return City(name=name, spaces=tuple(spaces), span=city_span, **clauses)
+        return clauses
 
     def post_space(self, tree: lark.Tree) -> PostSpace:
         shape_token, colour_token, *coin = tree.children
@@ -313,17 +352,28 @@ class _BoardLowerer:
         route_span = self.span(tree, fallback)
         a_token, b_token, points_tree, *flags = tree.children
         cities = (self.name(a_token, "city name"), self.name(b_token, "city name"))
+        points = self.route_points(points_tree)
+        values = self.route_flags(flags, cities, route_span)
+        return Route(cities=cities, points=points, span=route_span, **values)
+
+    def route_points(self, points_tree: lark.Tree) -> tuple[str, ...]:
         if points_tree.data == "route_point_count":
             count = self.integer(points_tree.children[0], "route points", 0, MAX_ROUTE_POINTS)
-            points = ("any",) * count
-        else:
-            points = tuple(
-                POINT_WORDS.get(self.word(t, POINT_WORDS, "point type"), "any")
-                for t in points_tree.children
-            )
+            return ("any",) * count
+        return tuple(
+            POINT_WORDS.get(self.word(t, POINT_WORDS, "point type"), "any")
+            for t in points_tree.children
+        )
+
+    def route_flags(
+        self, flags: list, cities: tuple[str, str], route_span: Span
+    ) -> dict[str, object]:
+        """A route's flags (`tavern`, `permanent …`, `country …`) as Route field values."""
         values: dict[str, object] = {}
         seen: dict[str, Span] = {}
         for flag in flags:
+            if flag.data not in _ROUTE_FLAGS:
+                continue
             clause = flag.data.removeprefix("route_")
             span = self.span(flag, route_span)
             if clause in seen:
@@ -340,7 +390,90 @@ class _BoardLowerer:
                 values["country"] = self.name(flag.children[0], "country")
             else:  # pragma: no cover - the grammar has no other route clause
                 raise AssertionError(clause)
-        return Route(cities=cities, points=points, span=route_span, **values)
+        return values
+
+    # ---------------------------------------------------------------- a child board's edits
+
+    def change_city(self, tree: lark.Tree, fallback: Span) -> CityChange:
+        span = self.span(tree, fallback)
+        name_token, *rest = tree.children
+        name = self.name(name_token, "city name")
+        values = self.city_clauses(rest, name, span)
+        for child in rest:
+            if child.data == "city_spaces":
+                values["spaces"] = tuple(self.post_space(c) for c in child.children)
+        cleared = self.without(rest, CITY_CLAUSE_FIELDS, values, f"city '{name}'")
+        if not values and not _has_without(rest):
+            self.error(
+                f"`change city {name}` changes nothing: write the clauses or `{{ spaces }}` that"
+                " differ, or `without CLAUSE`",
+                span,
+            )
+        return CityChange(name, tuple(values.items()), cleared, span)
+
+    def change_route(self, tree: lark.Tree, fallback: Span) -> RouteChange:
+        span = self.span(tree, fallback)
+        a_token, b_token, *rest = tree.children
+        cities = (self.name(a_token, "city name"), self.name(b_token, "city name"))
+        values = self.route_flags(rest, cities, span)
+        for child in rest:
+            if child.data in ("route_point_count", "route_point_types"):
+                values["points"] = self.route_points(child)
+        cleared = self.without(rest, ROUTE_FLAG_FIELDS, values, f"route {cities[0]} -- {cities[1]}")
+        if not values and not _has_without(rest):
+            self.error(
+                f"`change route {cities[0]} -- {cities[1]}` changes nothing: write `: POINTS`,"
+                " the flags that differ, or `without FLAG`",
+                span,
+            )
+        return RouteChange(cities, tuple(values.items()), cleared, span)
+
+    def without(
+        self, children: list, words: dict[str, str], written: dict[str, object], what: str
+    ) -> tuple[str, ...]:
+        """The fields a `without A, B` clause clears (each a clause word of `words`)."""
+        cleared: list[str] = []
+        for child in children:
+            if child.data != "board_without":
+                continue
+            for token in child.children:
+                word = self.word(token, words, "clause")
+                field_name = words.get(word)
+                if field_name is None:
+                    continue
+                if field_name in written:
+                    self.error(f"{what}: '{word}' is both written and cleared by `without`", token)
+                elif field_name in cleared:
+                    self.error(f"{what}: '{word}' is listed twice after `without`", token)
+                else:
+                    cleared.append(field_name)
+        return tuple(cleared)
+
+    def remove_city(self, tree: lark.Tree, fallback: Span) -> Removal:
+        return Removal(
+            "city", (self.name(tree.children[0], "city name"),), self.span(tree, fallback)
+        )
+
+    def remove_route(self, tree: lark.Tree, fallback: Span) -> Removal:
+        names = tuple(self.name(t, "city name") for t in tree.children)
+        return Removal("route", names, self.span(tree, fallback))
+
+
+def _has_without(children: list) -> bool:
+    return any(child.data == "board_without" for child in children)
+
+
+_CITY_CLAUSES = frozenset(f"city_{clause}" for clause in CITY_CLAUSE_FIELDS)
+_ROUTE_FLAGS = frozenset(f"route_{flag}" for flag in ROUTE_FLAG_FIELDS)
+_EDIT_STATEMENTS = frozenset(
+    {"board_change_city", "board_change_route", "board_remove_city", "board_remove_route"}
+)
+_EDIT_WORDS = {
+    (CityChange, ""): "change city",
+    (RouteChange, ""): "change route",
+    (Removal, "city"): "remove city",
+    (Removal, "route"): "remove route",
+}
 
 
 def lower_board(tree: lark.Tree, file: str) -> Board:

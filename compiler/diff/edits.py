@@ -323,6 +323,7 @@ def _hook_name(rule: HookRule) -> str:
         "setup": lambda: "at setup",
         "turn_start": lambda: "at turn start",
         "turn_end": lambda: "at turn end",
+        "marker_draw": lambda: "at marker draw",
         "after_create_route": lambda: "after create_route",
         "after_use_marker": lambda: "after use marker",
     }.get(rule.hook, lambda: rule.hook.replace("_", " ", 1))()
@@ -332,7 +333,7 @@ def _hook_body(rule: HookRule) -> str:
     """The rule's words after its head (what `changed` compares)."""
     text = rule.text()
     head, _, body = text.partition(": ")
-    return body if rule.hook in ("score", *EFFECT_HOOKS) and body else text
+    return body if rule.hook in ("score", "marker_draw", *EFFECT_HOOKS) and body else text
 
 
 def _step_text(step: TieBreakStep) -> str:
@@ -383,7 +384,7 @@ KINDS: dict[type, Kind] = {
         name=lambda b, i: "board",
         segment=lambda b, i: "board",
         ignore=frozenset({"id", "title", "side", "verification", "frame", "frame_note"})
-        | frozenset({"allow_disconnected"}),
+        | frozenset({"allow_disconnected", "extends", "edits"}),
         unordered=frozenset({"players", "original_edition_players", "countries", "east_west"}),
     ),
     City: Kind(

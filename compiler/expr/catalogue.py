@@ -670,6 +670,9 @@ EFFECT_HOOKS = (
 )
 # Hooks where an effect may ask the player a decision (at turn end the turn has passed).
 DECISION_HOOKS = tuple(h for h in EFFECT_HOOKS if h != "turn_end")
+# The marker draw (Create Route, step 2) takes effects that ask nothing and leave the supply as
+# it is, besides `draw N keep 1` itself (compiler/expr/check.py).
+MARKER_DRAW_HOOK = "marker_draw"
 TURN_HOOKS = ("turn_start", "marker_used", "after_create_route", *AFTER_HOOKS)
 # What each hook or forbidden action can read of the action (a quantity's `needs`): after
 # create_route the route, its completed cities and its post; income its pieces; displace the
@@ -684,8 +687,16 @@ HOOK_FACTS = {
     "forbid:use_marker": ("marker",),
 }
 EFFECTS = {
-    "gain_pp": ("gain 1 PP per city you control", EFFECT_HOOKS, "PP on the track."),
-    "lose_pp": ("lose 2 PP if rank = 1", EFFECT_HOOKS, "PP off the track (never below 0)."),
+    "gain_pp": (
+        "gain 1 PP per city you control",
+        (*EFFECT_HOOKS, MARKER_DRAW_HOOK),
+        "PP on the track.",
+    ),
+    "lose_pp": (
+        "lose 2 PP if rank = 1",
+        (*EFFECT_HOOKS, MARKER_DRAW_HOOK),
+        "PP off the track (never below 0).",
+    ),
     "extra_actions": ("gain 2 actions", TURN_HOOKS, "Extra actions this turn."),
     "develop": (
         "develop book / develop an ability",
@@ -709,6 +720,13 @@ EFFECTS = {
         "A decision of the player: take that many pieces (piece: a trader or a merchant, each"
         " one chosen; trader(s)/merchant(s): that kind) from the general stock, one at a time,"
         " or stop; only kinds the stock holds are offered.",
+    ),
+    "draw_keep": (
+        "draw 3 keep 1",
+        (MARKER_DRAW_HOOK,),
+        "A decision of the player: draw that many markers from the face-down supply instead of"
+        " one (as many as there are), keep one to place at the end of the turn, and shuffle the"
+        " others back into the supply; only the player sees the markers drawn.",
     ),
     "set_param": (
         "your control PP becomes 2 if rank = players",
@@ -737,6 +755,12 @@ HOOK_DOCS = {
         "at turn end: gain 1 PP if pieces in supply = 0",
         "When a player's turn ends, after its drawn markers are placed and before the next"
         " player's turn begins (no decisions: `develop book`, not `develop an ability`).",
+    ),
+    "marker_draw": (
+        "at marker draw: draw 3 keep 1",
+        "When the player creating a route takes its bonus marker and draws the replacement"
+        " (Create Route, step 2; not when the supply is empty); `draw N keep 1` changes the"
+        " drawing itself, other effects (PP) happen at that moment.",
     ),
     "marker_used": (
         'bonus "Guild charter" count 2 when used: gain 1 PP per city you control',
@@ -784,7 +808,8 @@ HOOK_DOCS = {
     ),
     "end": (
         "end when some player has at least 3 fully developed abilities",
-        "The game ends after the action in which the condition becomes true.",
+        "The game ends after the action in which the condition becomes true (`… after turn` /"
+        " `… after round`: when that turn or round is over).",
     ),
     "tiebreak": (
         "tiebreak fewest pieces in stock, shared",

@@ -34,6 +34,7 @@ from .catalogue import (
     EFFECTS,
     HOOK_FACTS,
     MARKER,
+    MARKER_DRAW_HOOK,
     NUMBER,
     PLAYER,
     QUANTITIES,
@@ -363,6 +364,10 @@ def check_effect(effect: Effect, hook: str, names: Names, scope: Scope) -> None:
         _need(effect.value, NUMBER, names, scope, "take a number of pieces")
         if effect.name not in ("traders", "trader", "merchants", "merchant"):
             raise _fail(f"take traders or merchants, not '{effect.name}'", effect)
+    if effect.kind == "draw_keep":
+        _need(effect.value, NUMBER, names, scope, "draw a number of markers")
+        if isinstance(effect.value, Num) and effect.value.value < 2:
+            raise _fail("`draw N keep 1` draws at least 2 markers (1 is the usual draw)", effect)
     if effect.kind == "may_take":
         _need(effect.value, NUMBER, names, scope, "take a number of pieces")
         if effect.name not in MAY_TAKE_KINDS:
@@ -385,6 +390,7 @@ def check_effect(effect: Effect, hook: str, names: Names, scope: Scope) -> None:
 def _hook_words(hook: str) -> str:
     return {
         "setup": "at setup",
+        "marker_draw": "at the marker draw (only PP and `draw N keep 1`)",
         "score": "in a scoring category",
         "end": "in an end trigger",
         "forbid": "in a forbid condition",
@@ -392,13 +398,34 @@ def _hook_words(hook: str) -> str:
     }.get(hook, f"in hook {hook}")
 
 
+def _check_one_draw(rule: HookRule, ruleset: RuleSet) -> None:
+    """One way of drawing: a second `draw N keep 1` (in this rule or another) is refused there."""
+    draws = [
+        e
+        for r in ruleset.hook_rules
+        if r.hook == MARKER_DRAW_HOOK
+        for e in r.effects
+        if e.kind == "draw_keep"
+    ]
+    for effect in draws[1:]:
+        if any(effect is e for e in rule.effects):
+            first = draws[0].span
+            raise _fail(
+                f"the marker draw is already changed by '{draws[0].text()}' (line {first.line}):"
+                " one `draw N keep 1` per rule set",
+                effect,
+            )
+
+
 def check_rule(rule: HookRule, names: Names, ruleset: RuleSet) -> None:
     # after create_route, route quantities read the route just created (`points`, `tavern`);
     # an `after ACTION:` hook reads what its action did
     scope = hook_scope(rule.hook)
-    if rule.hook in EFFECT_HOOKS:
+    if rule.hook in EFFECT_HOOKS or rule.hook == MARKER_DRAW_HOOK:
         for effect in rule.effects:
             check_effect(effect, rule.hook, names, scope)
+        if rule.hook == MARKER_DRAW_HOOK:
+            _check_one_draw(rule, ruleset)
         if rule.hook == "marker_used":
             params = dict(rule.params)
             if params.get("start", 0) > params.get("count", 1):

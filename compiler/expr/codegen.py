@@ -325,6 +325,10 @@ class ExprCompiler:
         kinds = MAY_TAKE_KINDS[effect.name]
         return [f"_x_may_take(s, {env.you}, {kinds}, {self.expr(effect.value, env)})"]
 
+    def _effect_draw_keep(self, effect: Effect, env: Env) -> list[str]:
+        """The draw itself (core/draw_keep.py.j2): N markers, a keep decision if they differ."""
+        return [f"_x_draw_keep(s, {env.you}, {self.expr(effect.value, env)})"]
+
     def _effect_receive(self, effect: Effect, env: Env) -> list[str]:
         who = env.subject or env.you
         return [f"_x_receive(s, {who}, {self.marker_ids[effect.name]})"]
@@ -343,6 +347,7 @@ class ExprCompiler:
             ("setup", "_x_setup"),
             ("turn_start", "_x_turn_start"),
             ("turn_end", "_x_turn_end"),
+            ("marker_draw", "_x_marker_draw"),
             ("after_create_route", "_x_after_route"),
         ):
             chosen = [r for r in rules if r.hook == hook]
@@ -400,9 +405,17 @@ class ExprCompiler:
                 "_x_forbidden", "s: State, p: int, action: int", "bool", lines
             )
         ends = [r for r in rules if r.hook == "end"]
+        # by timing (`target`): at once `_x_end`, `after turn`/`after round` their own functions
+        for timing, name in (
+            ("", "_x_end"),
+            ("turn", "_x_end_after_turn"),
+            ("round", "_x_end_after_round"),
+        ):
+            timed = [r for r in ends if r.target == timing]
+            if timed:
+                tests = " or ".join(self.expr(r.condition, env) for r in timed)
+                out[name] = _function(name, "s: State, p: int", "bool", [f"return {tests}"])
         if ends:
-            tests = " or ".join(self.expr(r.condition, env) for r in ends)
-            out["_x_end"] = _function("_x_end", "s: State, p: int", "bool", [f"return {tests}"])
             # Which of them hold, by name (a catalogue kind or the condition's words), for
             # reports of how a game ended: `state.end_conditions_met()`.
             named = "".join(

@@ -278,6 +278,16 @@ def _effect(tree: lark.Tree, when: Expr | None, file: str) -> Effect:
         token = kids[0].children[0]
         label = str(token)[1:-1] if token.type == "STRING" else str(token)
         return Effect("receive", name=label, when=when, span=span)
+    if data == "x_draw_keep":  # the player chooses which drawn marker stays; keep is always 1
+        keep = Num(_int(kids[1]), span=span_of(kids[1], file))
+        if keep.value != 1:
+            raise HansaError(
+                "`draw N keep 1`: one drawn marker is kept (it replaces the marker taken), the"
+                " others go back to the supply",
+                span_of(kids[1], file),
+            )
+        count = Num(_int(kids[0]), span=span_of(kids[0], file))
+        return Effect("draw_keep", value=count, when=when, span=span)
     if data == "x_set_param":
         return Effect(
             "set_param",
@@ -301,6 +311,7 @@ STATEMENTS = (
     "r_after_action",
     "r_after_marker",
     "r_at_turn_end",
+    "r_at_marker_draw",
     "r_favour",
     "r_favour_when",
     "r_forbid",
@@ -315,6 +326,16 @@ def lower_end_condition(tree: lark.Tree, file: str) -> HookRule:
     the condition becomes true."""
     condition = lower_expr(tree, file)
     return HookRule("end", f"end:{condition.text()}", condition=condition, span=span_of(tree, file))
+
+
+# Statements that are a hook and its effects: grammar rule -> hook.
+_EFFECT_HOOKS = {
+    "r_at_setup": "setup",
+    "r_at_turn_start": "turn_start",
+    "r_at_turn_end": "turn_end",
+    "r_at_marker_draw": "marker_draw",
+    "r_after_create_route": "after_create_route",
+}
 
 
 def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
@@ -368,12 +389,8 @@ def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
             " `after create_route` or a marker's `when used`)",
             span_of(kids[-1], file),
         )
-    if data in ("r_at_setup", "r_at_turn_start", "r_after_create_route", "r_at_turn_end"):
-        hook = {
-            "r_at_setup": "setup",
-            "r_at_turn_start": "turn_start",
-            "r_at_turn_end": "turn_end",
-        }.get(data, "after_create_route")
+    if data in _EFFECT_HOOKS:
+        hook = _EFFECT_HOOKS[data]
         effects = lower_effects(kids[0], file)
         return HookRule(
             hook,

@@ -31,6 +31,9 @@ def fold_end_triggers(f: Fold) -> None:
         ends[t.kind] = t
         f.origins[f"end:{t.kind}"] = where(t.span)
     f.comp["end_marker_supply_empty"] = "marker_supply_empty" in ends
+    f.comp["end_marker_supply_empty_timing"] = (
+        ends["marker_supply_empty"].timing if "marker_supply_empty" in ends else "now"
+    )
     if "track_pp" in ends and ends["track_pp"].threshold is None:
         raise error("the track_pp end trigger needs a threshold", ends["track_pp"].span)
     k["END_TRACK_PP"] = int(ends["track_pp"].threshold) if "track_pp" in ends else 0
@@ -50,4 +53,6 @@ def fold_end_triggers(f: Fold) -> None:
         if definition is not None:
             threshold = k["END_COMPLETED_CITIES"] if kind == "completed_cities" else t.threshold
             values = {"threshold": threshold} if definition.params else {}
-            f.prelude_rules.append(expand_at(definition, kind, values, t.span)[0])
+            rule = expand_at(definition, kind, values, t.span)[0]
+            timing = "" if t.timing == "now" else t.timing  # a rule in words keeps it as target
+            f.prelude_rules.append(replace(rule, target=timing))

@@ -54,6 +54,8 @@ def _sizes(f: Fold) -> list[tuple[str, int]]:
         sizes += [("FAVOUR", k["N_FAVOUR"]), ("FLIP", len(k["FLIP_PAIRS"]))]
     if comp["x_may_take"]:  # `you may take 1 piece from the stock`: none, a trader, a merchant
         sizes += [("TAKE_PIECE", 3)]
+    if comp["x_draw_keep"]:  # `at marker draw: draw N keep 1`: which type of drawn marker stays
+        sizes += [("KEEP_MARKER", k["N_MARKER_TYPES"])]
     return sizes
 
 

@@ -87,7 +87,10 @@ def _switches(f: Fold, hook_rules) -> None:
     comp["expr_marker_ids"] = {}
     comp["expr_first_rule_marker"] = 0
     comp["x_setup"] = comp["x_turn_start"] = comp["x_turn_end"] = comp["x_after_route"] = False
+    comp["x_marker_draw"] = False
+    comp["x_draw_keep"] = _effects(hook_rules, "draw_keep")
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
+    comp["x_end_after_turn"] = comp["x_end_after_round"] = comp["x_end_later"] = False
     comp["x_forbid_marker"] = any(
         r.hook == "forbid" and r.target == MARKER_TRIGGER for r in hook_rules
     )
@@ -237,13 +240,22 @@ def fold_rules_in_words(f: Fold) -> None:
         ("x_setup", "_x_setup"),
         ("x_turn_start", "_x_turn_start"),
         ("x_turn_end", "_x_turn_end"),
+        ("x_marker_draw", "_x_marker_draw"),
         ("x_after_route", "_x_after_route"),
         ("x_forbid", "_x_forbidden"),
         ("x_end", "_x_end"),
+        ("x_end_after_turn", "_x_end_after_turn"),
+        ("x_end_after_round", "_x_end_after_round"),
         ("x_control_most", "_x_control_value"),
         *((f"x_{hook}", f"_x_{hook}") for hook in AFTER_HOOKS),
     ):
         comp[switch] = function in functions
+    # an end trigger timed `after turn` / `after round` (in words, or the marker supply's)
+    comp["x_end_later"] = (
+        comp["x_end_after_turn"]
+        or comp["x_end_after_round"]
+        or comp.get("end_marker_supply_empty_timing", "now") != "now"
+    )
     for rule in hook_rules:
         if rule.hook == "control" and rule.condition is None:
             comp["control_tie"] = rule.target

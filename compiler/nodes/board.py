@@ -92,6 +92,41 @@ class SpecialPrestige:
 
 
 @dataclass(frozen=True)
+class CityChange:
+    """`change city NAME …` in a board that extends another: the clauses written replace the
+    parent's (`values`, City field -> value; `spaces` when a `{ … }` is written), the clauses named
+    after `without` are cleared (City field names)."""
+
+    name: str
+    values: tuple[tuple[str, object], ...] = ()
+    cleared: tuple[str, ...] = ()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class RouteChange:
+    """`change route A -- B …` in a board that extends another: new points and/or flags (Route
+    field -> value), and the flags named after `without` cleared."""
+
+    cities: tuple[str, str]
+    values: tuple[tuple[str, object], ...] = ()
+    cleared: tuple[str, ...] = ()
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Removal:
+    """`remove city NAME` (`names` one city) or `remove route A -- B` (two) in a child board."""
+
+    what: str  # "city" | "route"
+    names: tuple[str, ...]
+    span: Span = field(default=NO_SPAN, compare=False, repr=False)
+
+
+BoardEdit = CityChange | RouteChange | Removal
+
+
+@dataclass(frozen=True)
 class Board:
     id: str
     title: str  # "The Hanseatic League"
@@ -110,6 +145,12 @@ class Board:
     frame_note: str = ""
     allow_disconnected: bool = False  # relaxes the connectivity check to a warning
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
+    # `board ID extends PARENT { … }` as lowered: the parent's name and the child's changes (its
+    # `cities`, `routes` and stated header statements are additions and overrides). A resolved
+    # board (compiler/board/extend.py) has `extends` None and no edits.
+    extends: str | None = None
+    edits: tuple[BoardEdit, ...] = ()
+    extends_span: Span = field(default=NO_SPAN, compare=False, repr=False)
     # Where each board statement was written (("east_west", span), …), so checks point at the
     # statement.
     statement_spans: tuple[tuple[str, Span], ...] = field(default=(), compare=False, repr=False)

@@ -228,6 +228,7 @@ class Effect:
             "receive": f"receive marker {self.name}",
             "set_param": f"your {self.name} becomes {value}",
             "may_take": f"you may take {value} {self.name} from the stock",
+            "draw_keep": f"draw {value} keep 1",
         }.get(self.kind, f"{self.kind} {amount or value or self.name}")
         if self.whom is not None:
             verb, _, rest = body.partition(" ")
@@ -241,6 +242,7 @@ HOOKS = (
     "setup",
     "turn_start",
     "turn_end",
+    "marker_draw",
     "marker_used",
     "after_create_route",
     "after_income",
@@ -280,8 +282,8 @@ class HookRule:
         if self.hook == "score" and self.amount is not None:
             label = f' "{self.label}"' if self.label else ""
             return f"score {self.target}{label}: {self.amount.text()}"
-        if self.hook == "end":
-            return f"end when {condition}"
+        if self.hook == "end":  # `target`: its timing, "turn" or "round" ("" at once)
+            return f"end when {condition}" + (f" after {self.target}" if self.target else "")
         if self.hook == "forbid":
             action = "use marker" if self.target == MARKER_TRIGGER else self.target
             return f"forbid {action} when {condition}"
@@ -299,6 +301,7 @@ class HookRule:
             "setup": "at setup",
             "turn_start": "at turn start",
             "turn_end": "at turn end",
+            "marker_draw": "at marker draw",
             "after_create_route": "after create_route",
             "after_use_marker": "after use marker",
             "favour": f'favour "{self.target}"' + trigger_text(self.trigger),

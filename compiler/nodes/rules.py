@@ -186,6 +186,7 @@ class EndTrigger:
 
     kind: str
     threshold: int | None = None
+    timing: str = "now"  # "now" (after the action), "turn" or "round" (after the current one)
     span: Span = field(default=NO_SPAN, compare=False, repr=False)
 
 

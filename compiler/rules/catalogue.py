@@ -347,6 +347,18 @@ class Param:
         return self.default is REQUIRED
 
 
+# When an end trigger ends the game (`end when … after turn` / `after round`;
+# docs/rules-language.md, "End timing"): at once (after the action), after the current turn, or
+# after the current round (the turn of the last seat, the player before the start player).
+END_TIMINGS = ("now", "turn", "round")
+TIMING = Param(
+    "timing",
+    choice(*END_TIMINGS),
+    "now",
+    "when it ends the game: now, or written `after turn` / `after round` after the trigger",
+)
+
+
 @dataclass(frozen=True)
 class Component:
     """One component kind of one section; `params` in the order docs list them."""
@@ -551,17 +563,23 @@ COMPONENTS: tuple[Component, ...] = (
     Component(
         "end",
         "track_pp",
-        (Param("threshold", INT, doc="PP on the track that ends the game"),),
+        (Param("threshold", INT, doc="PP on the track that ends the game"), TIMING),
         "A player's track PP reach the threshold: checked after every action (the game ends when"
         " it finishes); in the editions PP are gained only in Create Route.",
     ),
     Component(
-        "end", "marker_supply_empty", (), "A replacement marker must come from an empty supply."
+        "end",
+        "marker_supply_empty",
+        (TIMING,),
+        "A replacement marker must come from an empty supply.",
     ),
     Component(
         "end",
         "completed_cities",
-        (Param("threshold", THRESHOLD, None, "completed cities ('board': the board's number)"),),
+        (
+            Param("threshold", THRESHOLD, None, "completed cities ('board': the board's number)"),
+            TIMING,
+        ),
         "This many cities are completed.",
     ),
     Component("score", "track", (), "PP on the track."),

@@ -353,6 +353,18 @@ def _end_alternative(tree: lark.Tree, file: str) -> Statement:
     return Statement("set", "hook", rule.key, params=(("rule", rule),), span=span, key_span=span)
 
 
+# `end when … after turn` / `after round` (grammar rule -> timing); without one: at once.
+END_TIMING_RULES = {"r_after_turn": "turn", "r_after_round": "round"}
+
+
+def _timed(statement: Statement, timing: str) -> Statement:
+    """An `end when` alternative with the timing written after it."""
+    if statement.section == "hook":
+        rule = replace(dict(statement.params)["rule"], target=timing)
+        return replace(statement, params=(("rule", rule),))
+    return replace(statement, params=(*statement.params, ("timing", timing)))
+
+
 def _threshold_atom(tree: lark.Tree, file: str) -> Word | Number | Text:
     """A threshold written in an `end when` condition: a number or one word (`board`)."""
     if tree.data == "x_int":
@@ -472,8 +484,14 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
         if label:
             statement = replace(statement, key_span=span_of(label[0].children[0], file))
         return [statement]
-    if data == "r_end":
-        return [_end_alternative(t, file) for t in stmt.children]
+    if data == "r_end":  # each alternative, and its timing when written after it
+        alternatives: list[Statement] = []
+        for child in stmt.children:
+            if child.data in END_TIMING_RULES:
+                alternatives[-1] = _timed(alternatives[-1], END_TIMING_RULES[child.data])
+            else:
+                alternatives.append(_end_alternative(child, file))
+        return alternatives
     if data == "r_score":
         key_token, body = stmt.children
         statement = _set_statement(
@@ -754,7 +772,7 @@ def statement_state(ruleset: RuleSet) -> tuple[_State, list[TieBreakStep]]:
         )
     for e in ruleset.end_triggers:
         comp = CATALOGUE[("end", e.kind)]
-        params = {"threshold": e.threshold} if comp.params else {}
+        params = {p.name: getattr(e, p.name) for p in comp.params}
         state["end"][e.kind] = _Built(e.kind, params, {}, e.span)
     for s in ruleset.scoring:
         state["score"][s.key] = _Built(s.kind, dict(s.params), {}, s.span)
@@ -815,7 +833,8 @@ def build_ruleset(base: RuleSet, state: _State, tiebreak: list[TieBreakStep]) ->
         for key, b in state["bonus"].items()
     )
     ends = tuple(
-        EndTrigger(kind, b.params.get("threshold"), span=b.span) for kind, b in state["end"].items()
+        EndTrigger(kind, b.params.get("threshold"), b.params.get("timing", "now"), span=b.span)
+        for kind, b in state["end"].items()
     )
     scoring = tuple(
         ScoreCategory(

@@ -62,6 +62,9 @@ REQUIRED: dict[str, object] = {
     "x_triggers": False,
     "x_marker_triggers": False,
     "x_may_take": False,
+    "x_marker_draw": False,
+    "x_end_later": False,
+    "x_draw_keep": False,
 }
 
 # The conditions on a route for placing a drawn marker the templates implement (any of them).
