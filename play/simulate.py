@@ -29,10 +29,9 @@ from .mcts import MCTSAgent
 # A game that has not ended after this many decisions is stopped and reported as "unfinished".
 DEFAULT_MAX_DECISIONS = 200_000
 
-# `strong`: the recommended search for studies — MCTS with a third of the default's iterations,
-# each played on to the end of the game (a horizon of a few turns measured weaker at equal
-# cost; docs/play.md, "The strong agent").
-STRONG_SETTINGS = {"iterations": 10, "turns": 0}
+# `strong`: the recommended search for studies — MCTS whose iterations play 2 turns of each
+# player past the decision, not the whole game (docs/play.md, "The strong agent").
+STRONG_SETTINGS = {"iterations": 24, "turns": 2}
 
 
 def StrongAgent(seed: int | None = 0, **settings) -> MCTSAgent:  # noqa: N802 (an agent "class")
