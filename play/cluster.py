@@ -19,8 +19,9 @@ import hashlib
 import logging
 import os
 import socket
+import sys
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 
 from hansa.runtime.errors import HansaError
 from hansa.runtime.game import Game
@@ -108,8 +109,18 @@ def run_on_ray(
     was already running (`address`, or `ray.init` called by the caller) is left running, with
     this study's tasks cancelled."""
     ray = import_ray()
-    with session(address, cpus):
+    with study(address, cpus):
         return _run(ray, game, agents, seed, batches, max_decisions, rotate, progress)
+
+
+@contextmanager
+def study(address: str | None = None, cpus: int | None = None):
+    """`session` for a command that reports on stdout: Ray prints its own notes there ("a
+    worker died … the task will be retried"), from a thread, whenever they arrive. For the
+    block, and Ray's shutdown at its end, they go to stderr, so a `--json` report stays one
+    JSON document whatever happens to the workers."""
+    with redirect_stdout(sys.stderr), session(address, cpus) as ray:
+        yield ray
 
 
 @contextmanager

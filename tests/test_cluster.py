@@ -69,9 +69,28 @@ def test_a_ray_study_is_byte_identical_to_one_process(capsys, local_ray) -> None
     code, one, err = run_cli(capsys, *args, "--jobs", "1")
     assert (code, err) == (0, "")
     code, on_ray, err = run_cli(capsys, *args, "--executor", "ray")
-    assert (code, err) == (0, "")
+    assert code == 0 and only_ray_notes(err)
     assert on_ray == one
     assert json.loads(on_ray)["seats"] == "rotate"
+
+
+def only_ray_notes(err: str) -> bool:
+    """stderr of a Ray study holds nothing of ours: at most Ray's own notes (a worker that
+    died on a loaded machine and its task retried, as happened in CI)."""
+    return "Traceback" not in err and not any(line.startswith("hansa") for line in err.splitlines())
+
+
+def test_ray_notes_go_to_stderr_and_the_report_stays_clean(capsys, local_ray) -> None:
+    """Ray's driver prints what its raylet reports (a worker died, a task retried) on stdout
+    from a thread; during a study they are sent to stderr, so `--json` stays one document."""
+    from hansa.play.cluster import study
+    from ray._private.worker import print_to_stdstream
+
+    note = {"lines": ["A worker died or was killed"], "pid": "raylet", "is_err": False}
+    with study():
+        print_to_stdstream(note, ignore_prefix=False)
+    captured = capsys.readouterr()
+    assert captured.out == "" and "A worker died" in captured.err
 
 
 def test_diff_simulate_on_ray_equals_one_process(capsys, local_ray, monkeypatch) -> None:
@@ -83,7 +102,7 @@ def test_diff_simulate_on_ray_equals_one_process(capsys, local_ray, monkeypatch)
     one = capsys.readouterr()
     code_ray = main([*args, "--executor", "ray"])
     on_ray = capsys.readouterr()
-    assert code_ray == code_one and on_ray.err == one.err == ""
+    assert code_ray == code_one and one.err == "" and only_ray_notes(on_ray.err)
     assert on_ray.out == one.out
     assert json.loads(on_ray.out)["simulation"]["games"] == 4
 

@@ -667,9 +667,9 @@ def _executor_session(args: argparse.Namespace):
     """With --executor ray, one Ray for both sides (starting a local one costs seconds)."""
     if args.executor != "ray":
         return contextlib.nullcontext()
-    from hansa.play.cluster import session
+    from hansa.play.cluster import study
 
-    return session(args.address, args.jobs)
+    return study(args.address, args.jobs)
 
 
 def _run_simulation(
