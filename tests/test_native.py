@@ -11,7 +11,7 @@ from hansa.compiler.errors import HansaError
 from hansa.play.differential import compare_from, compare_game, verify
 
 import hansa
-from hansa.native import model_of, native_game
+from hansa.native import installed_spec, model_of, native_game
 
 pytestmark = pytest.mark.skipif(
     shutil.which("cc") is None and shutil.which("gcc") is None,
@@ -20,6 +20,8 @@ pytestmark = pytest.mark.skipif(
 
 # Every built game the native target supports (the others are refused, test below).
 NATIVE_GAMES = [
+    "bigbox-britannia-3p",
+    "bigbox-britannia-45p",
     "bigbox-eastern",
     "bigbox-hanseatic-3p",
     "bigbox-hanseatic-3p-missions",
@@ -138,13 +140,26 @@ def test_random_steps_leave_a_position_the_python_backend_accepts(base):
             break
 
 
-def test_a_game_the_native_target_cannot_play_is_refused_naming_the_construct():
-    module = hansa.load_game("bigbox-britannia-45p").module
+def refused_spec(folder) -> str:
+    """A copy of spec/ whose Big Box rules make an action that changes nothing legal (the
+    native templates implement only `no_op_actions = illegal`)."""
+    spec = folder / "spec"
+    shutil.copytree(installed_spec(), spec)
+    rules = spec / "bigbox_2021.hansa"
+    text = rules.read_text(encoding="utf-8")
+    assert "option no_op_actions = illegal" in text
+    rules.write_text(text.replace("no_op_actions = illegal", "no_op_actions = legal"), "utf-8")
+    return str(spec)
+
+
+def test_a_game_the_native_target_cannot_play_is_refused_naming_the_construct(tmp_path):
+    spec = refused_spec(tmp_path)
+    game = hansa.compile_game("bigbox-hanseatic-45p", 4, spec_dir=spec)
     with pytest.raises(HansaError) as error:
-        native_game(model_of("bigbox-britannia-45p", "spec"), module)
+        native_game(model_of("bigbox-hanseatic-45p", spec), game.module)
     assert "cannot be built natively" in error.value.message
-    assert "countries" in error.value.message and "britannia_45p.hansa" in error.value.message
-    assert hansa.load_game("bigbox-britannia-45p").new_initial_state(0).legal_actions()
+    assert "option_no_op_actions = 'legal'" in error.value.message
+    assert game.new_initial_state(0).legal_actions()  # the Python backend plays it
 
 
 def test_without_a_c_compiler_one_clear_message_and_python_still_plays(monkeypatch, tmp_path):
@@ -469,14 +484,15 @@ def test_hansa_play_and_simulate_give_the_same_results_on_both_backends(capsys):
     assert outputs["native"][0]["finished"] and outputs["native"][1]["games"] == 4
 
 
-def test_hansa_play_on_the_native_backend_names_a_refused_construct(capsys):
+def test_hansa_play_on_the_native_backend_names_a_refused_construct(capsys, tmp_path):
     from hansa.cli import main
 
-    assert main(["play", "bigbox-britannia-3p", "--backend", "native"]) == 1
+    command = ["play", "bigbox-hanseatic-3p", "--spec", refused_spec(tmp_path)]
+    assert main([*command, "--backend", "native"]) == 1
     error = capsys.readouterr().err
-    assert "cannot be built natively" in error and "countries" in error
+    assert "cannot be built natively" in error and "no_op_actions" in error
     assert error.count("\n") == 1 and "Traceback" not in error
-    assert main(["play", "bigbox-britannia-3p", "--seed", "1", "--json"]) == 0  # python plays
+    assert main([*command, "--seed", "1", "--json"]) == 0  # python plays
 
 
 def test_hansa_simulate_without_a_c_compiler_is_one_message(monkeypatch, tmp_path, capsys):
@@ -534,3 +550,56 @@ def test_permanent_markers_and_green_cities_play_natively():
             state.apply_action(m.A_NO_POST)
         assert state.to_python().stack[-1][0] == m.F_PERMANENT  # the marker's decision comes
     assert len(seen) == 4
+
+
+def test_country_rules_play_natively():
+    """Britannia's countries (bigbox-britannia-45p): from positions where permissions, moves
+    between countries, displacements beside a border and the permanent marker that places in
+    Wales or Scotland matter, random play by kind agrees decision for decision on both backends
+    (the scenario tests of test_scenarios_boards.py run on the native backend too)."""
+    from scenario_support import Position
+
+    native = hansa.load_game("bigbox-britannia-45p", 4, backend="native")
+    python = hansa.Game(native.module, 4)
+    m = native.module
+    positions = {}
+    # Cardiff (Wales) and London (Wales and Scotland) granting permissions, pieces on both sides
+    # of the borders, a move marker at hand and a Move of up to 5 pieces
+    border = Position(python).city("Cardiff", "t0").city("London", "t1", "t0")
+    border.route("Cardiff", "Montgomery", "t1", "t2").route("Carlisle", "Falkirk", "t3")
+    border.route("Conway", "Isle of Man", "m2", None, "t0").route("Cardiff", "Oxford", "t0", "t1")
+    border.route("Carlisle", "Isle of Man", "t1", "m3").route("Dunbar", "Edinburgh", "t0")
+    border.route("Bristol", "Salisbury", "t0")
+    border.player(0, supply=(4, 1), book=3, unused=["move_tradesmen"])
+    positions["permissions and borders"] = border.state()
+    # the permanent marker placing in Wales or Scotland, its route full of player 0's pieces
+    calais = Position(python).route("Calais", "Southampton", "t0", "m0", "m0")
+    calais.route("Cardiff", "Montgomery", "t1").player(0, book=1)
+    positions["place in Wales or Scotland"] = calais.state()
+    for name, start in positions.items():
+        for seed in range(12):
+            decisions, divergence = compare_from(
+                python, native, start, seed, cap=2000, policy="kinds"
+            )
+            assert divergence is None, f"{name}: {divergence.report()}"
+            assert decisions > 20
+    # the same marker when the general stock and the personal supply are empty: a piece of the
+    # player's outside Wales and Scotland is lifted and put down there
+    state = positions["place in Wales or Scotland"].clone()
+    state.apply_action(m.A_CREATE + next(r for r in range(m.N_ROUTES) if m.ROUTE_PERMANENT[r] == 1))
+    state.apply_action(m.A_NO_POST)
+    assert state.stack[-1][0] == m.F_PERMANENT
+    english = [x for x in state.free if not m.ROUTE_PERMIT_BIT[m.POINT_ROUTE[x]]]
+    for zone in (state.stock, state.supply):
+        for kind in (1, 0):
+            while zone[kind]:
+                x = next(x for x in english if kind or not m.POINT_MERCHANT_ONLY[x])
+                english.remove(x)
+                zone[kind] -= 1
+                m._put(state, x, kind)
+    state._cached = None
+    lifts = [a for a in native.from_python(state).legal_actions() if a >= m.A_COUNTRY_LIFT]
+    assert lifts and lifts == [a for a in state.legal_actions() if a >= m.A_COUNTRY_LIFT]
+    for seed in range(12):
+        _decisions, divergence = compare_from(python, native, state, seed, cap=2000, policy="kinds")
+        assert divergence is None, divergence.report()
