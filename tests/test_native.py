@@ -603,3 +603,34 @@ def test_country_rules_play_natively():
     for seed in range(12):
         _decisions, divergence = compare_from(python, native, state, seed, cap=2000, policy="kinds")
         assert divergence is None, divergence.report()
+
+
+def test_counts_by_country_in_words_play_natively(tmp_path):
+    """`posts in COUNTRY`, `cities in COUNTRY` and `routes in COUNTRY` in rules in words: a house
+    rule scoring by them builds natively and scores as the Python backend does."""
+    from scenario_support import Position
+
+    spec = tmp_path / "spec"
+    shutil.copytree(installed_spec(), spec)
+    (spec / "house" / "by_country.hansa").write_text(
+        'rules by_country "Britannia scoring by country" extends bigbox_2021 {\n'
+        '    score H "Wales and Scotland": your posts in wales'
+        " + 2 PP per city in scotland where your posts here > 0\n"
+        '    score I "Scottish routes": count routes in scotland where your pieces here > 0\n'
+        "}\n"
+        "game by-country-britannia-45p = by_country on britannia_45p players 4..5\n",
+        encoding="utf-8",
+    )
+    native = hansa.compile_game("by-country-britannia-45p", 4, spec_dir=str(spec), backend="native")
+    python = hansa.Game(native.module, 4)
+    result = verify(python, native, 30, seed=0, policy="greedy")
+    assert result.divergence is None, result.divergence.report()
+    position = Position(python).city("Cardiff", "t0").city("Isle of Man", "m0")
+    position.city("Glasgow", "t1").route("Dunbar", "Edinburgh", "t1").route(
+        "Cardiff", "Pembroke", "t0"
+    )
+    state = position.state()
+    scores = [(row["H"], row["I"]) for row in native.from_python(state).score_breakdown()]
+    # player 0: 2 Welsh posts (Isle of Man is Welsh and Scottish) + 2 PP for it in Scotland
+    assert scores == [(row["H"], row["I"]) for row in state.score_breakdown()]
+    assert scores[:2] == [(4, 0), (2, 1)]

@@ -21,12 +21,13 @@ class Unsupported(Exception):
 
 
 # Quantity name -> C expression text ({P} player, {Y} you, {C} city, {R} route, {V} victim,
-# {A} ability index, {K} category index). Every value is an int64_t expression.
+# {A} ability index, {K} category index, {N} country index). Every value is an int64_t expression.
 C_QUANTITIES: dict[str, str] = {
     "track pp": "s->track[{P}]",
     "score": "score_of(s, {K}, {P})",
     "posts": "x_posts(s, {P})",
     "posts here": "x_posts_in(s, {P}, {C})",
+    "posts in": "x_posts_in_country(s, {P}, {N})",
     "trader posts": "x_kind_posts(s, {P}, 0)",
     "merchant posts": "x_kind_posts(s, {P}, 1)",
     "trader posts here": "x_kind_posts_in(s, {P}, {C}, 0)",
@@ -160,17 +161,26 @@ class CExprCompiler:
         if player is not None:
             who = self.expr(player, env)
         ability: int | str = 0
-        category = 0
+        category = country = 0
         if quantity.arg == "ability" or quantity.needs == "ability":
             ability = self.abilities.index(named) if named else env.ability
         elif quantity.arg == "category":
             category = self._category(named)
+        elif quantity.arg == "country":
+            country = self.names.countries.index(named)  # checked by resolve_ref
         elif quantity.arg:
             raise Unsupported(f"the quantity '{quantity.name}' (by {quantity.arg})")
         return (
             "((int64_t)"
             + code.format(
-                P=who, Y=env.you, C=env.city, R=env.route, V=env.victim, A=ability, K=category
+                P=who,
+                Y=env.you,
+                C=env.city,
+                R=env.route,
+                V=env.victim,
+                A=ability,
+                K=category,
+                N=country,
             )
             + ")"
         )
@@ -237,10 +247,14 @@ class CExprCompiler:
 
     def loop(self, domain: Domain, env: Env) -> tuple[str, str, str, Env]:
         """(variable, C for-header, filter condition, the environment inside)."""
-        if domain.country:
-            raise Unsupported("a country domain ('… in COUNTRY')")
         var, bound, inner = loop_variable(domain, env, "s->num_players")
         conditions = []
+        if domain.country:  # the cities or routes of a country (checked by check_country)
+            n = self.names.countries.index(domain.country)
+            if domain.kind == "city":
+                conditions.append(f"x_city_in_country({var}, {n})")
+            else:
+                conditions.append(f"ROUTE_COUNTRY[{var}] == {n}")
         if domain.kind == "opponent":
             conditions.append(f"{var} != {env.you}")
         if domain.where is not None:
