@@ -552,16 +552,10 @@ def test_permanent_markers_and_green_cities_play_natively():
     assert len(seen) == 4
 
 
-def test_country_rules_play_natively():
-    """Britannia's countries (bigbox-britannia-45p): from positions where permissions, moves
-    between countries, displacements beside a border and the permanent marker that places in
-    Wales or Scotland matter, random play by kind agrees decision for decision on both backends
-    (the scenario tests of test_scenarios_boards.py run on the native backend too)."""
+def britannia_positions(python) -> dict:
+    """Positions of a Britannia game (4 players) where the country rules matter."""
     from scenario_support import Position
 
-    native = hansa.load_game("bigbox-britannia-45p", 4, backend="native")
-    python = hansa.Game(native.module, 4)
-    m = native.module
     positions = {}
     # Cardiff (Wales) and London (Wales and Scotland) granting permissions, pieces on both sides
     # of the borders, a move marker at hand and a Move of up to 5 pieces
@@ -576,6 +570,18 @@ def test_country_rules_play_natively():
     calais = Position(python).route("Calais", "Southampton", "t0", "m0", "m0")
     calais.route("Cardiff", "Montgomery", "t1").player(0, book=1)
     positions["place in Wales or Scotland"] = calais.state()
+    return positions
+
+
+def test_country_rules_play_natively():
+    """Britannia's countries (bigbox-britannia-45p): from positions where permissions, moves
+    between countries, displacements beside a border and the permanent marker that places in
+    Wales or Scotland matter, random play by kind agrees decision for decision on both backends
+    (the scenario tests of test_scenarios_boards.py run on the native backend too)."""
+    native = hansa.load_game("bigbox-britannia-45p", 4, backend="native")
+    python = hansa.Game(native.module, 4)
+    m = native.module
+    positions = britannia_positions(python)
     for name, start in positions.items():
         for seed in range(12):
             decisions, divergence = compare_from(
@@ -634,3 +640,43 @@ def test_counts_by_country_in_words_play_natively(tmp_path):
     # player 0: 2 Welsh posts (Isle of Man is Welsh and Scottish) + 2 PP for it in Scotland
     assert scores == [(row["H"], row["I"]) for row in state.score_breakdown()]
     assert scores[:2] == [(4, 0), (2, 1)]
+
+
+# Other settings of the country rules than Britannia's (board_rules countries / permissions, the
+# permanent marker's count and zones): each is a switch of the templates.
+COUNTRY_VARIANTS = {
+    "other-rules": (
+        "    board_rules countries displaced_to anywhere  move same_country"
+        "  marker_move own_or_free\n"
+        "    board_rules permissions once_per_turn no  actions place\n"
+        "    permanent_marker place_2_tradesmen_in_wales_or_scotland ="
+        " place_in_countries(count: 3)\n"
+        "        from supply, board\n"
+    ),
+    "moves-anywhere": (
+        "    board_rules countries displaced_to own_or_free  move anywhere  marker_move anywhere\n"
+        "    board_rules permissions once_per_turn yes  actions displace\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(COUNTRY_VARIANTS))
+def test_other_country_rules_play_natively(variant, tmp_path):
+    spec = tmp_path / "spec"
+    shutil.copytree(installed_spec(), spec)
+    (spec / "house" / "variant.hansa").write_text(
+        f'rules variant "Britannia, other country rules" extends bigbox_2021 {{\n'
+        f"{COUNTRY_VARIANTS[variant]}}}\n"
+        "game variant-britannia-45p = variant on britannia_45p players 4..5\n",
+        encoding="utf-8",
+    )
+    native = hansa.compile_game("variant-britannia-45p", 4, spec_dir=str(spec), backend="native")
+    python = hansa.Game(native.module, 4)
+    result = verify(python, native, 30, seed=0, policy="greedy")
+    assert result.divergence is None, result.divergence.report()
+    for name, start in britannia_positions(python).items():
+        for seed in range(6):
+            _decisions, divergence = compare_from(
+                python, native, start, seed, cap=2000, policy="kinds"
+            )
+            assert divergence is None, f"{name}: {divergence.report()}"
