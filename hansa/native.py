@@ -109,6 +109,7 @@ def fields_of(py, n_types: int) -> tuple:
         list(getattr(py, "mission", ())),
         (getattr(py, "pawn", -1), getattr(py, "pawn_turn", 0)),
         list(getattr(py, "perm_used", ())),
+        getattr(py, "turns", 1),
     )
 
 
@@ -122,7 +123,7 @@ def python_state(module: ModuleType, fields: tuple):
     (n, player, actions_left, ending, terminal, completed), pt, mask, full_owner = fields[:4]
     post, filled, extra, special, rmark, supply, stock, onboard, level, track = fields[4:14]
     unused, used, out, fresh, plate, msupply, ew, frames, mission, (pawn, pawn_turn) = fields[14:24]
-    perm_used = fields[24]
+    perm_used, turns = fields[24:26]
     s = module.State.__new__(module.State)
     s._cached = None
     s.num_players, s.player, s.actions_left = n, player, actions_left
@@ -143,6 +144,8 @@ def python_state(module: ModuleType, fields: tuple):
         s.pawn, s.pawn_turn = pawn, pawn_turn
     if "perm_used" in module.State.__slots__:
         s.perm_used = tuple(perm_used)
+    if "turns" in module.State.__slots__:
+        s.turns = turns
     merchant_only = module.POINT_MERCHANT_ONLY
     s.at = [[] for _ in range(n)]
     for x, code in enumerate(pt):

@@ -36,6 +36,7 @@ FIELD_NAMES = (
     "mission",
     "pawn (region, free move)",
     "permissions used this turn",
+    "turn number",
 )
 FIELDS_EVERY = 32  # decisions between two comparisons of every field (legal actions: each one)
 FULL_EVERY = 256  # … and of the state JSON, scores and end conditions

@@ -680,3 +680,25 @@ def test_other_country_rules_play_natively(variant, tmp_path):
                 python, native, start, seed, cap=2000, policy="kinds"
             )
             assert divergence is None, f"{name}: {divergence.report()}"
+
+
+def test_the_turn_number_in_words_plays_natively(tmp_path):
+    """`turn number` (turns begun, this one included) in rules in words: counted by the native
+    state as by the Python one, and read by a turn hook and an end rule."""
+    from test_variants import SPEC, house_rule_text
+
+    path = tmp_path / "turns.hansa"
+    body = "at turn start: gain 1 PP if turn number <= 6\nend when turn number > 30\n"
+    path.write_text(house_rule_text(body), encoding="utf-8")
+    native = hansa.compile_game(str(path), 4, spec_dir=str(SPEC), backend="native")
+    python = hansa.Game(native.module, 4)
+    for policy in ("greedy", "uniform", "kinds"):
+        result = verify(python, native, 20, seed=0, policy=policy)
+        assert result.divergence is None, result.divergence.report()
+    state = native.new_initial_state(3)
+    while state.to_python().turns < 4:
+        state.apply_action(0)  # end the turn
+    assert state.to_python().turns == 4 and state.to_dict()["turn"]["number"] == 4
+    assert sum(row["A"] for row in state.score_breakdown()) == 4  # 1 PP each turn start so far
+    for result in native.playouts(5, seed=1):  # random play: the 31st turn ends the game
+        assert result["end"] == ["turn number > 30"]

@@ -47,7 +47,6 @@ REQUIRED: dict[str, object] = {
     "end_marker_supply_empty": True,
     "x_after_route": False,
     "x_control_most": False,
-    "x_turns": False,
     "x_params": False,
     "x_reach": False,
     "x_chosen_develop": False,
@@ -496,6 +495,7 @@ def render_native(model: GameModel, header_hash: str = "") -> str:
         displaced_own_or_free=bool(comp.get("countries"))
         and comp.get("displaced_to") == "own_or_free",
         country_moves=bool(comp.get("country_moves")),
+        x_turns=bool(comp.get("x_turns")),
         country_majority=any(kind == "country_majority" for _k, kind, _p in comp["scoring"]),
         permanent_place_in_countries=bool(comp.get("permanent_place_in_countries")),
         lift_for_countries=bool(comp.get("lift_for_countries")),

@@ -61,6 +61,7 @@ C_QUANTITIES: dict[str, str] = {
     "rank": "x_rank(s, {P})",
     "seat": "(({P}) + 1)",
     "completed cities": "s->completed",
+    "turn number": "s->turns",
     "players": "s->num_players",
     "you": "{Y}",
     "them": "{P}",
