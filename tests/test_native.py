@@ -662,6 +662,8 @@ COUNTRY_VARIANTS = {
 
 @pytest.mark.parametrize("variant", sorted(COUNTRY_VARIANTS))
 def test_other_country_rules_play_natively(variant, tmp_path):
+    """A Britannia rule set with other country settings builds natively and agrees with the
+    Python backend from the start (greedy games) and from the country positions (by kind)."""
     spec = tmp_path / "spec"
     shutil.copytree(installed_spec(), spec)
     (spec / "house" / "variant.hansa").write_text(
