@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from hansa.play.differential import Tensors, _compare, compare_from
 from scenario_support import Position
-from test_favour import HOUSE_TILES, STOCK_TILE, TAKE, with_favour
+from test_favour import HOUSE_TILES, STOCK_TILE, TAKE, TRADER, with_favour
+from test_favour_marker_trigger import TILES as MARKER_TILES
 from test_variants import house_rule_text, variant
 
 import hansa
@@ -201,18 +202,22 @@ def test_holders_of_triggered_tiles_decide_clockwise_from_the_actor(tmp_path):
         assert divergence is None, divergence.report()
 
 
-def test_tiles_for_the_holders_own_action_or_anyones(tmp_path):
-    """`when you take income` reacts to the holder's own Income only, `when any player takes
-    income` to everyone's."""
-    body = (
-        'favour "Own purse" when you take income: gain 1 PP\n'
-        'favour "Any purse" when any player takes income: gain 2 PP'
-    )
+def _variant_games(body: str, tmp_path):
+    """The Python and native games of a house rule whose body is `body` (test_variants)."""
     path = tmp_path / "house.hansa"
     path.write_text(house_rule_text(body, 4, "hanseatic_45p"), encoding="utf-8")
     python_game = variant(body)
-    native_game_ = native_game(
-        model_of("variant-game", "spec", extra=[str(path)]), python_game.module
+    model = model_of("variant-game", "spec", extra=[str(path)])
+    return python_game, native_game(model, python_game.module)
+
+
+def test_tiles_for_the_holders_own_action_or_anyones(tmp_path):
+    """`when you take income` reacts to the holder's own Income only, `when any player takes
+    income` to everyone's."""
+    python_game, native_game_ = _variant_games(
+        'favour "Own purse" when you take income: gain 1 PP\n'
+        'favour "Any purse" when any player takes income: gain 2 PP',
+        tmp_path,
     )
     held = [["Own purse"], ["Any purse"], [], []]
     for mover, gains in ((0, [1, 2, 0, 0]), (1, [0, 2, 0, 0]), (2, [0, 2, 0, 0])):
@@ -222,3 +227,31 @@ def test_tiles_for_the_holders_own_action_or_anyones(tmp_path):
         twins.act("income: 1 traders, 0 merchants")
         after = twins.nat.to_python().track
         assert [a - b for a, b in zip(after, before, strict=True)] == gains
+
+
+def test_tiles_triggered_by_a_bonus_markers_use(tmp_path):
+    """Tiles reacting to another player's, the holder's own or anyone's use of a bonus marker
+    (test_favour_marker_trigger.py): the holders' effects once the marker is used, a choice
+    they leave below the marker's own decision."""
+    python_game, native_game_ = _variant_games(MARKER_TILES, tmp_path)
+    for held, unused, texts, gains in (
+        ([[], ["Marker toll"], ["Any marker"], []], "plus_3_actions", (), [0, 1, 2, 0]),
+        (
+            [["Marker toll", "Own marker", "Any marker"], [], [], []],
+            "plus_3_actions",
+            (TRADER,),
+            [2, 0, 0, 0],
+        ),
+        ([["Own marker"], [], [], []], "develop_ability", (), [0, 0, 0, 0]),
+    ):
+        pos = Position(python_game).player(0, unused=[unused]).to_move(0, actions_left=2)
+        twins = Twins(python_game, native_game_, with_favour(pos, [], held))
+        before = list(twins.nat.to_python().track)
+        twins.act(f"use bonus marker {unused}", *texts)
+        if unused == "develop_ability":
+            frames = [f["frame"] for f in twins.doc()["stack"]]
+            assert frames == ["take_from_stock", "develop"]
+            twins.act(next(a for a in twins.legal() if a.startswith("develop")), TRADER)
+        after = twins.nat.to_python().track
+        assert [a - b for a, b in zip(after, before, strict=True)] == gains
+        _random_games_agree(python_game, native_game_, twins.py)

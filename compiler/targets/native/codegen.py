@@ -56,16 +56,22 @@ REQUIRED: dict[str, object] = {
     "x_control_most": False,
     "x_turns": False,
     "x_chosen_develop": False,
-    "x_marker_triggers": False,
     "x_marker_draw": False,
     "x_end_later": False,
     "x_draw_keep": False,
 }
 
 # Switches the templates implement either way, each passed to them by name (Emperor's Favour:
-# the tiles, the per-player parameters they set, tiles triggered by another player's action,
-# taking from the stock).
-IMPLEMENTED_BOTH_WAYS = ("favour", "x_params", "x_reach", "x_triggers", "x_may_take")
+# the tiles, the per-player parameters they set, tiles triggered by an action or a bonus marker's
+# use, taking from the stock).
+IMPLEMENTED_BOTH_WAYS = (
+    "favour",
+    "x_params",
+    "x_reach",
+    "x_triggers",
+    "x_marker_triggers",
+    "x_may_take",
+)
 MAX_FAVOUR = 32  # favour tiles a game may have (the state holds them as bits)
 
 # The conditions on a route for placing a drawn marker the templates implement (any of them).

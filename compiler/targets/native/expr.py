@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from ...expr.catalogue import SETTABLE
 from ...expr.check import MAY_TAKE_KINDS, resolve_ref
 from ...expr.codegen import loop_variable
-from ...nodes.expr import Aggregate, Amount, Domain, Effect, HookRule, Ref
+from ...nodes.expr import MARKER_TRIGGER, Aggregate, Amount, Domain, Effect, HookRule, Ref
 
 
 class Unsupported(Exception):
@@ -122,6 +122,12 @@ _ACTION_TESTS = {
     "displace": "(A_DISPLACE <= action && action < A_MOVE)",
     "move": "(action == A_MOVE)",
     "create_route": "(A_CREATE <= action && action < A_CREATE + N_ROUTES)",
+}
+# What a favour tile may react to: an action, or a bonus marker's use (`when another player uses
+# a bonus marker`).
+_TRIGGER_TESTS = {
+    **_ACTION_TESTS,
+    MARKER_TRIGGER: "(A_USE_MARKER <= action && action < A_USE_MARKER + N_MARKER_TYPES)",
 }
 
 
@@ -357,7 +363,7 @@ class CExprCompiler:
             if not rule.trigger:
                 continue
             who, action = rule.trigger.split(":", 1)
-            if action not in _ACTION_TESTS:
+            if action not in _TRIGGER_TESTS:
                 raise Unsupported(f"a favour tile triggered by '{action}' ({rule.text()})")
             by_action.setdefault(action, []).append((i, who))
             lines.append(f"case {i}: {{")
@@ -373,7 +379,7 @@ class CExprCompiler:
             "int ngroups = 0, sizes[MAXP * N_FAVOUR], nsizes = 0;",
         ]
         for action, tiles in by_action.items():
-            lines.append(f"if {_ACTION_TESTS[action]} {{")
+            lines.append(f"if {_TRIGGER_TESTS[action]} {{")
             lines.append("    for (int k = 1; k <= n; k++) {  /* clockwise from the actor, last */")
             lines.append("        int h = (a + k) % n;")
             for i, who in tiles:
