@@ -255,3 +255,23 @@ def test_tiles_triggered_by_a_bonus_markers_use(tmp_path):
         after = twins.nat.to_python().track
         assert [a - b for a, b in zip(after, before, strict=True)] == gains
         _random_games_agree(python_game, native_game_, twins.py)
+
+
+def test_develop_an_ability_of_the_players_choice(tmp_path):
+    """`develop an ability` (a decision of any ability that can still be developed) at setup, at
+    a turn's start and as a tile's effect: games from the start agree on both backends."""
+    python_game, native_game_ = _variant_games(
+        "at setup: develop an ability if you are the last seat\n"
+        "at turn start: develop an ability if seat = 2 and unused bonuses > 0\n"
+        'favour "Scholar": develop an ability\n'
+        'favour "More actions": your extra actions becomes 1',
+        tmp_path,
+    )
+    start = python_game.new_initial_state(0)
+    assert start.to_dict()["stack"][0]["frame"] == "develop"
+    for seed in range(12):
+        policy = ("greedy", "kinds", "uniform")[seed % 3]
+        _decisions, divergence = compare_from(
+            python_game, native_game_, None, seed, cap=3000, policy=policy
+        )
+        assert divergence is None, divergence.report()

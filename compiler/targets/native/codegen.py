@@ -55,7 +55,6 @@ REQUIRED: dict[str, object] = {
     "x_after_route": False,
     "x_control_most": False,
     "x_turns": False,
-    "x_chosen_develop": False,
     "x_marker_draw": False,
     "x_end_later": False,
     "x_draw_keep": False,
@@ -63,7 +62,7 @@ REQUIRED: dict[str, object] = {
 
 # Switches the templates implement either way, each passed to them by name (Emperor's Favour:
 # the tiles, the per-player parameters they set, tiles triggered by an action or a bonus marker's
-# use, taking from the stock).
+# use, taking from the stock; and `develop an ability`, the player's choice of ability).
 IMPLEMENTED_BOTH_WAYS = (
     "favour",
     "x_params",
@@ -71,6 +70,7 @@ IMPLEMENTED_BOTH_WAYS = (
     "x_triggers",
     "x_marker_triggers",
     "x_may_take",
+    "x_chosen_develop",
 )
 MAX_FAVOUR = 32  # favour tiles a game may have (the state holds them as bits)
 

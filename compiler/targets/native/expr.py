@@ -316,8 +316,11 @@ class CExprCompiler:
         ]
 
     def _effect_develop(self, effect: Effect, env: Env) -> list[str]:
-        if not effect.name:
-            raise Unsupported("the effect 'develop' with the ability chosen by the player")
+        if not effect.name:  # the player's choice: a develop decision of any ability
+            return [
+                f"if (develop_options(s, {env.you}, -1, NULL)) "
+                f"push_frame(s, F_DEVELOP, {env.you})->a = -1;"
+            ]
         a = self.abilities.index(effect.name)
         return [f"if (can_develop(s, {env.you}, {a})) develop(s, {env.you}, {a});"]
 
