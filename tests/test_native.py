@@ -39,6 +39,10 @@ NATIVE_GAMES = [
     "short-hanseatic-45p",
     "stock-tiebreak-hanseatic-45p",
     "three-full-abilities-hanseatic-45p",
+    "bigbox-hanseatic-3p-favour",
+    "bigbox-hanseatic-45p-favour",
+    "bigbox-hanseatic-3p-missions-favour",
+    "bigbox-hanseatic-45p-missions-favour",
 ]
 # Per built game: greedy agents playing a random decision now and then (short games that use
 # every rule), plus one uniformly random game and one random by action kind (~20-40k decisions

@@ -47,17 +47,24 @@ REQUIRED: dict[str, object] = {
     "end_marker_supply_empty": True,
     "x_after_route": False,
     "x_control_most": False,
-    "x_params": False,
-    "x_reach": False,
-    "x_chosen_develop": False,
-    "favour": False,
-    "x_triggers": False,
-    "x_marker_triggers": False,
-    "x_may_take": False,
     "x_marker_draw": False,
     "x_end_later": False,
     "x_draw_keep": False,
 }
+
+# Switches the templates implement either way, each passed to them by name (Emperor's Favour:
+# the tiles, the per-player parameters they set, tiles triggered by an action or a bonus marker's
+# use, taking from the stock; and `develop an ability`, the player's choice of ability).
+IMPLEMENTED_BOTH_WAYS = (
+    "favour",
+    "x_params",
+    "x_reach",
+    "x_triggers",
+    "x_marker_triggers",
+    "x_may_take",
+    "x_chosen_develop",
+)
+MAX_FAVOUR = 32  # favour tiles a game may have (the state holds them as bits)
 
 # The conditions on a route for placing a drawn marker the templates implement (any of them).
 PLACEMENT = (
@@ -111,6 +118,8 @@ def check_supported(model: GameModel) -> None:
         )
     if max(model.players) > MAX_PLAYERS:
         problems.append(f"more than {MAX_PLAYERS} players")
+    if model.constants.get("N_FAVOUR", 0) > MAX_FAVOUR:
+        problems.append(f"more than {MAX_FAVOUR} favour tiles")
     try:
         _marker_tables(model)
         _expr_functions(model)
@@ -173,7 +182,11 @@ def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, .
     rules = comp.get("expr_rules", ())
     categories = [(key, kind) for key, kind, _params in comp["scoring"]]
     compiler = CExprCompiler(
-        comp.get("expr_names"), k["ABILITY_NAMES"], categories, comp.get("expr_marker_ids", {})
+        comp.get("expr_names"),
+        k["ABILITY_NAMES"],
+        categories,
+        comp.get("expr_marker_ids", {}),
+        x_params=bool(comp.get("x_params")),
     )
     functions = compiler.hook_functions(rules, (), comp.get("expr_first_rule_marker", 0))
     by_key = {}
@@ -362,6 +375,7 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         lines.append(_array("MARKER_ROUTE_ALLOWED", k["MARKER_ROUTE_ALLOWED"]))
     if model.components.get("countries"):
         lines.extend(_country_tables(model, n_words))
+    lines.extend(_favour_tables(model))
     cards = k.get("MISSION_CARDS", ())
     lines.append(_ragged("MISSION_CARDS", cards or ((),)))
     lines.append(f"#define N_MISSION_CARDS {len(cards)}")
@@ -455,6 +469,23 @@ def _country_tables(model: GameModel, n_words: int) -> list[str]:
     return lines
 
 
+def _favour_tables(model: GameModel) -> list[str]:
+    """The per-player parameters' defaults, the favour tiles' flip pairs and the frame kinds of
+    the flip and take-from-stock decisions, numbered as core/state.py.j2 numbers them."""
+    k, comp = model.constants, model.components
+    lines = []
+    if comp.get("x_params"):
+        lines.append(_array("X_PARAM_DEFAULTS", k["X_PARAM_DEFAULTS"]))
+    next_frame = 9 + bool(comp.get("permanent")) + bool(comp.get("pawn"))
+    if comp.get("favour"):
+        lines.append(_array("FLIP_PAIRS", [v for pair in k["FLIP_PAIRS"] for v in pair]))
+        lines.append(f"#define N_FLIP_PAIRS {len(k['FLIP_PAIRS'])}")
+        lines.append(f"#define F_FLIP {next_frame}")
+    if comp.get("x_may_take"):
+        lines.append(f"#define F_TAKE_STOCK {next_frame + bool(comp.get('favour'))}")
+    return lines
+
+
 def render_native(model: GameModel, header_hash: str = "") -> str:
     """The C source of the native rule module of `model` (refused when unsupported)."""
     check_supported(model)
@@ -502,6 +533,7 @@ def render_native(model: GameModel, header_hash: str = "") -> str:
         missions=bool(comp.get("missions")),
         pawn=bool(comp.get("pawn")),
         module_name=module_name,
+        **{name: bool(comp.get(name)) for name in IMPLEMENTED_BOTH_WAYS},
     )
     try:
         text = env.get_template("module.c.j2").render(**context)
