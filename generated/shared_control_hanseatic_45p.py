@@ -327,16 +327,16 @@ def _post_counts(s: State, p: int) -> list[int]:
     """Posts player `p` holds in each city."""
     counts = [0] * N_CITIES
     post = s.post
-    for c in range(N_CITIES):
-        n = 0
-        for code in s.extra[c]:
-            if code >> 1 == p:
-                n += 1
-        spaces = CITY_SPACES[c]
-        for i in range(s.filled[c]):
-            if post[spaces[i]] >> 1 == p:
-                n += 1
-        counts[c] = n
+    all_extra = s.extra
+    for c, filled in enumerate(s.filled):  # every score and network asks: kept cheap
+        extra = all_extra[c]
+        if filled:
+            n = [post[space] >> 1 for space in CITY_SPACES[c][:filled]].count(p)
+            if extra:
+                n += [code >> 1 for code in extra].count(p)
+            counts[c] = n
+        elif extra:
+            counts[c] = [code >> 1 for code in extra].count(p)
     return counts
 
 
