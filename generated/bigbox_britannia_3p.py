@@ -379,17 +379,14 @@ def _controller(s: State, c: int) -> int:
 def _post_counts(s: State, p: int) -> list[int]:
     """Posts player `p` holds in each city."""
     counts = [0] * N_CITIES
-    post = s.post
-    all_extra = s.extra
-    for c, filled in enumerate(s.filled):  # every score and network asks: kept cheap
-        extra = all_extra[c]
-        if filled:
-            n = [post[space] >> 1 for space in CITY_SPACES[c][:filled]].count(p)
-            if extra:
-                n += [code >> 1 for code in extra].count(p)
-            counts[c] = n
-        elif extra:
-            counts[c] = [code >> 1 for code in extra].count(p)
+    # Every score and network asks this, so it runs over the spaces once (a vacant one holds
+    # -1, which names no player) instead of city by city.
+    for space, code in enumerate(s.post):
+        if code >> 1 == p:
+            counts[SPACE_CITY[space]] += 1
+    for c, extra in enumerate(s.extra):
+        if extra:
+            counts[c] += [code >> 1 for code in extra].count(p)
     return counts
 
 

@@ -97,12 +97,13 @@ def make_agent(spec: str, seed: int):
     return _construct(spec_name, cls, seed, params)
 
 
-def split_agent_params(spec: str) -> tuple[str, dict[str, int | float | str]]:
-    """`name:k=v,k=v` → (name, {k: v}); values become int or float when they read as one."""
+def split_agent_params(spec: str) -> tuple[str, dict[str, bool | int | float | str]]:
+    """`name:k=v,k=v` → (name, {k: v}); values become int or float when they read as one, True
+    or False for `true` and `false`."""
     head, sep, tail = spec.rpartition(":")
     if not sep or "=" not in tail:
         return spec, {}
-    params: dict[str, int | float | str] = {}
+    params: dict[str, bool | int | float | str] = {}
     for item in tail.split(","):
         key, eq, value = item.partition("=")
         key, value = key.strip(), value.strip()
@@ -112,7 +113,9 @@ def split_agent_params(spec: str) -> tuple[str, dict[str, int | float | str]]:
     return head, params
 
 
-def _param_value(text: str) -> int | float | str:
+def _param_value(text: str) -> bool | int | float | str:
+    if text in ("true", "false"):  # a switch: `strong:reuse=false`
+        return text == "true"
     for kind in (int, float):
         try:
             return kind(text)
