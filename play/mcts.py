@@ -15,11 +15,12 @@ developed Actions, pieces on half-built routes — shows only in later turns). A
 the searcher's turns (`turns`) or in decisions (`depth`) makes iterations cheaper; the position
 there is scored as if the game ended (`score_breakdown`). The reward is the searcher's lead over
 the best other player squashed to (-1, 1), plus a win bonus at the end of the game. It knows no
-rule: legal actions, `clone`, `apply_action`, `resample_hidden`, `score_breakdown` and `winners`,
-the greedy agent, and the module's `ACTION_RANGES` (to see where a turn begins) are all it uses.
+rule: legal actions, `clone`, `apply_action`, `resample_hidden`, `score_breakdown`, `winners`,
+`information_state_string`, the greedy agent, and the module's `ACTION_RANGES` (to see where a
+turn begins) are all it uses.
 
 Two savings that keep the search's judgement (`strong` uses both): `reuse` keeps the subtree of
-the action chosen when the next decision is the searcher's again with nothing else happened (its
+the action chosen when the next decision is the searcher's again with nothing else in between (its
 observation is the one the chosen action led to: a turn of several actions), so its visits count
 towards the next decision's budget; `stop` ends a search once no other action could overtake the
 most visited one in the iterations left (the choice is then the one the whole budget would make).

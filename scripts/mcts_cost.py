@@ -1,14 +1,14 @@
 """CPU cost per searched decision of search agents, measured in one run on the same games.
 
     nice -n 10 .venv/bin/python scripts/mcts_cost.py --agents mcts,strong -n 4 \
-        --baseline generated-before.py --out scripts/results/mcts-cost.jsonl
+        --baseline before.py --baseline-graph before-graph.py --out mcts-cost.jsonl
 
 Game i (i = first, first+1, …) is played once by each agent in turn, with the same seed and the
 agent in the same seat (i mod players) against greedy players, so every agent meets the same
 start positions and the machine's load falls on all of them alike. `--baseline FILE` adds the
 default `mcts` playing on another build of the game's rule module (a generated module file, e.g.
-`git show main:generated/bigbox_hanseatic_45p.py > before.py`): today's default as it was, beside
-the agents on the current build. Each game appends one JSON line to --out; the summary gives, per
+`git show main:generated/bigbox_hanseatic_45p.py > before.py`; `--baseline-graph` that build's
+runtime/graph.py): today's default as it was, beside the agents on the current build. Each game appends one JSON line to --out; the summary gives, per
 agent, the searched decisions, the CPU seconds per searched decision and the ratio to the first
 agent (`--summarise FILE` summarises a file again).
 """
@@ -29,12 +29,20 @@ import hansa
 BASELINE = "baseline-mcts"  # the name of the default mcts on the --baseline module
 
 
-def baseline_game(path: str, players: int) -> Game:
-    """The game of a generated module file (another build of the same rules)."""
-    spec = importlib.util.spec_from_file_location("hansa.generated._baseline", path)
+def _load(name: str, path: str):
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
+    return module
+
+
+def baseline_game(path: str, players: int, graph: str | None = None) -> Game:
+    """The game of a generated module file (another build of the same rules), its searches of
+    the board's city groups from `graph` (that build's runtime/graph.py) when given."""
+    module = _load("hansa.generated._baseline", path)
+    if graph:
+        module.graph = _load("hansa.runtime._baseline_graph", graph)
     return Game(module, players)
 
 
@@ -68,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--baseline", help="a generated module file: its default mcts first")
+    parser.add_argument("--baseline-graph", help="the runtime/graph.py of the --baseline build")
     parser.add_argument("--out", help="append one JSON line per game and agent here")
     parser.add_argument("--summarise", help="only summarise the games of this JSONL file")
     args = parser.parse_args(argv)
@@ -81,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     games = {name: game for name, _ in agents}
     if args.baseline:
         agents.insert(0, (BASELINE, "mcts"))
-        games[BASELINE] = baseline_game(str(Path(args.baseline)), args.players)
+        games[BASELINE] = baseline_game(str(Path(args.baseline)), args.players, args.baseline_graph)
     rows = []
     out = open(args.out, "a", encoding="utf-8") if args.out else None  # noqa: SIM115
     for index in range(args.first, args.first + args.games):
