@@ -29,9 +29,10 @@ from .mcts import MCTSAgent
 # A game that has not ended after this many decisions is stopped and reported as "unfinished".
 DEFAULT_MAX_DECISIONS = 200_000
 
-# `strong`: the recommended search for studies — MCTS whose iterations play 2 turns of each
-# player past the decision, not the whole game (docs/play.md, "The strong agent").
-STRONG_SETTINGS = {"iterations": 24, "turns": 2}
+# `strong`: the recommended search for studies — MCTS whose 24 iterations each play the game to
+# its end, continuing the chosen action's subtree within a turn and stopping a search once its
+# choice cannot change (docs/play.md, "The strong agent": measured 2026-12-02).
+STRONG_SETTINGS = {"iterations": 24, "turns": 0, "reuse": True, "stop": True}
 
 
 def StrongAgent(seed: int | None = 0, **settings) -> MCTSAgent:  # noqa: N802 (an agent "class")

@@ -8,9 +8,10 @@ agent in the same seat (i mod players) against greedy players, so every agent me
 start positions and the machine's load falls on all of them alike. `--baseline FILE` adds the
 default `mcts` playing on another build of the game's rule module (a generated module file, e.g.
 `git show main:generated/bigbox_hanseatic_45p.py > before.py`; `--baseline-graph` that build's
-runtime/graph.py): today's default as it was, beside the agents on the current build. Each game appends one JSON line to --out; the summary gives, per
-agent, the searched decisions, the CPU seconds per searched decision and the ratio to the first
-agent (`--summarise FILE` summarises a file again).
+runtime/graph.py): today's default as it was, beside the agents on the current build. Each
+game appends one JSON line to --out; the summary gives, per agent, the searched decisions, the
+CPU seconds per searched decision and the ratio to the first agent (`--summarise FILE`
+summarises a file again).
 """
 
 from __future__ import annotations

@@ -340,6 +340,8 @@ def test_reuse_and_stop_are_switches():
         make_agent("mcts:stop=yes", 1)
     with pytest.raises(HansaError, match="backend must be python or native"):
         make_agent("mcts:backend=c", 1)
+    strong = make_agent("strong", 1)
+    assert strong.reuse and strong.stop and strong.turns == 0
 
 
 @pytest.mark.skipif(
