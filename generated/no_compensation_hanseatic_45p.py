@@ -300,36 +300,43 @@ def _posts_left_to_right(s: State, c: int) -> list[int]:
 
 def _controller(s: State, c: int) -> int:
     """Who controls city `c`: most posts; a tie goes to the tied player with the rightmost post."""
-    posts = _posts_left_to_right(s, c)
-    if not posts:
-        return -1
+    # One pass from left to right (scoring asks this of every city, so it is kept cheap): the
+    # last player whose count reaches the most so far holds the rightmost post among those tied.
+    filled = s.filled[c]
+    extra = s.extra[c]
+    if not extra:
+        if not filled:
+            return -1
+        if filled == 1:
+            return s.post[CITY_SPACES[c][0]] >> 1
     counts = [0] * s.num_players
-    for code in posts:
-        counts[code >> 1] += 1
-    best = max(counts)
-    tied = [p for p in range(s.num_players) if counts[p] == best]
-    if len(tied) == 1:
-        return tied[0]
-    for code in reversed(posts):
-        if counts[code >> 1] == best:
-            return code >> 1
-    return -1
+    controller = -1
+    most = 0
+    for code in extra:
+        q = code >> 1
+        n = counts[q] = counts[q] + 1
+        if n >= most:
+            controller, most = q, n
+    post = s.post
+    for space in CITY_SPACES[c][:filled]:
+        q = post[space] >> 1
+        n = counts[q] = counts[q] + 1
+        if n >= most:
+            controller, most = q, n
+    return controller
 
 
 def _post_counts(s: State, p: int) -> list[int]:
     """Posts player `p` holds in each city."""
     counts = [0] * N_CITIES
-    post = s.post
-    for c in range(N_CITIES):
-        n = 0
-        for code in s.extra[c]:
-            if code >> 1 == p:
-                n += 1
-        spaces = CITY_SPACES[c]
-        for i in range(s.filled[c]):
-            if post[spaces[i]] >> 1 == p:
-                n += 1
-        counts[c] = n
+    # Every score and network asks this, so it runs over the spaces once (a vacant one holds
+    # -1, which names no player) instead of city by city.
+    for space, code in enumerate(s.post):
+        if code >> 1 == p:
+            counts[SPACE_CITY[space]] += 1
+    for c, extra in enumerate(s.extra):
+        if extra:
+            counts[c] += [code >> 1 for code in extra].count(p)
     return counts
 
 

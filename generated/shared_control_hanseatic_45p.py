@@ -326,17 +326,14 @@ def _controller(s: State, c: int) -> int:
 def _post_counts(s: State, p: int) -> list[int]:
     """Posts player `p` holds in each city."""
     counts = [0] * N_CITIES
-    post = s.post
-    for c in range(N_CITIES):
-        n = 0
-        for code in s.extra[c]:
-            if code >> 1 == p:
-                n += 1
-        spaces = CITY_SPACES[c]
-        for i in range(s.filled[c]):
-            if post[spaces[i]] >> 1 == p:
-                n += 1
-        counts[c] = n
+    # Every score and network asks this, so it runs over the spaces once (a vacant one holds
+    # -1, which names no player) instead of city by city.
+    for space, code in enumerate(s.post):
+        if code >> 1 == p:
+            counts[SPACE_CITY[space]] += 1
+    for c, extra in enumerate(s.extra):
+        if extra:
+            counts[c] += [code >> 1 for code in extra].count(p)
     return counts
 
 

@@ -15,8 +15,17 @@ developed Actions, pieces on half-built routes — shows only in later turns). A
 the searcher's turns (`turns`) or in decisions (`depth`) makes iterations cheaper; the position
 there is scored as if the game ended (`score_breakdown`). The reward is the searcher's lead over
 the best other player squashed to (-1, 1), plus a win bonus at the end of the game. It knows no
-rule: legal actions, `clone`, `apply_action`, `resample_hidden`, `score_breakdown` and `winners`,
-the greedy agent, and the module's `ACTION_RANGES` (to see where a turn begins) are all it uses.
+rule: legal actions, `clone`, `apply_action`, `resample_hidden`, `score_breakdown`, `winners`,
+`information_state_string`, the greedy agent, and the module's `ACTION_RANGES` (to see where a
+turn begins) are all it uses.
+
+Two savings that keep the search's judgement (`strong` uses both): `reuse` keeps the subtree of
+the action chosen when the next decision is the searcher's again with nothing else in between (its
+observation is the one the chosen action led to: a turn of several actions), so its visits count
+towards the next decision's budget; `stop` ends a search once no other action could overtake the
+most visited one in the iterations left (the choice is then the one the whole budget would make).
+`backend="native"` runs the iterations on the native backend's copy of the position (a game built
+with `hansa build --native`): the same choices as on the Python backend for the same seed.
 """
 
 from __future__ import annotations
@@ -60,7 +69,12 @@ class MCTSAgent:
     choices first (its best, then its best among the rest, … up to six), then the others in random
     order (a turn offers a hundred placements or more);
     prior: an exploration bonus for the greedy agent's choice (PUCT-like, prior·√N/(1+n)), so the
-    search departs from the beginner's move only when the others measure better.
+    search departs from the beginner's move only when the others measure better;
+    reuse: continue from the chosen action's subtree at the searcher's next decision when nothing
+    but that action came between (the budget counts the visits kept);
+    stop: end a search as soon as the most visited action can no longer be overtaken;
+    backend: "python" (the state as given) or "native" (iterations on the native backend's copy
+    of a Python position; the game must build natively).
     """
 
     def __init__(
@@ -74,9 +88,17 @@ class MCTSAgent:
         c: float = 0.5,
         widen: float = 1.0,
         prior: float = 0.5,
+        reuse: bool = False,
+        stop: bool = False,
+        backend: str = "python",
     ) -> None:
         if rollout not in ("greedy", "random"):
             raise ValueError(f"rollout must be greedy or random, not {rollout!r}")
+        if backend not in ("python", "native"):
+            raise ValueError(f"backend must be python or native, not {backend!r}")
+        for name, flag in (("reuse", reuse), ("stop", stop)):
+            if not isinstance(flag, bool):
+                raise ValueError(f"{name} must be true or false, not {flag!r}")
         whole = {"iterations": iterations, "turns": turns, "depth": depth}
         real = {"seconds": seconds, "c": c, "widen": widen, "prior": prior}
         for name, value in [*whole.items(), *real.items()]:
@@ -97,6 +119,12 @@ class MCTSAgent:
         self.c = float(c)
         self.widen = float(widen)
         self.prior = float(prior)
+        self.reuse = reuse
+        self.stop = stop
+        self.backend = backend
+        self._native_game = None  # the native game of the positions searched (backend native)
+        # (subtree, the searcher's observation after the action chosen) of the last search
+        self._kept: tuple[_Node, str] | None = None
         self._rollout_agents: list | None = None
         self._forgets: list = []
         self._ranker: GreedyAgent | None = None
@@ -111,21 +139,37 @@ class MCTSAgent:
         players = len(state.track_pp())
         if self._rollout_agents is None:
             self._setup(state, players)
-        root = _Node()
+        me = state.current_player()
+        root = self._kept_root(state, me) if self.reuse else _Node()
+        search = self._native_game.from_python(state) if self._native_game else state
         deadline = started + self.seconds if self.seconds else None
         done = 0
         while True:
-            self._iterate(state, root)
+            self._iterate(search, root)
             done += 1
             if deadline is not None:
                 if time.perf_counter() >= deadline:
                     break
-            elif done >= self.iterations:
+            elif root.visits >= self.iterations:
+                break
+            elif self.stop and _decided(root, legal_actions, self.iterations - root.visits):
                 break
         best = max(legal_actions, key=lambda a: _visits_then_value(root, a))
+        if self.reuse:
+            after = state.clone()
+            after.apply_action(best)
+            self._kept = (root.children[best], after.information_state_string(me))
         self.decisions += 1
         self.search_seconds += time.perf_counter() - started
         return best
+
+    def _kept_root(self, state, me: int) -> _Node:
+        """The subtree kept from the last search when this position is the one its chosen action
+        led to, as the searcher sees it (a new root otherwise)."""
+        kept, self._kept = self._kept, None
+        if kept is not None and kept[1] == state.information_state_string(me):
+            return kept[0]
+        return _Node()
 
     def _setup(self, state, players: int) -> None:
         """Rollout players, made once (seeded from this agent's generator) so their caches of the
@@ -137,7 +181,14 @@ class MCTSAgent:
             self._rollout_agents = [RandomAgent(self.rng.random())] * players
         self._ranker = GreedyAgent(self.rng.random())
         self._forgets = [a.forget for a in self._rollout_agents if isinstance(a, GreedyAgent)]
-        ranges = module_namespace(state)["ACTION_RANGES"]
+        namespace = module_namespace(state)
+        ranges = namespace["ACTION_RANGES"]
+        if self.backend == "native" and getattr(type(state), "python_module", None) is None:
+            import hansa  # a Python position: search on the native backend's copy of it
+
+            self._native_game = hansa.load_game(
+                namespace["GAME_NAME"], players=players, backend="native"
+            )
         self._end_turn = next(base for kind, base, _size in ranges if kind == "END_TURN")
 
     # ---- one iteration
@@ -257,6 +308,20 @@ def reward_of(state, player: int) -> float:
 def rewards_of(state) -> list[float]:
     """`reward_of` for every player."""
     return [reward_of(state, p) for p in range(len(state.track_pp()))]
+
+
+def _decided(root: _Node, legal: list[int], left: int) -> bool:
+    """Whether the most visited legal action stays so with `left` iterations to go, whatever they
+    do (more visits than any other action, tried or not, could reach)."""
+    first = second = 0
+    for action, child in root.children.items():
+        if action not in legal:
+            continue
+        if child.visits > first:
+            first, second = child.visits, first
+        elif child.visits > second:
+            second = child.visits
+    return first > second + left and first > left
 
 
 def _visits_then_value(root: _Node, action: int) -> tuple[float, float]:

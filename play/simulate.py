@@ -29,9 +29,10 @@ from .mcts import MCTSAgent
 # A game that has not ended after this many decisions is stopped and reported as "unfinished".
 DEFAULT_MAX_DECISIONS = 200_000
 
-# `strong`: the recommended search for studies — MCTS whose iterations play 2 turns of each
-# player past the decision, not the whole game (docs/play.md, "The strong agent").
-STRONG_SETTINGS = {"iterations": 24, "turns": 2}
+# `strong`: the recommended search for studies — MCTS whose 24 iterations each play the game to
+# its end, continuing the chosen action's subtree within a turn and stopping a search once its
+# choice cannot change (docs/play.md, "The strong agent": measured 2026-12-02).
+STRONG_SETTINGS = {"iterations": 24, "turns": 0, "reuse": True, "stop": True}
 
 
 def StrongAgent(seed: int | None = 0, **settings) -> MCTSAgent:  # noqa: N802 (an agent "class")
@@ -97,12 +98,13 @@ def make_agent(spec: str, seed: int):
     return _construct(spec_name, cls, seed, params)
 
 
-def split_agent_params(spec: str) -> tuple[str, dict[str, int | float | str]]:
-    """`name:k=v,k=v` → (name, {k: v}); values become int or float when they read as one."""
+def split_agent_params(spec: str) -> tuple[str, dict[str, bool | int | float | str]]:
+    """`name:k=v,k=v` → (name, {k: v}); values become int or float when they read as one, True
+    or False for `true` and `false`."""
     head, sep, tail = spec.rpartition(":")
     if not sep or "=" not in tail:
         return spec, {}
-    params: dict[str, int | float | str] = {}
+    params: dict[str, bool | int | float | str] = {}
     for item in tail.split(","):
         key, eq, value = item.partition("=")
         key, value = key.strip(), value.strip()
@@ -112,7 +114,9 @@ def split_agent_params(spec: str) -> tuple[str, dict[str, int | float | str]]:
     return head, params
 
 
-def _param_value(text: str) -> int | float | str:
+def _param_value(text: str) -> bool | int | float | str:
+    if text in ("true", "false"):  # a switch: `strong:reuse=false`
+        return text == "true"
     for kind in (int, float):
         try:
             return kind(text)

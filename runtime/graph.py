@@ -7,20 +7,20 @@ from __future__ import annotations
 
 def groups(counts: list[int], neighbors: tuple[tuple[int, ...], ...]) -> list[list[int]]:
     """The connected groups of the cities with counts > 0, each in search order."""
-    seen: set[int] = set()
+    seen = [not n for n in counts]  # a city without posts is never part of a group
     found = []
     for start in range(len(counts)):
-        if not counts[start] or start in seen:
+        if seen[start]:
             continue
-        seen.add(start)
+        seen[start] = True
         todo = [start]
         group = []
         while todo:
             c = todo.pop()
             group.append(c)
             for d in neighbors[c]:
-                if counts[d] and d not in seen:
-                    seen.add(d)
+                if not seen[d]:
+                    seen[d] = True
                     todo.append(d)
         found.append(group)
     return found

@@ -21,6 +21,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from hansa.play.simulate import agent_seed, game_seed, make_agent, play_game, share, spread
+from hansa.runtime.game import Game
 
 import hansa
 
@@ -43,8 +44,10 @@ class _Timed:
         return action
 
 
-def play_one(game_name: str, players: int, agent: str, run_seed: int, index: int) -> dict:
-    game = hansa.load_game(game_name, players=players)
+def play_one(game_name: str | Game, players: int, agent: str, run_seed: int, index: int) -> dict:
+    """Game `index` with the measured agent in seat index mod players (a game's name, or the
+    game itself)."""
+    game = game_name if isinstance(game_name, Game) else hansa.load_game(game_name, players=players)
     seed = game_seed(run_seed, index)
     seat = index % players
     names = ["greedy"] * players

@@ -5,6 +5,7 @@ simulate and diff --simulate."""
 from __future__ import annotations
 
 import ast
+import shutil
 from pathlib import Path
 
 import pytest
@@ -271,3 +272,91 @@ def test_mcts_searches_every_built_game_to_the_end(name: str) -> None:
             action = greedy[state.current_player()].step(state, legal)
         state.apply_action(action)
     assert searched == 2
+
+
+# ---- the savings `strong` uses, and the native backend
+def _mid_game(seed: int, decisions: int = 60):
+    game = hansa.load_game("bigbox-hanseatic-45p", players=4)
+    state = game.new_initial_state(seed)
+    greedy = [GreedyAgent(p) for p in range(4)]
+    for _ in range(decisions):
+        state.apply_action(greedy[state.current_player()].step(state, state.legal_actions()))
+    return state
+
+
+def test_a_search_stopped_once_decided_chooses_as_the_whole_budget():
+    """`stop` ends a search when the most visited action can no longer be overtaken: the choice
+    is the one the whole budget makes from the same generator, and fewer iterations ran."""
+    import hansa.play.mcts as mcts
+
+    ran = {False: 0, True: 0}
+    choices = {}
+    for seed in range(4):
+        state = _mid_game(seed)
+        while len(state.legal_actions()) == 1:
+            state.apply_action(state.legal_actions()[0])
+        legal = state.legal_actions()
+        for stop in (False, True):
+            agent = MCTSAgent(seed=seed, iterations=16, turns=1, stop=stop)
+            real = agent._iterate
+
+            def counted(*args, stop=stop, real=real):
+                ran[stop] += 1
+                return real(*args)
+
+            agent._iterate = counted
+            choices[stop] = agent.step(state, legal)
+        assert choices[True] == choices[False]
+    assert ran[False] == 4 * 16 and ran[True] < ran[False]
+    assert not mcts._decided(mcts._Node(), [1, 2], 0)
+
+
+def test_reuse_continues_the_chosen_subtree_within_a_turn():
+    """With `reuse`, the searcher's next decision of the same turn starts from the subtree of the
+    action it chose (its visits count towards the budget); after other players' decisions the
+    search starts anew. Same seed, same game."""
+    first, _ = short_game("mcts:iterations=8,turns=1,reuse=true", 3)
+    again, _ = short_game("mcts:iterations=8,turns=1,reuse=true", 3)
+    assert first.moves == again.moves
+    state = _mid_game(2, 41)
+    agent = MCTSAgent(seed=1, iterations=8, turns=1, reuse=True)
+    kept_visits = []
+    for _ in range(200):
+        legal = state.legal_actions()
+        if state.current_player() == 0 and len(legal) > 1:
+            kept = agent._kept
+            same_turn = kept is not None and kept[1] == state.information_state_string(0)
+            kept_visits.append(kept[0].visits if same_turn else 0)
+            action = agent.step(state, legal)
+        else:
+            action = GreedyAgent(state.current_player()).step(state, legal)
+        state.apply_action(action)
+    assert any(kept_visits) and 0 in kept_visits  # kept within a turn, new at a turn's start
+
+
+def test_reuse_and_stop_are_switches():
+    assert make_agent("mcts:reuse=true,stop=false", 1).reuse is True
+    with pytest.raises(HansaError, match="stop must be true or false, not 'yes'"):
+        make_agent("mcts:stop=yes", 1)
+    with pytest.raises(HansaError, match="backend must be python or native"):
+        make_agent("mcts:backend=c", 1)
+    strong = make_agent("strong", 1)
+    assert strong.reuse and strong.stop and strong.turns == 0
+
+
+@pytest.mark.skipif(
+    shutil.which("cc") is None and shutil.which("gcc") is None,
+    reason="no C compiler: the native backend cannot be built here",
+)
+def test_the_search_on_the_native_backend_chooses_as_on_the_python_one():
+    """`backend=native` plays the iterations on the native copy of a Python position; the same
+    seed makes the same choices, whether the game itself runs on the Python or the native
+    backend."""
+    spec = "mcts:iterations=6,turns=1,reuse=true,stop=true"
+    python, _ = short_game(spec, 4)
+    native, _ = short_game(spec + ",backend=native", 4)
+    assert python.moves == native.moves
+    game = hansa.load_game("bigbox-hanseatic-45p", players=4, backend="native")
+    agents = [make_agent(spec, 4)] + [GreedyAgent(p) for p in (1, 2, 3)]
+    on_native, _ = play_game(game, agents, 4, 200, record_moves=True)
+    assert on_native.moves == python.moves
