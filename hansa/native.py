@@ -108,6 +108,7 @@ def fields_of(py, n_types: int) -> tuple:
         [frame_to_native(top, permanent) for top in py.stack],
         list(getattr(py, "mission", ())),
         (getattr(py, "pawn", -1), getattr(py, "pawn_turn", 0)),
+        (getattr(py, "end_after", 0),),  # the rules in words' own fields
     )
 
 
@@ -120,7 +121,8 @@ def python_state(module: ModuleType, fields: tuple):
     """The Python backend's state holding the same position as the native `fields`."""
     (n, player, actions_left, ending, terminal, completed), pt, mask, full_owner = fields[:4]
     post, filled, extra, special, rmark, supply, stock, onboard, level, track = fields[4:14]
-    unused, used, out, fresh, plate, msupply, ew, frames, mission, (pawn, pawn_turn) = fields[14:]
+    unused, used, out, fresh, plate, msupply, ew, frames, mission, (pawn, pawn_turn) = fields[14:24]
+    (end_after,) = fields[24]
     s = module.State.__new__(module.State)
     s._cached = None
     s.num_players, s.player, s.actions_left = n, player, actions_left
@@ -139,6 +141,8 @@ def python_state(module: ModuleType, fields: tuple):
         s.mission = tuple(mission)
     if "pawn" in module.State.__slots__:
         s.pawn, s.pawn_turn = pawn, pawn_turn
+    if "end_after" in module.State.__slots__:
+        s.end_after = end_after
     merchant_only = module.POINT_MERCHANT_ONLY
     s.at = [[] for _ in range(n)]
     for x, code in enumerate(pt):

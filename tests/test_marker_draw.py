@@ -161,9 +161,3 @@ def test_mistakes_give_one_located_error(tmp_path, body: str, expected: str):
 
     found = problems(body, tmp_path)
     assert len(found) == 1 and found[0].startswith(expected), found
-
-
-def test_the_native_target_refuses_the_draw_naming_it():
-    with pytest.raises(HansaError) as refused:
-        hansa.load_game("draw-three-hanseatic-45p", 4, backend="native")
-    assert "the rule hook 'marker_draw' (at marker draw: draw 3 keep 1)" in refused.value.message

@@ -294,12 +294,7 @@ def test_the_native_target_plays_the_forbid_facts_like_python(tmp_path):
 
 @pytest.mark.parametrize(
     ("body", "construct"),
-    [
-        ("at setup: each other player gains 1 PP", "an effect on other players"),
-        ("after displace: gain 1 PP", "after_displace"),
-        ("forbid use marker when marker used is plus_4_actions", "forbidding the action"),
-        ("control goes to every tied player", "control_tie = 'shared'"),
-    ],
+    [("at turn start: gain 1 PP if turn number = 3", "x_turns")],
 )
 def test_the_native_target_refuses_the_others_naming_the_construct(body, construct, tmp_path):
     from hansa.compiler.errors import HansaError

@@ -45,15 +45,12 @@ REQUIRED: dict[str, object] = {
     "action_CreateRoute": True,
     "extras_declinable": True,
     "move_swaps": True,
-    "control_tie": "rightmost_post",
     "establish": True,
     "merchant_any_space": False,
     "develop_from_route": True,
     "special_prestige": True,
     "usable_in_taking_action": False,
     "end_marker_supply_empty": True,
-    "x_after_route": False,
-    "x_control_most": False,
     "x_turns": False,
     "x_params": False,
     "x_reach": False,
@@ -63,9 +60,11 @@ REQUIRED: dict[str, object] = {
     "x_marker_triggers": False,
     "x_may_take": False,
     "x_marker_draw": False,
-    "x_end_later": False,
     "x_draw_keep": False,
 }
+
+# The city-control tie rules the templates implement (controller/controllers in rules.c.j2).
+CONTROL_TIES = ("rightmost_post", "nobody", "shared")
 
 # The conditions on a route for placing a drawn marker the templates implement (any of them).
 PLACEMENT = ("no_marker", "no_pieces", "vacant_space_in_a_city", "no_permanent_marker")
@@ -98,6 +97,8 @@ def check_supported(model: GameModel) -> None:
         value = comp.get(key, wanted)
         if value != wanted and not (isinstance(wanted, list) and not value):
             problems.append(f"{key} = {value!r}{_origin_for(model, key)}")
+    if comp.get("control_tie", "rightmost_post") not in CONTROL_TIES:
+        problems.append(f"control_tie = {comp['control_tie']!r}{_origin_for(model, 'control_tie')}")
     unknown = [c for c in comp.get("placement", ()) if c not in PLACEMENT]
     if unknown:
         problems.append(f"placement = {tuple(comp['placement'])!r} ({', '.join(unknown)})")
@@ -172,7 +173,11 @@ def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, .
     rules = comp.get("expr_rules", ())
     categories = [(key, kind) for key, kind, _params in comp["scoring"]]
     compiler = CExprCompiler(
-        comp.get("expr_names"), k["ABILITY_NAMES"], categories, comp.get("expr_marker_ids", {})
+        comp.get("expr_names"),
+        k["ABILITY_NAMES"],
+        categories,
+        comp.get("expr_marker_ids", {}),
+        shared_control=comp.get("control_tie") == "shared",
     )
     functions = compiler.hook_functions(rules, (), comp.get("expr_first_rule_marker", 0))
     by_key = {}
@@ -381,6 +386,18 @@ def render_native(model: GameModel, header_hash: str = "") -> str:
         x_setup=bool(comp.get("x_setup")),
         x_turn_start=bool(comp.get("x_turn_start")),
         x_turn_end=bool(comp.get("x_turn_end")),
+        x_end_later=bool(comp.get("x_end_later")),
+        x_after_route=bool(comp.get("x_after_route")),
+        x_after_income=bool(comp.get("x_after_income")),
+        x_after_place=bool(comp.get("x_after_place")),
+        x_after_displace=bool(comp.get("x_after_displace")),
+        x_after_use_marker=bool(comp.get("x_after_use_marker")),
+        x_forbid_marker=bool(comp.get("x_forbid_marker")),
+        x_control_most=bool(comp.get("x_control_most")),
+        control_tie=comp.get("control_tie", "rightmost_post"),
+        x_end_after_turn=bool(comp.get("x_end_after_turn")),
+        x_end_after_round=bool(comp.get("x_end_after_round")),
+        end_marker_supply_empty_timing=comp.get("end_marker_supply_empty_timing", "now"),
         x_kinds=bool(comp.get("x_kinds")),
         green_cities=bool(comp.get("green_cities")),
         green_first_post_completes=bool(comp.get("green_first_post_completes")),
