@@ -25,10 +25,12 @@ F_MORE = 9  # the first kind numbered per game
 DEFAULT_PLAYOUT_CAP = 2_000_000
 
 
-def frame_to_native(top: tuple, permanent: int = -1) -> tuple:
+def frame_to_native(top: tuple, permanent: int = -1, keep: int = -1) -> tuple:
     kind, player = top[0], top[1]
     if kind == permanent:  # (route, pieces left to place, held kind or -1)
         return (kind, player, top[2], top[3], top[4], 0, [], [], [])
+    if kind == keep:  # `draw N keep 1`: the markers drawn, sorted (the native frame's held)
+        return (kind, player, 0, 0, 0, 0, list(top[2]), [], [])
     if kind == F_MOVE:
         _, _, whose, left, held, phase, picked, unchanged = top
         xs = [x for x, _code in picked]
@@ -45,10 +47,12 @@ def frame_to_native(top: tuple, permanent: int = -1) -> tuple:
     raise HansaError(f"the native backend has no decision frame of kind {kind}")
 
 
-def frame_from_native(frame: tuple, permanent: int = -1) -> tuple:
+def frame_from_native(frame: tuple, permanent: int = -1, keep: int = -1) -> tuple:
     kind, player, a, b, c, d, held, xs, codes = frame
     if kind == permanent:
         return (kind, player, a, b, c)
+    if kind == keep:
+        return (kind, player, tuple(held))
     if kind == F_MOVE:
         return (kind, player, a, b, tuple(held), c, tuple(zip(xs, codes, strict=True)), bool(d))
     if kind == F_DISPLACED:
@@ -76,6 +80,7 @@ def _multiset(counts: list[int]) -> tuple[int, ...]:
 def fields_of(py, n_types: int) -> tuple:
     """The native fields of a Python backend state (the order `_export` writes)."""
     permanent = _permanent_kind(py._json.g.FRAME_NAMES)
+    keep = _keep_kind(py._json.g.FRAME_NAMES)
     return (
         (
             py.num_players,
@@ -105,10 +110,10 @@ def fields_of(py, n_types: int) -> tuple:
         list(py.plate),
         list(py.msupply),
         list(py.ew),
-        [frame_to_native(top, permanent) for top in py.stack],
+        [frame_to_native(top, permanent, keep) for top in py.stack],
         list(getattr(py, "mission", ())),
         (getattr(py, "pawn", -1), getattr(py, "pawn_turn", 0)),
-        (getattr(py, "end_after", 0),),  # the rules in words' own fields
+        (getattr(py, "end_after", 0), getattr(py, "turns", 1)),  # the rules in words' own
     )
 
 
@@ -117,12 +122,17 @@ def _permanent_kind(frame_names: tuple) -> int:
     return frame_names.index("permanent_marker") if "permanent_marker" in frame_names else -1
 
 
+def _keep_kind(frame_names: tuple) -> int:
+    """The frame kind of the `draw N keep 1` decision in a game (-1: none)."""
+    return frame_names.index("keep_marker") if "keep_marker" in frame_names else -1
+
+
 def python_state(module: ModuleType, fields: tuple):
     """The Python backend's state holding the same position as the native `fields`."""
     (n, player, actions_left, ending, terminal, completed), pt, mask, full_owner = fields[:4]
     post, filled, extra, special, rmark, supply, stock, onboard, level, track = fields[4:14]
     unused, used, out, fresh, plate, msupply, ew, frames, mission, (pawn, pawn_turn) = fields[14:24]
-    (end_after,) = fields[24]
+    end_after, turns = fields[24]
     s = module.State.__new__(module.State)
     s._cached = None
     s.num_players, s.player, s.actions_left = n, player, actions_left
@@ -136,13 +146,16 @@ def python_state(module: ModuleType, fields: tuple):
     s.out = _multiset(out)
     s.fresh, s.plate, s.msupply, s.ew = tuple(fresh), tuple(plate), tuple(msupply), tuple(ew)
     permanent = _permanent_kind(module.FRAME_NAMES)
-    s.stack = [frame_from_native(f, permanent) for f in frames]
+    keep = _keep_kind(module.FRAME_NAMES)
+    s.stack = [frame_from_native(f, permanent, keep) for f in frames]
     if "mission" in module.State.__slots__:
         s.mission = tuple(mission)
     if "pawn" in module.State.__slots__:
         s.pawn, s.pawn_turn = pawn, pawn_turn
     if "end_after" in module.State.__slots__:
         s.end_after = end_after
+    if "turns" in module.State.__slots__:
+        s.turns = turns
     merchant_only = module.POINT_MERCHANT_ONLY
     s.at = [[] for _ in range(n)]
     for x, code in enumerate(pt):

@@ -39,6 +39,7 @@ NATIVE_GAMES = [
     "three-full-abilities-hanseatic-45p",
     "catch-up-hanseatic-45p",
     "city-bonus-hanseatic-45p",
+    "draw-three-hanseatic-45p",
     "last-round-hanseatic-45p",
     "shared-control-hanseatic-45p",
 ]
@@ -478,6 +479,14 @@ NOBODY_ON_A_TIE = (
     "control goes to nobody on a tie\n"
     "at turn start: the player with the most controlled cities gains 1 PP if you are the first seat"
 )
+# The turn number (a start hook, an end timed after the round) and the ability chosen by the
+# player (a decision the turn start and an after hook leave).
+TURNS_AND_CHOSEN_ABILITY = (
+    "at turn start: gain 1 PP if turn number = 3 or turn number = 9,\n"
+    "    develop an ability if turn number = 5\n"
+    "after place: develop an ability if pieces in supply = 0\n"
+    "end when turn number >= 70 after round"
+)
 
 
 def _house_game(tmp_path_factory, name: str, body: str):
@@ -490,7 +499,11 @@ def _house_game(tmp_path_factory, name: str, body: str):
 
 @pytest.mark.parametrize(
     ("name", "body"),
-    [("after_hooks", AFTER_HOOKS_AND_OTHERS), ("nobody_on_a_tie", NOBODY_ON_A_TIE)],
+    [
+        ("after_hooks", AFTER_HOOKS_AND_OTHERS),
+        ("nobody_on_a_tie", NOBODY_ON_A_TIE),
+        ("turns", TURNS_AND_CHOSEN_ABILITY),
+    ],
 )
 def test_after_hooks_effects_on_others_and_control_rules_play_natively(
     name, body, tmp_path_factory
@@ -505,7 +518,12 @@ def test_after_hooks_effects_on_others_and_control_rules_play_natively(
         assert result.divergence is None, result.divergence.report()
         assert result.games == games
     fired = [n - b for n, b in zip(python.module.RULE_FIRED, before, strict=True)]
-    assert all(fired), list(zip(python.module.RULE_SOURCES, fired, strict=True))
+    hooks = [source[0] for source in python.module.RULE_SOURCES]
+    assert all(n for n, hook in zip(fired, hooks, strict=True) if hook != "end"), fired
+    if "end" in hooks:  # the end timed after the round: every game ends by it, at turn 70
+        state = native.new_initial_state(1)
+        native.random_steps(state, 10**6, seed=1)
+        assert state.end_conditions_met() and state.to_dict()["turn"]["number"] >= 70
 
 
 def test_hansa_play_and_simulate_give_the_same_results_on_both_backends(capsys):

@@ -61,6 +61,7 @@ C_QUANTITIES: dict[str, str] = {
     "third largest network": "x_network(s, {P}, 2)",
     "rank": "x_rank(s, {P})",
     "seat": "(({P}) + 1)",
+    "turn number": "s->turns",
     "completed cities": "s->completed",
     "players": "s->num_players",
     "you": "{Y}",
@@ -117,6 +118,7 @@ C_HOOKS = (
     "turn_end",
     "forbid",
     "marker_used",
+    "marker_draw",
     "after_create_route",
     *AFTER_HOOKS,
     "control",
@@ -372,16 +374,22 @@ class CExprCompiler:
         ]
 
     def _effect_develop(self, effect: Effect, env: Env) -> list[str]:
-        if not effect.name:
-            raise Unsupported("the effect 'develop' with the ability chosen by the player")
-        a = self.abilities.index(effect.name)
         you = env.subject or env.you
+        if not effect.name:  # the player chooses: the develop decision of any ability
+            return [
+                f"if (develop_options(s, {you}, -1, NULL)) push_frame(s, F_DEVELOP, {you})->a = -1;"
+            ]
+        a = self.abilities.index(effect.name)
         return [f"if (can_develop(s, {you}, {a})) develop(s, {you}, {a});"]
 
     def _effect_take(self, effect: Effect, env: Env) -> list[str]:
         kind = 1 if effect.name.startswith("merchant") else 0
         who = env.subject or env.you
         return [f"x_take(s, {who}, {kind}, {self.expr(effect.value, env)});"]
+
+    def _effect_draw_keep(self, effect: Effect, env: Env) -> list[str]:
+        """The draw itself (draw_keep.c.j2): N markers, a keep decision if they differ."""
+        return [f"x_draw_keep(s, {env.you}, {self.expr(effect.value, env)});"]
 
     def _effect_receive(self, effect: Effect, env: Env) -> list[str]:
         who = env.subject or env.you
@@ -411,6 +419,7 @@ class CExprCompiler:
             ("setup", "x_setup"),
             ("turn_start", "x_turn_start"),
             ("turn_end", "x_turn_end"),
+            ("marker_draw", "x_marker_draw"),
         ):
             chosen = [r for r in rules if r.hook == hook]
             if chosen:
