@@ -113,7 +113,7 @@ def fields_of(py, n_types: int) -> tuple:
         [frame_to_native(top, permanent, keep) for top in py.stack],
         list(getattr(py, "mission", ())),
         (getattr(py, "pawn", -1), getattr(py, "pawn_turn", 0)),
-        (getattr(py, "end_after", 0), getattr(py, "turns", 1)),  # the rules in words' own
+        (getattr(py, "end_after", 0),),  # the rules in words' own fields
     )
 
 
@@ -132,7 +132,7 @@ def python_state(module: ModuleType, fields: tuple):
     (n, player, actions_left, ending, terminal, completed), pt, mask, full_owner = fields[:4]
     post, filled, extra, special, rmark, supply, stock, onboard, level, track = fields[4:14]
     unused, used, out, fresh, plate, msupply, ew, frames, mission, (pawn, pawn_turn) = fields[14:24]
-    end_after, turns = fields[24]
+    (end_after,) = fields[24]
     s = module.State.__new__(module.State)
     s._cached = None
     s.num_players, s.player, s.actions_left = n, player, actions_left
@@ -154,8 +154,6 @@ def python_state(module: ModuleType, fields: tuple):
         s.pawn, s.pawn_turn = pawn, pawn_turn
     if "end_after" in module.State.__slots__:
         s.end_after = end_after
-    if "turns" in module.State.__slots__:
-        s.turns = turns
     merchant_only = module.POINT_MERCHANT_ONLY
     s.at = [[] for _ in range(n)]
     for x, code in enumerate(pt):

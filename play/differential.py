@@ -35,7 +35,7 @@ FIELD_NAMES = (
     "stack",
     "mission",
     "pawn (region, free move)",
-    "rules in words (end after the turn / round, turn number)",
+    "rules in words (end after the turn / round)",
 )
 FIELDS_EVERY = 32  # decisions between two comparisons of every field (legal actions: each one)
 FULL_EVERY = 256  # … and of the state JSON, scores and end conditions

@@ -61,7 +61,6 @@ C_QUANTITIES: dict[str, str] = {
     "third largest network": "x_network(s, {P}, 2)",
     "rank": "x_rank(s, {P})",
     "seat": "(({P}) + 1)",
-    "turn number": "s->turns",
     "completed cities": "s->completed",
     "players": "s->num_players",
     "you": "{Y}",
@@ -374,12 +373,10 @@ class CExprCompiler:
         ]
 
     def _effect_develop(self, effect: Effect, env: Env) -> list[str]:
-        you = env.subject or env.you
-        if not effect.name:  # the player chooses: the develop decision of any ability
-            return [
-                f"if (develop_options(s, {you}, -1, NULL)) push_frame(s, F_DEVELOP, {you})->a = -1;"
-            ]
+        if not effect.name:
+            raise Unsupported("the effect 'develop' with the ability chosen by the player")
         a = self.abilities.index(effect.name)
+        you = env.subject or env.you
         return [f"if (can_develop(s, {you}, {a})) develop(s, {you}, {a});"]
 
     def _effect_take(self, effect: Effect, env: Env) -> list[str]:
