@@ -23,10 +23,25 @@ F_PAY, F_DISPLACED, F_MOVE, F_REMOVE = 1, 2, 3, 4
 F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = 5, 6, 7, 8
 F_MORE = 9  # the first kind numbered per game
 DEFAULT_PLAYOUT_CAP = 2_000_000
+# Frames numbered per game whose tuple is (kind, player, *numbers): the native frame holds the
+# numbers in a, b, … (the favour tile of a flip; pieces left and kinds of a take from the stock).
+NUMBERED_FRAMES = {"flip_markers": 1, "take_from_stock": 2}
 
 
-def frame_to_native(top: tuple, permanent: int = -1, keep: int = -1) -> tuple:
+def numbered_frames(frame_names: tuple) -> dict[int, int]:
+    """Frame kind -> how many numbers its tuple holds after the player (NUMBERED_FRAMES)."""
+    return {
+        kind: NUMBERED_FRAMES[name]
+        for kind, name in enumerate(frame_names)
+        if name in NUMBERED_FRAMES
+    }
+
+
+def frame_to_native(top: tuple, permanent: int = -1, numbered=None, keep: int = -1) -> tuple:
     kind, player = top[0], top[1]
+    if numbered and kind in numbered:
+        numbers = list(top[2:]) + [0] * (4 - numbered[kind])
+        return (kind, player, *numbers, [], [], [])
     if kind == permanent:  # (route, pieces left to place, held kind or -1)
         return (kind, player, top[2], top[3], top[4], 0, [], [], [])
     if kind == keep:  # `draw N keep 1`: the markers drawn, sorted (the native frame's held)
@@ -47,8 +62,10 @@ def frame_to_native(top: tuple, permanent: int = -1, keep: int = -1) -> tuple:
     raise HansaError(f"the native backend has no decision frame of kind {kind}")
 
 
-def frame_from_native(frame: tuple, permanent: int = -1, keep: int = -1) -> tuple:
+def frame_from_native(frame: tuple, permanent: int = -1, numbered=None, keep: int = -1) -> tuple:
     kind, player, a, b, c, d, held, xs, codes = frame
+    if numbered and kind in numbered:
+        return (kind, player, *(a, b, c, d)[: numbered[kind]])
     if kind == permanent:
         return (kind, player, a, b, c)
     if kind == keep:
@@ -80,6 +97,7 @@ def _multiset(counts: list[int]) -> tuple[int, ...]:
 def fields_of(py, n_types: int) -> tuple:
     """The native fields of a Python backend state (the order `_export` writes)."""
     permanent = _permanent_kind(py._json.g.FRAME_NAMES)
+    numbered = numbered_frames(py._json.g.FRAME_NAMES)
     keep = _keep_kind(py._json.g.FRAME_NAMES)
     return (
         (
@@ -110,10 +128,26 @@ def fields_of(py, n_types: int) -> tuple:
         list(py.plate),
         list(py.msupply),
         list(py.ew),
-        [frame_to_native(top, permanent, keep) for top in py.stack],
+        [frame_to_native(top, permanent, numbered, keep) for top in py.stack],
         list(getattr(py, "mission", ())),
         (getattr(py, "pawn", -1), getattr(py, "pawn_turn", 0)),
+        list(getattr(py, "perm_used", ())),
+        getattr(py, "turns", 1),
+        _favour_fields(py),
         (getattr(py, "end_after", 0),),  # the rules in words' own fields
+    )
+
+
+def _favour_fields(py) -> tuple:
+    """(per-player parameters, favour tiles face up, each player's tiles, fav_turn): the native
+    state's field of the Emperor's Favour parts (empty in a game without them)."""
+    if not hasattr(py, "fav_shown"):
+        return (list(getattr(py, "xparam", ())), [], [], 0)
+    return (
+        list(getattr(py, "xparam", ())),
+        list(py.fav_shown),
+        [list(tiles) for tiles in py.fav_held],
+        py.fav_turn,
     )
 
 
@@ -132,7 +166,9 @@ def python_state(module: ModuleType, fields: tuple):
     (n, player, actions_left, ending, terminal, completed), pt, mask, full_owner = fields[:4]
     post, filled, extra, special, rmark, supply, stock, onboard, level, track = fields[4:14]
     unused, used, out, fresh, plate, msupply, ew, frames, mission, (pawn, pawn_turn) = fields[14:24]
-    (end_after,) = fields[24]
+    perm_used, turns = fields[24:26]
+    xparam, fav_shown, fav_held, fav_turn = fields[26]
+    (end_after,) = fields[27]
     s = module.State.__new__(module.State)
     s._cached = None
     s.num_players, s.player, s.actions_left = n, player, actions_left
@@ -146,12 +182,22 @@ def python_state(module: ModuleType, fields: tuple):
     s.out = _multiset(out)
     s.fresh, s.plate, s.msupply, s.ew = tuple(fresh), tuple(plate), tuple(msupply), tuple(ew)
     permanent = _permanent_kind(module.FRAME_NAMES)
+    numbered = numbered_frames(module.FRAME_NAMES)
     keep = _keep_kind(module.FRAME_NAMES)
-    s.stack = [frame_from_native(f, permanent, keep) for f in frames]
+    s.stack = [frame_from_native(f, permanent, numbered, keep) for f in frames]
     if "mission" in module.State.__slots__:
         s.mission = tuple(mission)
     if "pawn" in module.State.__slots__:
         s.pawn, s.pawn_turn = pawn, pawn_turn
+    if "perm_used" in module.State.__slots__:
+        s.perm_used = tuple(perm_used)
+    if "turns" in module.State.__slots__:
+        s.turns = turns
+    if "xparam" in module.State.__slots__:
+        s.xparam = xparam
+    if "fav_shown" in module.State.__slots__:
+        s.fav_shown, s.fav_turn = tuple(fav_shown), fav_turn
+        s.fav_held = [tuple(tiles) for tiles in fav_held]
     if "end_after" in module.State.__slots__:
         s.end_after = end_after
     merchant_only = module.POINT_MERCHANT_ONLY

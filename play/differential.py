@@ -35,6 +35,9 @@ FIELD_NAMES = (
     "stack",
     "mission",
     "pawn (region, free move)",
+    "permissions used this turn",
+    "turn number",
+    "favour (per-player parameters, tiles face up, tiles held, this turn)",
     "rules in words (end after the turn / round)",
 )
 FIELDS_EVERY = 32  # decisions between two comparisons of every field (legal actions: each one)

@@ -11,7 +11,7 @@ from hansa.compiler.errors import HansaError
 from hansa.play.differential import compare_from, compare_game, verify
 
 import hansa
-from hansa.native import model_of, native_game
+from hansa.native import installed_spec, model_of, native_game
 
 pytestmark = pytest.mark.skipif(
     shutil.which("cc") is None and shutil.which("gcc") is None,
@@ -20,6 +20,8 @@ pytestmark = pytest.mark.skipif(
 
 # Every built game the native target supports (the others are refused, test below).
 NATIVE_GAMES = [
+    "bigbox-britannia-3p",
+    "bigbox-britannia-45p",
     "bigbox-eastern",
     "bigbox-hanseatic-3p",
     "bigbox-hanseatic-3p-missions",
@@ -42,6 +44,10 @@ NATIVE_GAMES = [
     "draw-three-hanseatic-45p",
     "last-round-hanseatic-45p",
     "shared-control-hanseatic-45p",
+    "bigbox-hanseatic-3p-favour",
+    "bigbox-hanseatic-45p-favour",
+    "bigbox-hanseatic-3p-missions-favour",
+    "bigbox-hanseatic-45p-missions-favour",
 ]
 # Per built game: greedy agents playing a random decision now and then (short games that use
 # every rule), plus one uniformly random game and one random by action kind (~20-40k decisions
@@ -143,13 +149,26 @@ def test_random_steps_leave_a_position_the_python_backend_accepts(base):
             break
 
 
-def test_a_game_the_native_target_cannot_play_is_refused_naming_the_construct():
-    module = hansa.load_game("bigbox-britannia-45p").module
+def refused_spec(folder) -> str:
+    """A copy of spec/ whose Big Box rules make an action that changes nothing legal (the
+    native templates implement only `no_op_actions = illegal`)."""
+    spec = folder / "spec"
+    shutil.copytree(installed_spec(), spec)
+    rules = spec / "bigbox_2021.hansa"
+    text = rules.read_text(encoding="utf-8")
+    assert "option no_op_actions = illegal" in text
+    rules.write_text(text.replace("no_op_actions = illegal", "no_op_actions = legal"), "utf-8")
+    return str(spec)
+
+
+def test_a_game_the_native_target_cannot_play_is_refused_naming_the_construct(tmp_path):
+    spec = refused_spec(tmp_path)
+    game = hansa.compile_game("bigbox-hanseatic-45p", 4, spec_dir=spec)
     with pytest.raises(HansaError) as error:
-        native_game(model_of("bigbox-britannia-45p", "spec"), module)
+        native_game(model_of("bigbox-hanseatic-45p", spec), game.module)
     assert "cannot be built natively" in error.value.message
-    assert "countries" in error.value.message and "britannia_45p.hansa" in error.value.message
-    assert hansa.load_game("bigbox-britannia-45p").new_initial_state(0).legal_actions()
+    assert "option_no_op_actions = 'legal'" in error.value.message
+    assert game.new_initial_state(0).legal_actions()  # the Python backend plays it
 
 
 def test_without_a_c_compiler_one_clear_message_and_python_still_plays(monkeypatch, tmp_path):
@@ -544,14 +563,15 @@ def test_hansa_play_and_simulate_give_the_same_results_on_both_backends(capsys):
     assert outputs["native"][0]["finished"] and outputs["native"][1]["games"] == 4
 
 
-def test_hansa_play_on_the_native_backend_names_a_refused_construct(capsys):
+def test_hansa_play_on_the_native_backend_names_a_refused_construct(capsys, tmp_path):
     from hansa.cli import main
 
-    assert main(["play", "bigbox-britannia-3p", "--backend", "native"]) == 1
+    command = ["play", "bigbox-hanseatic-3p", "--spec", refused_spec(tmp_path)]
+    assert main([*command, "--backend", "native"]) == 1
     error = capsys.readouterr().err
-    assert "cannot be built natively" in error and "countries" in error
+    assert "cannot be built natively" in error and "no_op_actions" in error
     assert error.count("\n") == 1 and "Traceback" not in error
-    assert main(["play", "bigbox-britannia-3p", "--seed", "1", "--json"]) == 0  # python plays
+    assert main([*command, "--seed", "1", "--json"]) == 0  # python plays
 
 
 def test_hansa_simulate_without_a_c_compiler_is_one_message(monkeypatch, tmp_path, capsys):
@@ -609,3 +629,157 @@ def test_permanent_markers_and_green_cities_play_natively():
             state.apply_action(m.A_NO_POST)
         assert state.to_python().stack[-1][0] == m.F_PERMANENT  # the marker's decision comes
     assert len(seen) == 4
+
+
+def britannia_positions(python) -> dict:
+    """Positions of a Britannia game (4 players) where the country rules matter."""
+    from scenario_support import Position
+
+    positions = {}
+    # Cardiff (Wales) and London (Wales and Scotland) granting permissions, pieces on both sides
+    # of the borders, a move marker at hand and a Move of up to 5 pieces
+    border = Position(python).city("Cardiff", "t0").city("London", "t1", "t0")
+    border.route("Cardiff", "Montgomery", "t1", "t2").route("Carlisle", "Falkirk", "t3")
+    border.route("Conway", "Isle of Man", "m2", None, "t0").route("Cardiff", "Oxford", "t0", "t1")
+    border.route("Carlisle", "Isle of Man", "t1", "m3").route("Dunbar", "Edinburgh", "t0")
+    border.route("Bristol", "Salisbury", "t0")
+    border.player(0, supply=(4, 1), book=3, unused=["move_tradesmen"])
+    positions["permissions and borders"] = border.state()
+    # the permanent marker placing in Wales or Scotland, its route full of player 0's pieces
+    calais = Position(python).route("Calais", "Southampton", "t0", "m0", "m0")
+    calais.route("Cardiff", "Montgomery", "t1").player(0, book=1)
+    positions["place in Wales or Scotland"] = calais.state()
+    return positions
+
+
+def test_country_rules_play_natively():
+    """Britannia's countries (bigbox-britannia-45p): from positions where permissions, moves
+    between countries, displacements beside a border and the permanent marker that places in
+    Wales or Scotland matter, random play by kind agrees decision for decision on both backends
+    (the scenario tests of test_scenarios_boards.py run on the native backend too)."""
+    native = hansa.load_game("bigbox-britannia-45p", 4, backend="native")
+    python = hansa.Game(native.module, 4)
+    m = native.module
+    positions = britannia_positions(python)
+    for name, start in positions.items():
+        for seed in range(12):
+            decisions, divergence = compare_from(
+                python, native, start, seed, cap=2000, policy="kinds"
+            )
+            assert divergence is None, f"{name}: {divergence.report()}"
+            assert decisions > 20
+    # the same marker when the general stock and the personal supply are empty: a piece of the
+    # player's outside Wales and Scotland is lifted and put down there
+    state = positions["place in Wales or Scotland"].clone()
+    state.apply_action(m.A_CREATE + next(r for r in range(m.N_ROUTES) if m.ROUTE_PERMANENT[r] == 1))
+    state.apply_action(m.A_NO_POST)
+    assert state.stack[-1][0] == m.F_PERMANENT
+    english = [x for x in state.free if not m.ROUTE_PERMIT_BIT[m.POINT_ROUTE[x]]]
+    for zone in (state.stock, state.supply):
+        for kind in (1, 0):
+            while zone[kind]:
+                x = next(x for x in english if kind or not m.POINT_MERCHANT_ONLY[x])
+                english.remove(x)
+                zone[kind] -= 1
+                m._put(state, x, kind)
+    state._cached = None
+    lifts = [a for a in native.from_python(state).legal_actions() if a >= m.A_COUNTRY_LIFT]
+    assert lifts and lifts == [a for a in state.legal_actions() if a >= m.A_COUNTRY_LIFT]
+    for seed in range(12):
+        _decisions, divergence = compare_from(python, native, state, seed, cap=2000, policy="kinds")
+        assert divergence is None, divergence.report()
+
+
+def test_counts_by_country_in_words_play_natively(tmp_path):
+    """`posts in COUNTRY`, `cities in COUNTRY` and `routes in COUNTRY` in rules in words: a house
+    rule scoring by them builds natively and scores as the Python backend does."""
+    from scenario_support import Position
+
+    spec = tmp_path / "spec"
+    shutil.copytree(installed_spec(), spec)
+    (spec / "house" / "by_country.hansa").write_text(
+        'rules by_country "Britannia scoring by country" extends bigbox_2021 {\n'
+        '    score H "Wales and Scotland": your posts in wales'
+        " + 2 PP per city in scotland where your posts here > 0\n"
+        '    score I "Scottish routes": count routes in scotland where your pieces here > 0\n'
+        "}\n"
+        "game by-country-britannia-45p = by_country on britannia_45p players 4..5\n",
+        encoding="utf-8",
+    )
+    native = hansa.compile_game("by-country-britannia-45p", 4, spec_dir=str(spec), backend="native")
+    python = hansa.Game(native.module, 4)
+    result = verify(python, native, 30, seed=0, policy="greedy")
+    assert result.divergence is None, result.divergence.report()
+    position = Position(python).city("Cardiff", "t0").city("Isle of Man", "m0")
+    position.city("Glasgow", "t1").route("Dunbar", "Edinburgh", "t1").route(
+        "Cardiff", "Pembroke", "t0"
+    )
+    state = position.state()
+    scores = [(row["H"], row["I"]) for row in native.from_python(state).score_breakdown()]
+    # player 0: 2 Welsh posts (Isle of Man is Welsh and Scottish) + 2 PP for it in Scotland
+    assert scores == [(row["H"], row["I"]) for row in state.score_breakdown()]
+    assert scores[:2] == [(4, 0), (2, 1)]
+
+
+# Other settings of the country rules than Britannia's (board_rules countries / permissions, the
+# permanent marker's count and zones): each is a switch of the templates.
+COUNTRY_VARIANTS = {
+    "other-rules": (
+        "    board_rules countries displaced_to anywhere  move same_country"
+        "  marker_move own_or_free\n"
+        "    board_rules permissions once_per_turn no  actions place\n"
+        "    permanent_marker place_2_tradesmen_in_wales_or_scotland ="
+        " place_in_countries(count: 3)\n"
+        "        from supply, board\n"
+    ),
+    "moves-anywhere": (
+        "    board_rules countries displaced_to own_or_free  move anywhere  marker_move anywhere\n"
+        "    board_rules permissions once_per_turn yes  actions displace\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(COUNTRY_VARIANTS))
+def test_other_country_rules_play_natively(variant, tmp_path):
+    """A Britannia rule set with other country settings builds natively and agrees with the
+    Python backend from the start (greedy games) and from the country positions (by kind)."""
+    spec = tmp_path / "spec"
+    shutil.copytree(installed_spec(), spec)
+    (spec / "house" / "variant.hansa").write_text(
+        f'rules variant "Britannia, other country rules" extends bigbox_2021 {{\n'
+        f"{COUNTRY_VARIANTS[variant]}}}\n"
+        "game variant-britannia-45p = variant on britannia_45p players 4..5\n",
+        encoding="utf-8",
+    )
+    native = hansa.compile_game("variant-britannia-45p", 4, spec_dir=str(spec), backend="native")
+    python = hansa.Game(native.module, 4)
+    result = verify(python, native, 30, seed=0, policy="greedy")
+    assert result.divergence is None, result.divergence.report()
+    for name, start in britannia_positions(python).items():
+        for seed in range(6):
+            _decisions, divergence = compare_from(
+                python, native, start, seed, cap=2000, policy="kinds"
+            )
+            assert divergence is None, f"{name}: {divergence.report()}"
+
+
+def test_the_turn_number_in_words_plays_natively(tmp_path):
+    """`turn number` (turns begun, this one included) in rules in words: counted by the native
+    state as by the Python one, and read by a turn hook and an end rule."""
+    from test_variants import SPEC, house_rule_text
+
+    path = tmp_path / "turns.hansa"
+    body = "at turn start: gain 1 PP if turn number <= 6\nend when turn number > 30\n"
+    path.write_text(house_rule_text(body), encoding="utf-8")
+    native = hansa.compile_game(str(path), 4, spec_dir=str(SPEC), backend="native")
+    python = hansa.Game(native.module, 4)
+    for policy in ("greedy", "uniform", "kinds"):
+        result = verify(python, native, 20, seed=0, policy=policy)
+        assert result.divergence is None, result.divergence.report()
+    state = native.new_initial_state(3)
+    while state.to_python().turns < 4:
+        state.apply_action(0)  # end the turn
+    assert state.to_python().turns == 4 and state.to_dict()["turn"]["number"] == 4
+    assert sum(row["A"] for row in state.score_breakdown()) == 4  # 1 PP each turn start so far
+    for result in native.playouts(5, seed=1):  # random play: the 31st turn ends the game
+        assert result["end"] == ["turn number > 30"]

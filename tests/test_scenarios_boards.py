@@ -4,10 +4,13 @@ the public game API in the style of test_scenarios_rulebook.py.
 "p. 12" is the Eastern Hanseatic League page (green cities, Waren, sea routes, the four permanent
 markers); "p. 13" Britannia's countries and permissions; "p. 14" Britannia's permanent markers and
 the country-majority scoring with its worked example. Games: `bigbox-eastern` (4 players) and
-`bigbox-britannia-45p` (4 players), `bigbox-britannia-3p` where the 3-player side differs.
+`bigbox-britannia-45p` (4 players), `bigbox-britannia-3p` where the 3-player side differs. The
+Britannia scenarios run on both backends (the native one built with the system C compiler).
 """
 
 from __future__ import annotations
+
+import shutil
 
 import pytest
 from scenario_support import (
@@ -24,6 +27,8 @@ from scenario_support import (
     track,
 )
 
+import hansa
+
 EASTERN = "bigbox-eastern"
 BRITANNIA = "bigbox-britannia-45p"
 DECLINE = "decline (further extra pieces, or the permanent marker)"
@@ -35,9 +40,18 @@ def eastern():
     return load(EASTERN, 4)
 
 
-@pytest.fixture(scope="module")
-def britannia():
-    return load(BRITANNIA, 4)
+def on_backend(name: str, players: int, backend: str):
+    """The game on the Python backend, or on the native one (skipped without a C compiler)."""
+    if backend == "python":
+        return load(name, players)
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler: the native backend cannot be built here")
+    return hansa.load_game(name, players, backend="native")
+
+
+@pytest.fixture(scope="module", params=["python", "native"])
+def britannia(request):
+    return on_backend(BRITANNIA, 4, request.param)
 
 
 def green_posts(state, name: str) -> list[str]:
@@ -523,7 +537,7 @@ def test_isle_of_man_counts_for_wales_and_scotland(britannia):
 def test_the_three_player_side_has_no_scotland(britannia):
     """p. 13: the 3-player map has only England and Wales; Isle of Man-Carlisle carries the
     move-2 permanent marker there."""
-    game = load("bigbox-britannia-3p", 3)
+    game = on_backend("bigbox-britannia-3p", 3, getattr(britannia, "backend", "python"))
     state = Position(game).city("Isle of Man", "m2").state()
     assert [s["G"] for s in state.score_breakdown()] == [0, 0, 7]
     pos = Position(game).route("Carlisle", "Isle of Man", "t0", "m0", "m0").player(0, book=1)

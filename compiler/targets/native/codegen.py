@@ -32,13 +32,6 @@ REQUIRED: dict[str, object] = {
     "option_unplaceable_marker": "out_of_game",
     "option_no_op_actions": "illegal",
     "option_move_must_place_all": True,
-    "countries": False,
-    "permissions": False,
-    "displaced_to": "anywhere",
-    "move_rule": "anywhere",
-    "marker_move_rule": "anywhere",
-    "permanent_place_in_countries": False,
-    "lift_for_countries": False,
     "action_Income": True,
     "action_Place": True,
     "action_Displace": True,
@@ -52,24 +45,39 @@ REQUIRED: dict[str, object] = {
     "special_prestige": True,
     "usable_in_taking_action": False,
     "end_marker_supply_empty": True,
-    "x_turns": False,
-    "x_params": False,
-    "x_chosen_develop": False,
-    "x_reach": False,
-    "favour": False,
-    "x_triggers": False,
-    "x_marker_triggers": False,
-    "x_may_take": False,
 }
+
+# Switches the templates implement either way, each passed to them by name (Emperor's Favour:
+# the tiles, the per-player parameters they set, tiles triggered by an action or a bonus marker's
+# use, taking from the stock; and `develop an ability`, the player's choice of ability).
+IMPLEMENTED_BOTH_WAYS = (
+    "favour",
+    "x_params",
+    "x_reach",
+    "x_triggers",
+    "x_marker_triggers",
+    "x_may_take",
+    "x_chosen_develop",
+)
+MAX_FAVOUR = 32  # favour tiles a game may have (the state holds them as bits)
 
 # The city-control tie rules the templates implement (controller/controllers in rules.c.j2).
 CONTROL_TIES = ("rightmost_post", "nobody", "shared")
 
 # The conditions on a route for placing a drawn marker the templates implement (any of them).
-PLACEMENT = ("no_marker", "no_pieces", "vacant_space_in_a_city", "no_permanent_marker")
+PLACEMENT = (
+    "no_marker",
+    "no_pieces",
+    "vacant_space_in_a_city",
+    "no_permanent_marker",
+    "not_in_permission_country",
+)
 
 # Scoring categories with a template (not written in words): the C expression of each.
-SCORE_TEMPLATES = {"missions": "mission_score(s, p)"}
+SCORE_TEMPLATES = {
+    "missions": "mission_score(s, p)",
+    "country_majority": "country_majority_score(s, p)",
+}
 
 # Marker kinds by number (templates: MK_*), and the model tables that list each kind's types.
 MARKER_TABLES = (
@@ -110,6 +118,8 @@ def check_supported(model: GameModel) -> None:
         )
     if max(model.players) > MAX_PLAYERS:
         problems.append(f"more than {MAX_PLAYERS} players")
+    if model.constants.get("N_FAVOUR", 0) > MAX_FAVOUR:
+        problems.append(f"more than {MAX_FAVOUR} favour tiles")
     try:
         _marker_tables(model)
         _expr_functions(model)
@@ -176,6 +186,7 @@ def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, .
         k["ABILITY_NAMES"],
         categories,
         comp.get("expr_marker_ids", {}),
+        x_params=bool(comp.get("x_params")),
         shared_control=comp.get("control_tie") == "shared",
     )
     functions = compiler.hook_functions(rules, (), comp.get("expr_first_rule_marker", 0))
@@ -270,6 +281,7 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         "MAX_STACK": 16,
         "MAX_LEGAL": k["NUM_ACTIONS"] + 8,
         "N_SCORES": len(model.components["scoring"]),
+        "MAX_PERMITS": max(1, len(k.get("PERMISSION_CITIES", ()))),
         "F_PAY": 1,
         "F_DISPLACED": 2,
         "F_MOVE": 3,
@@ -365,19 +377,131 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         lines.append(_array("GREEN_CITIES", k["GREEN_CITIES"]))
         lines.append(f"#define N_GREEN_CITIES {len(k['GREEN_CITIES'])}")
     if model.components.get("permanent"):  # markers/permanent.py.j2
-        lines.append(_array("PERMANENT", [v for entry in k["PERMANENT"] for v in entry]))
+        # a row's third entry is a number, or (place_in_countries) the zones pieces come from,
+        # which go to PERMANENT_SOURCES
+        rows = k["PERMANENT"]
+        flat_rows = [v if isinstance(v, int) else 0 for entry in rows for v in entry]
+        lines.append(_array("PERMANENT", flat_rows))
+        sources = [entry[2] if isinstance(entry[2], tuple) else () for entry in rows]
+        lines.append(_ragged("PERMANENT_SOURCES", sources))
         lines.append(_array("ROUTE_PERMANENT", k["ROUTE_PERMANENT"]))
-        lines.append(_array("MARKER_ROUTE_ALLOWED", k["MARKER_ROUTE_ALLOWED"]))
         lines.append("#define F_PERMANENT 9")
         lines.append(
             "enum { PK_MOVE, PK_DEVELOP, PK_GREEN_POST, PK_ROUTE_PLACE, PK_COUNTRY_PLACE };"
         )
+    if "MARKER_ROUTE_ALLOWED" in k:  # no_permanent_marker, not_in_permission_country
+        lines.append(_array("MARKER_ROUTE_ALLOWED", k["MARKER_ROUTE_ALLOWED"]))
+    if model.components.get("countries"):
+        lines.extend(_country_tables(model, n_words))
+    lines.extend(_favour_tables(model))
     cards = k.get("MISSION_CARDS", ())
     lines.append(_ragged("MISSION_CARDS", cards or ((),)))
     lines.append(f"#define N_MISSION_CARDS {len(cards)}")
     if not cards:
         lines.append("#define MISSION_POST_PP 0\n#define MISSION_ALL_PP 0")
     return "\n".join(lines)
+
+
+def _bit_words(name: str, points, n_words: int) -> str:
+    """A bitset of points as uint64 words."""
+    words = [0] * n_words
+    for x in points:
+        words[x // 64] |= 1 << (x % 64)
+    return f"static const uint64_t {name}[] = {{{', '.join(f'{w}ULL' for w in words)}}};"
+
+
+def _country_ok(rule: str, origin: int, r2: int, k: dict) -> bool:
+    """Whether a moved piece from route `origin` may go to route `r2` under a move rule
+    (`board_rules countries`: move, marker_move)."""
+    country, permit = k["ROUTE_COUNTRY"], k["ROUTE_PERMIT_BIT"]
+    if rule == "anywhere":
+        return True
+    if rule == "same_country":
+        return country[r2] == country[origin]
+    return country[r2] == country[origin] or not permit[r2]  # own_or_free
+
+
+def _country_tables(model: GameModel, n_words: int) -> list[str]:
+    """The countries' tables: ROUTE_COUNTRY, ROUTE_PERMIT_BIT, POINT_PERMIT_BIT, CITY_COUNTRIES,
+    PERMIT_COUNTRIES, PERMISSION_CITIES (city, country bits), COUNTRY_MAJORITY_PP; for moves between
+    countries the point classes (country, needs a permission, ship point) and route groups
+    (country, needs a permission) of core/tables.py.j2, with ALLOWED[mode][kind][group][class]
+    and its bitsets of points ALLOWED_BITS (mode 0 an own Move, 1 a marker's move)."""
+    k, comp = model.constants, model.components
+    route_country, permit = k["ROUTE_COUNTRY"], k["ROUTE_PERMIT_BIT"]
+    point_route, merchant_only = k["POINT_ROUTE"], k["POINT_MERCHANT_ONLY"]
+    n_points, n_routes = k["N_POINTS"], k["N_ROUTES"]
+    point_bit = [permit[point_route[x]] for x in range(n_points)]
+    grants = k.get("PERMISSION_CITIES", ())
+    pp = k.get("COUNTRY_MAJORITY_PP", ())
+    lines = [
+        _array("ROUTE_COUNTRY", route_country),
+        _array("ROUTE_PERMIT_BIT", permit),
+        _array("POINT_PERMIT_BIT", point_bit),
+        _bit_words("PERMIT_POINT_BITS", [x for x in range(n_points) if point_bit[x]], n_words),
+        _ragged("CITY_COUNTRIES", k["CITY_COUNTRIES"]),
+        _array("PERMIT_COUNTRIES", k["PERMIT_COUNTRIES"]),
+        f"#define N_PERMIT_COUNTRIES {len(k['PERMIT_COUNTRIES'])}",
+        _array("PERMISSION_CITIES", [v for grant in grants for v in grant]),
+        f"#define N_PERMISSION_CITIES {len(grants)}",
+        _array("COUNTRY_MAJORITY_PP", pp),
+        f"#define N_COUNTRY_MAJORITY_PP {len(pp)}",
+    ]
+    if not comp.get("country_moves"):
+        return lines
+
+    def class_key(x: int) -> tuple[int, bool, int]:
+        r = point_route[x]
+        return (route_country[r], permit[r] > 0, merchant_only[x])
+
+    class_keys = sorted({class_key(x) for x in range(n_points)})
+    point_class = [class_keys.index(class_key(x)) for x in range(n_points)]
+    class_route = [point_route[point_class.index(cl)] for cl in range(len(class_keys))]
+    group_keys = sorted({(route_country[r], permit[r] > 0) for r in range(n_routes)})
+    route_group = [group_keys.index((route_country[r], permit[r] > 0)) for r in range(n_routes)]
+    group_route = [route_group.index(g) for g in range(len(group_keys))]
+    allowed: list[int] = []
+    bits: list[str] = []
+    for rule in (comp["move_rule"], comp["marker_move_rule"]):
+        for kind in (0, 1):
+            for origin in group_route:
+                row = [
+                    int(bool(kind or not class_keys[cl][2]))
+                    and int(_country_ok(rule, origin, class_route[cl], k))
+                    for cl in range(len(class_keys))
+                ]
+                allowed.extend(row)
+                words = [0] * n_words
+                for x in range(n_points):
+                    if row[point_class[x]]:
+                        words[x // 64] |= 1 << (x % 64)
+                bits.extend(f"{w}ULL" for w in words)
+    lines += [
+        _array("POINT_CLASS", point_class),
+        f"#define N_CLASSES {len(class_keys)}",
+        _array("ROUTE_GROUP", route_group),
+        f"#define N_GROUPS {len(group_keys)}",
+        _array("ALLOWED", allowed, "int8_t"),
+        f"static const uint64_t ALLOWED_BITS[] = {{{', '.join(bits)}}};",
+    ]
+    return lines
+
+
+def _favour_tables(model: GameModel) -> list[str]:
+    """The per-player parameters' defaults, the favour tiles' flip pairs and the frame kinds of
+    the flip and take-from-stock decisions, numbered as core/state.py.j2 numbers them."""
+    k, comp = model.constants, model.components
+    lines = []
+    if comp.get("x_params"):
+        lines.append(_array("X_PARAM_DEFAULTS", k["X_PARAM_DEFAULTS"]))
+    next_frame = 9 + bool(comp.get("permanent")) + bool(comp.get("pawn"))
+    if comp.get("favour"):
+        lines.append(_array("FLIP_PAIRS", [v for pair in k["FLIP_PAIRS"] for v in pair]))
+        lines.append(f"#define N_FLIP_PAIRS {len(k['FLIP_PAIRS'])}")
+        lines.append(f"#define F_FLIP {next_frame}")
+    if comp.get("x_may_take"):
+        lines.append(f"#define F_TAKE_STOCK {next_frame + bool(comp.get('favour'))}")
+    return lines
 
 
 def render_native(model: GameModel, header_hash: str = "") -> str:
@@ -426,9 +550,22 @@ def render_native(model: GameModel, header_hash: str = "") -> str:
         permanent_green_city_post=bool(comp.get("permanent_green_city_post")),
         permanent_place_from_route=bool(comp.get("permanent_place_from_route")),
         placement=tuple(comp.get("placement", ())),
+        countries=bool(comp.get("countries")),
+        permissions=bool(comp.get("permissions")),
+        permission_place=bool(comp.get("permission_place")),
+        permission_displace=bool(comp.get("permission_displace")),
+        permission_once=bool(comp.get("permission_once")),
+        displaced_own_or_free=bool(comp.get("countries"))
+        and comp.get("displaced_to") == "own_or_free",
+        country_moves=bool(comp.get("country_moves")),
+        x_turns=bool(comp.get("x_turns")),
+        country_majority=any(kind == "country_majority" for _k, kind, _p in comp["scoring"]),
+        permanent_place_in_countries=bool(comp.get("permanent_place_in_countries")),
+        lift_for_countries=bool(comp.get("lift_for_countries")),
         missions=bool(comp.get("missions")),
         pawn=bool(comp.get("pawn")),
         module_name=module_name,
+        **{name: bool(comp.get(name)) for name in IMPLEMENTED_BOTH_WAYS},
     )
     try:
         text = env.get_template("module.c.j2").render(**context)

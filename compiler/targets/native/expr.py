@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ...expr.catalogue import AFTER_HOOKS
-from ...expr.check import hook_scope, resolve_ref
+from ...expr.catalogue import AFTER_HOOKS, SETTABLE
+from ...expr.check import MAY_TAKE_KINDS, hook_scope, resolve_ref
 from ...expr.codegen import loop_variable
 from ...nodes.expr import MARKER_TRIGGER, Aggregate, Amount, Domain, Effect, HookRule, Ref
 
@@ -22,13 +22,14 @@ class Unsupported(Exception):
 
 
 # Quantity name -> C expression text ({P} player, {Y} you, {C} city, {R} route, {V} victim,
-# {A} ability index, {K} category index, {D} the cities the route just created completed).
-# Every value is an int64_t expression.
+# {A} ability index, {K} category index, {N} country index, {D} the cities the route just created
+# completed). Every value is an int64_t expression.
 C_QUANTITIES: dict[str, str] = {
     "track pp": "s->track[{P}]",
     "score": "score_of(s, {K}, {P})",
     "posts": "x_posts(s, {P})",
     "posts here": "x_posts_in(s, {P}, {C})",
+    "posts in": "x_posts_in_country(s, {P}, {N})",
     "trader posts": "x_kind_posts(s, {P}, 0)",
     "merchant posts": "x_kind_posts(s, {P}, 1)",
     "trader posts here": "x_kind_posts_in(s, {P}, {C}, 0)",
@@ -62,6 +63,7 @@ C_QUANTITIES: dict[str, str] = {
     "rank": "x_rank(s, {P})",
     "seat": "(({P}) + 1)",
     "completed cities": "s->completed",
+    "turn number": "s->turns",
     "players": "s->num_players",
     "you": "{Y}",
     "them": "{P}",
@@ -106,6 +108,13 @@ C_QUANTITIES: dict[str, str] = {
 
 # The code in a game whose city-control ties are shared (the catalogue's `code_shared`).
 C_SHARED: dict[str, str] = {"controls here": "controls(s, {P}, {C})"}
+# The quantities whose value a rule may set per player (`your city PP becomes 4`): their C text
+# in a game with per-player parameters (s->xparam, the catalogue's `code_params`).
+C_QUANTITIES_PARAMS: dict[str, str] = {
+    "full pp": "(s->xparam[({P}) * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0 && ABILITY_FULL_PP[{A}]"
+    " ? s->xparam[({P}) * N_X_PARAMS + X_FULL_ABILITY_PP] : ABILITY_FULL_PP[{A}])",
+    "city pp": "s->xparam[({P}) * N_X_PARAMS + X_CITY_PP]",
+}
 
 # The hooks the native templates call (others are refused by the target).
 C_HOOKS = (
@@ -121,6 +130,7 @@ C_HOOKS = (
     "after_create_route",
     *AFTER_HOOKS,
     "control",
+    "favour",
 )
 
 # What an `after` hook's function receives of its action (the locals its facts read), as in
@@ -140,6 +150,12 @@ _ACTION_TESTS = {
     "displace": "(A_DISPLACE <= action && action < A_MOVE)",
     "move": "(action == A_MOVE)",
     "create_route": "(A_CREATE <= action && action < A_CREATE + N_ROUTES)",
+    MARKER_TRIGGER: "(A_USE_MARKER <= action && action < A_USE_MARKER + N_MARKER_TYPES)",
+}
+# What a favour tile may react to: an action, or a bonus marker's use (`when another player uses
+# a bonus marker`).
+_TRIGGER_TESTS = {
+    **_ACTION_TESTS,
     MARKER_TRIGGER: "(A_USE_MARKER <= action && action < A_USE_MARKER + N_MARKER_TYPES)",
 }
 
@@ -175,13 +191,22 @@ class Env:
 class CExprCompiler:
     """Compiles checked expressions into C text against one game's tables."""
 
-    def __init__(self, names, abilities, categories, marker_ids, shared_control: bool = False):
+    def __init__(
+        self,
+        names,
+        abilities,
+        categories,
+        marker_ids,
+        x_params: bool = False,
+        shared_control: bool = False,
+    ):
         self.names = names
         self.abilities = tuple(abilities)
         self.categories = list(categories)
         self.marker_ids = dict(marker_ids)
         self.shared_control = shared_control  # city-control ties are shared (`controls`)
         self.constants: dict[str, tuple[int, ...]] = {}
+        self.x_params = x_params  # the game has per-player parameters (s->xparam)
 
     def expr(self, node, env: Env) -> str:
         method = getattr(self, "_" + type(node).__name__, None)
@@ -199,6 +224,8 @@ class CExprCompiler:
         code = C_QUANTITIES.get(quantity.name)
         if self.shared_control:
             code = C_SHARED.get(quantity.name, code)
+        if self.x_params:
+            code = C_QUANTITIES_PARAMS.get(quantity.name, code)
         if code is None:
             raise Unsupported(f"the quantity '{quantity.name}'")
         who = env.player
@@ -207,11 +234,13 @@ class CExprCompiler:
         if player is not None:
             who = self.expr(player, env)
         ability: int | str = 0
-        category = 0
+        category = country = 0
         if quantity.arg == "ability" or quantity.needs == "ability":
             ability = self.abilities.index(named) if named else env.ability
         elif quantity.arg == "category":
             category = self._category(named)
+        elif quantity.arg == "country":
+            country = self.names.countries.index(named)  # checked by resolve_ref
         elif quantity.arg:
             raise Unsupported(f"the quantity '{quantity.name}' (by {quantity.arg})")
         return (
@@ -224,6 +253,7 @@ class CExprCompiler:
                 V=env.victim,
                 A=ability,
                 K=category,
+                N=country,
                 D=env.done,
             )
             + ")"
@@ -291,10 +321,14 @@ class CExprCompiler:
 
     def loop(self, domain: Domain, env: Env) -> tuple[str, str, str, Env]:
         """(variable, C for-header, filter condition, the environment inside)."""
-        if domain.country:
-            raise Unsupported("a country domain ('… in COUNTRY')")
         var, bound, inner = loop_variable(domain, env, "s->num_players")
         conditions = []
+        if domain.country:  # the cities or routes of a country (checked by check_country)
+            n = self.names.countries.index(domain.country)
+            if domain.kind == "city":
+                conditions.append(f"x_city_in_country({var}, {n})")
+            else:
+                conditions.append(f"ROUTE_COUNTRY[{var}] == {n}")
         if domain.kind == "opponent":
             conditions.append(f"{var} != {env.you}")
         if domain.where is not None:
@@ -373,8 +407,11 @@ class CExprCompiler:
         ]
 
     def _effect_develop(self, effect: Effect, env: Env) -> list[str]:
-        if not effect.name:
-            raise Unsupported("the effect 'develop' with the ability chosen by the player")
+        if not effect.name:  # the player's choice: a develop decision of any ability
+            return [
+                f"if (develop_options(s, {env.you}, -1, NULL)) "
+                f"push_frame(s, F_DEVELOP, {env.you})->a = -1;"
+            ]
         a = self.abilities.index(effect.name)
         you = env.subject or env.you
         return [f"if (can_develop(s, {you}, {a})) develop(s, {you}, {a});"]
@@ -391,6 +428,74 @@ class CExprCompiler:
     def _effect_receive(self, effect: Effect, env: Env) -> list[str]:
         who = env.subject or env.you
         return [f"x_receive(s, {who}, {self.marker_ids[effect.name]});"]
+
+    def _effect_set_param(self, effect: Effect, env: Env) -> list[str]:
+        index = list(SETTABLE).index(effect.name)
+        value = self.expr(effect.value, env)
+        return [f"s->xparam[({env.you}) * N_X_PARAMS + {index}] = max64(0, {value});"]
+
+    def _effect_may_take(self, effect: Effect, env: Env) -> list[str]:
+        """A decision frame for the player (rules.c.j2's take-from-stock frame)."""
+        kinds = MAY_TAKE_KINDS[effect.name]
+        return [f"x_may_take(s, {env.you}, {kinds}, {self.expr(effect.value, env)});"]
+
+    # ---- Emperor's Favour tiles (compiler/expr/codegen.py: _favour_N, trigger_functions)
+    def favour_functions(self, rules: tuple[HookRule, ...], env: Env) -> dict[str, str]:
+        """`x_favour` (a tile's effects once its taker has flipped the markers; a triggered
+        tile's wait for the trigger) and, with triggered tiles, `x_after_action`: after each
+        action a tile reacts to, each holder clockwise from the actor (the actor last) runs the
+        tile's effects; the decisions they leave go below the action's own, the first holder's
+        on top (`holder_frames` moves them)."""
+        favours = [r for r in rules if r.hook == "favour"]
+        if not favours:
+            return {}
+        lines = ["switch (t) {"]
+        for i, rule in enumerate(favours):
+            if rule.trigger:
+                continue
+            lines.append(f"case {i}: {{")
+            lines.extend("    " + line for line in self.effects(rule.effects, env))
+            lines += ["    break;", "}"]
+        lines += ["}", "(void)s; (void)p;"]
+        out = {"x_favour": _function("void x_favour(S *s, int p, int t)", lines)}
+        by_action: dict[str, list[tuple[int, str]]] = {}
+        lines = ["switch (t) {"]
+        for i, rule in enumerate(favours):
+            if not rule.trigger:
+                continue
+            who, action = rule.trigger.split(":", 1)
+            if action not in _TRIGGER_TESTS:
+                raise Unsupported(f"a favour tile triggered by '{action}' ({rule.text()})")
+            by_action.setdefault(action, []).append((i, who))
+            lines.append(f"case {i}: {{")
+            lines.extend("    " + line for line in self.effects(rule.effects, env))
+            lines += ["    break;", "}"]
+        if not by_action:
+            return out
+        lines += ["}", "(void)s; (void)p;"]
+        out["x_favour_when"] = _function("void x_favour_when(S *s, int p, int t)", lines)
+        lines = [
+            "int n = s->num_players, base = s->nstack;",
+            "Frame groups[MAX_STACK];",
+            "int ngroups = 0, sizes[MAXP * N_FAVOUR], nsizes = 0;",
+        ]
+        for action, tiles in by_action.items():
+            lines.append(f"if {_TRIGGER_TESTS[action]} {{")
+            lines.append("    for (int k = 1; k <= n; k++) {  /* clockwise from the actor, last */")
+            lines.append("        int h = (a + k) % n;")
+            for i, who in tiles:
+                guard = {"another": " && h != a", "you": " && h == a", "any": ""}[who]
+                lines.append(f"        if ((s->fav_held[h] >> {i} & 1){guard}) {{")
+                lines.append(f"            x_favour_when(s, h, {i});")
+                lines.append(
+                    "            sizes[nsizes++] = holder_frames(s, base, groups, &ngroups);"
+                )
+                lines.append("        }")
+            lines.append("    }")
+            lines.append("}")
+        lines.append("below_the_action(s, groups, sizes, nsizes);")
+        out["x_after_action"] = _function("void x_after_action(S *s, int a, int action)", lines)
+        return out
 
     # ---- whole functions
     def hook_functions(
@@ -412,6 +517,7 @@ class CExprCompiler:
             lines += ["    break;", "}"]
         lines += ["}", "(void)s; (void)p;"]
         out["x_marker_rule"] = _function("void x_marker_rule(S *s, int p, int m)", lines)
+        out.update(self.favour_functions(rules, env))
         for hook, name in (
             ("setup", "x_setup"),
             ("turn_start", "x_turn_start"),
