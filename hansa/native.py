@@ -37,13 +37,15 @@ def numbered_frames(frame_names: tuple) -> dict[int, int]:
     }
 
 
-def frame_to_native(top: tuple, permanent: int = -1, numbered=None) -> tuple:
+def frame_to_native(top: tuple, permanent: int = -1, numbered=None, keep: int = -1) -> tuple:
     kind, player = top[0], top[1]
     if numbered and kind in numbered:
         numbers = list(top[2:]) + [0] * (4 - numbered[kind])
         return (kind, player, *numbers, [], [], [])
     if kind == permanent:  # (route, pieces left to place, held kind or -1)
         return (kind, player, top[2], top[3], top[4], 0, [], [], [])
+    if kind == keep:  # `draw N keep 1`: the markers drawn, sorted (the native frame's held)
+        return (kind, player, 0, 0, 0, 0, list(top[2]), [], [])
     if kind == F_MOVE:
         _, _, whose, left, held, phase, picked, unchanged = top
         xs = [x for x, _code in picked]
@@ -60,12 +62,14 @@ def frame_to_native(top: tuple, permanent: int = -1, numbered=None) -> tuple:
     raise HansaError(f"the native backend has no decision frame of kind {kind}")
 
 
-def frame_from_native(frame: tuple, permanent: int = -1, numbered=None) -> tuple:
+def frame_from_native(frame: tuple, permanent: int = -1, numbered=None, keep: int = -1) -> tuple:
     kind, player, a, b, c, d, held, xs, codes = frame
     if numbered and kind in numbered:
         return (kind, player, *(a, b, c, d)[: numbered[kind]])
     if kind == permanent:
         return (kind, player, a, b, c)
+    if kind == keep:
+        return (kind, player, tuple(held))
     if kind == F_MOVE:
         return (kind, player, a, b, tuple(held), c, tuple(zip(xs, codes, strict=True)), bool(d))
     if kind == F_DISPLACED:
@@ -94,6 +98,7 @@ def fields_of(py, n_types: int) -> tuple:
     """The native fields of a Python backend state (the order `_export` writes)."""
     permanent = _permanent_kind(py._json.g.FRAME_NAMES)
     numbered = numbered_frames(py._json.g.FRAME_NAMES)
+    keep = _keep_kind(py._json.g.FRAME_NAMES)
     return (
         (
             py.num_players,
@@ -123,12 +128,13 @@ def fields_of(py, n_types: int) -> tuple:
         list(py.plate),
         list(py.msupply),
         list(py.ew),
-        [frame_to_native(top, permanent, numbered) for top in py.stack],
+        [frame_to_native(top, permanent, numbered, keep) for top in py.stack],
         list(getattr(py, "mission", ())),
         (getattr(py, "pawn", -1), getattr(py, "pawn_turn", 0)),
         list(getattr(py, "perm_used", ())),
         getattr(py, "turns", 1),
         _favour_fields(py),
+        (getattr(py, "end_after", 0),),  # the rules in words' own fields
     )
 
 
@@ -150,6 +156,11 @@ def _permanent_kind(frame_names: tuple) -> int:
     return frame_names.index("permanent_marker") if "permanent_marker" in frame_names else -1
 
 
+def _keep_kind(frame_names: tuple) -> int:
+    """The frame kind of the `draw N keep 1` decision in a game (-1: none)."""
+    return frame_names.index("keep_marker") if "keep_marker" in frame_names else -1
+
+
 def python_state(module: ModuleType, fields: tuple):
     """The Python backend's state holding the same position as the native `fields`."""
     (n, player, actions_left, ending, terminal, completed), pt, mask, full_owner = fields[:4]
@@ -157,6 +168,7 @@ def python_state(module: ModuleType, fields: tuple):
     unused, used, out, fresh, plate, msupply, ew, frames, mission, (pawn, pawn_turn) = fields[14:24]
     perm_used, turns = fields[24:26]
     xparam, fav_shown, fav_held, fav_turn = fields[26]
+    (end_after,) = fields[27]
     s = module.State.__new__(module.State)
     s._cached = None
     s.num_players, s.player, s.actions_left = n, player, actions_left
@@ -171,7 +183,8 @@ def python_state(module: ModuleType, fields: tuple):
     s.fresh, s.plate, s.msupply, s.ew = tuple(fresh), tuple(plate), tuple(msupply), tuple(ew)
     permanent = _permanent_kind(module.FRAME_NAMES)
     numbered = numbered_frames(module.FRAME_NAMES)
-    s.stack = [frame_from_native(f, permanent, numbered) for f in frames]
+    keep = _keep_kind(module.FRAME_NAMES)
+    s.stack = [frame_from_native(f, permanent, numbered, keep) for f in frames]
     if "mission" in module.State.__slots__:
         s.mission = tuple(mission)
     if "pawn" in module.State.__slots__:
@@ -185,6 +198,8 @@ def python_state(module: ModuleType, fields: tuple):
     if "fav_shown" in module.State.__slots__:
         s.fav_shown, s.fav_turn = tuple(fav_shown), fav_turn
         s.fav_held = [tuple(tiles) for tiles in fav_held]
+    if "end_after" in module.State.__slots__:
+        s.end_after = end_after
     merchant_only = module.POINT_MERCHANT_ONLY
     s.at = [[] for _ in range(n)]
     for x, code in enumerate(pt):

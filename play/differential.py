@@ -38,6 +38,7 @@ FIELD_NAMES = (
     "permissions used this turn",
     "turn number",
     "favour (per-player parameters, tiles face up, tiles held, this turn)",
+    "rules in words (end after the turn / round)",
 )
 FIELDS_EVERY = 32  # decisions between two comparisons of every field (legal actions: each one)
 FULL_EVERY = 256  # … and of the state JSON, scores and end conditions

@@ -39,6 +39,11 @@ NATIVE_GAMES = [
     "short-hanseatic-45p",
     "stock-tiebreak-hanseatic-45p",
     "three-full-abilities-hanseatic-45p",
+    "catch-up-hanseatic-45p",
+    "city-bonus-hanseatic-45p",
+    "draw-three-hanseatic-45p",
+    "last-round-hanseatic-45p",
+    "shared-control-hanseatic-45p",
     "bigbox-hanseatic-3p-favour",
     "bigbox-hanseatic-45p-favour",
     "bigbox-hanseatic-3p-missions-favour",
@@ -467,6 +472,76 @@ def test_turn_hooks_and_per_kind_quantities_play_natively(hooks_and_kinds):
     stock = list(state.to_python().stock)
     hooks_and_kinds.random_steps(state, 60, seed=5)
     assert state.to_python().stock != stock
+
+
+# A house rule with every after hook and what each reads of its action, effects on other
+# players (each other player, each player where …, one player, the players with the most or
+# fewest of a number), `forbid use marker` and control by a quantity in words.
+AFTER_HOOKS_AND_OTHERS = (
+    "after income: gain 1 PP if traders taken now = 0,\n"
+    "    each other player gains 1 PP if pieces taken now > 3\n"
+    "after place: the player with the most posts loses 1 PP if pieces in supply = 0\n"
+    "after displace: the displaced player gains 1 PP if displaced piece is a merchant,\n"
+    "    each player where track PP < your track PP takes 1 trader from the stock\n"
+    "after use marker: gain 2 PP if marker used is plus_4_actions,\n"
+    "    the player with the fewest track PP receives marker plus_3_actions\n"
+    "after create_route: gain 1 PP per city where post established here and coins > 0,\n"
+    "    gain 1 PP if additional posts established now > 0,\n"
+    "    gain 1 PP if special prestige taken now > 0,\n"
+    "    the last seat develops book if posts established now = 0\n"
+    "forbid use marker when marker used is plus_3_actions and track PP > 3\n"
+    "control goes to most merchant posts here"
+)
+# City-control ties to nobody, read by `controlled cities`, and an effect on the player with the
+# most of them.
+NOBODY_ON_A_TIE = (
+    "control goes to nobody on a tie\n"
+    "at turn start: the player with the most controlled cities gains 1 PP if you are the first seat"
+)
+# End triggers in words timed after the turn and after the round.
+TIMED_ENDS = (
+    "end when some player has posts >= 9 after round | some player has controlled cities >= 3"
+    " after turn"
+)
+
+
+def _house_game(tmp_path_factory, name: str, body: str):
+    from test_variants import SPEC, house_rule_text
+
+    path = tmp_path_factory.mktemp("house") / f"{name}.hansa"
+    path.write_text(house_rule_text(body), encoding="utf-8")
+    return hansa.compile_game(str(path), 4, spec_dir=str(SPEC), backend="native")
+
+
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [
+        ("after_hooks", AFTER_HOOKS_AND_OTHERS),
+        ("nobody_on_a_tie", NOBODY_ON_A_TIE),
+        ("timed_ends", TIMED_ENDS),
+    ],
+)
+def test_after_hooks_effects_on_others_and_control_rules_play_natively(
+    name, body, tmp_path_factory
+):
+    """House rules, not built games: 24 games agree decision for decision (uniform, by kind and
+    greedy), and every rule of them applied in those games (the Python module's counts)."""
+    native = _house_game(tmp_path_factory, name, body)
+    python = hansa.Game(native.module, 4)
+    before = list(python.module.RULE_FIRED)
+    for policy, games in (("uniform", 8), ("kinds", 8), ("greedy", 8)):
+        result = verify(python, native, games, seed=3000, policy=policy)
+        assert result.divergence is None, result.divergence.report()
+        assert result.games == games
+    fired = [n - b for n, b in zip(python.module.RULE_FIRED, before, strict=True)]
+    hooks = [source[0] for source in python.module.RULE_SOURCES]
+    assert all(n for n, hook in zip(fired, hooks, strict=True) if hook != "end"), fired
+    if "end" in hooks:  # every random game ends by a timed trigger, later than its action
+        for seed in range(4):
+            state = native.new_initial_state(seed)
+            native.random_steps(state, 10**6, seed=seed)
+            assert state.end_conditions_met()
+            assert state.to_dict()["turn"]["game_ends_after"] in ("turn", "round")
 
 
 def test_hansa_play_and_simulate_give_the_same_results_on_both_backends(capsys):

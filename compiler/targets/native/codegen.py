@@ -16,6 +16,7 @@ import jinja2
 
 from ...errors import HansaError
 from ...model.build import GameModel
+from ...nodes.expr import Num
 from .. import template_environment
 from .expr import CExprCompiler, Unsupported, end_names
 
@@ -38,18 +39,12 @@ REQUIRED: dict[str, object] = {
     "action_CreateRoute": True,
     "extras_declinable": True,
     "move_swaps": True,
-    "control_tie": "rightmost_post",
     "establish": True,
     "merchant_any_space": False,
     "develop_from_route": True,
     "special_prestige": True,
     "usable_in_taking_action": False,
     "end_marker_supply_empty": True,
-    "x_after_route": False,
-    "x_control_most": False,
-    "x_marker_draw": False,
-    "x_end_later": False,
-    "x_draw_keep": False,
 }
 
 # Switches the templates implement either way, each passed to them by name (Emperor's Favour:
@@ -65,6 +60,9 @@ IMPLEMENTED_BOTH_WAYS = (
     "x_chosen_develop",
 )
 MAX_FAVOUR = 32  # favour tiles a game may have (the state holds them as bits)
+
+# The city-control tie rules the templates implement (controller/controllers in rules.c.j2).
+CONTROL_TIES = ("rightmost_post", "nobody", "shared")
 
 # The conditions on a route for placing a drawn marker the templates implement (any of them).
 PLACEMENT = (
@@ -106,6 +104,8 @@ def check_supported(model: GameModel) -> None:
         value = comp.get(key, wanted)
         if value != wanted and not (isinstance(wanted, list) and not value):
             problems.append(f"{key} = {value!r}{_origin_for(model, key)}")
+    if comp.get("control_tie", "rightmost_post") not in CONTROL_TIES:
+        problems.append(f"control_tie = {comp['control_tie']!r}{_origin_for(model, 'control_tie')}")
     unknown = [c for c in comp.get("placement", ()) if c not in PLACEMENT]
     if unknown:
         problems.append(f"placement = {tuple(comp['placement'])!r} ({', '.join(unknown)})")
@@ -187,6 +187,7 @@ def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, .
         categories,
         comp.get("expr_marker_ids", {}),
         x_params=bool(comp.get("x_params")),
+        shared_control=comp.get("control_tie") == "shared",
     )
     functions = compiler.hook_functions(rules, (), comp.get("expr_first_rule_marker", 0))
     by_key = {}
@@ -202,6 +203,17 @@ def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, .
         by_key[i] = functions.pop(name).replace(f"score_{key}(", f"score_{i}(", 1)
     texts = list(functions.values()) + [by_key[i] for i in sorted(by_key)]
     return texts, compiler.constants, len(end_names(rules))
+
+
+def _largest_draw(model: GameModel, n_markers: int) -> int:
+    """The most markers one `draw N keep 1` draws (a number; any other count: every marker)."""
+    counts = [
+        int(e.value.value) if isinstance(e.value, Num) else n_markers
+        for rule in model.components.get("expr_rules", ())
+        for e in rule.effects
+        if e.kind == "draw_keep"
+    ]
+    return min(max(counts, default=1), n_markers)
 
 
 def _ragged(name: str, rows) -> str:
@@ -245,6 +257,8 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         + [entry[1] for entry in k.get("MOVE_MARKERS", ())]
     )
     n_markers = sum(k["MARKER_COUNT"])
+    if model.components.get("x_draw_keep"):  # the keep decision holds the drawn markers
+        max_held = max(max_held, _largest_draw(model, n_markers))
     # posts a city holds beside its spaces: additional posts (one per marker), and in a green city
     # every piece of every player (a green city has no spaces: the permanent marker adds posts)
     max_extra = max(4, n_markers)
@@ -355,6 +369,10 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         lines.append(_array("PAWN_ROUTE_OK", ok))
         f_pawn = 10 if model.components.get("permanent") else 9  # core/state.py.j2
         lines.append(f"#define N_REGIONS {n_regions}\n#define F_PAWN {f_pawn}")
+    if model.components.get("x_draw_keep"):  # core/state.py.j2's F_KEEP
+        comp = model.components
+        f_keep = 9 + sum(bool(comp.get(c)) for c in ("permanent", "pawn", "favour", "x_may_take"))
+        lines.append(f"#define F_KEEP {f_keep}")
     if model.components.get("green_cities"):
         lines.append(_array("GREEN_CITIES", k["GREEN_CITIES"]))
         lines.append(f"#define N_GREEN_CITIES {len(k['GREEN_CITIES'])}")
@@ -508,6 +526,20 @@ def render_native(model: GameModel, header_hash: str = "") -> str:
         x_setup=bool(comp.get("x_setup")),
         x_turn_start=bool(comp.get("x_turn_start")),
         x_turn_end=bool(comp.get("x_turn_end")),
+        x_end_later=bool(comp.get("x_end_later")),
+        x_after_route=bool(comp.get("x_after_route")),
+        x_after_income=bool(comp.get("x_after_income")),
+        x_after_place=bool(comp.get("x_after_place")),
+        x_after_displace=bool(comp.get("x_after_displace")),
+        x_after_use_marker=bool(comp.get("x_after_use_marker")),
+        x_forbid_marker=bool(comp.get("x_forbid_marker")),
+        x_marker_draw=bool(comp.get("x_marker_draw")),
+        x_draw_keep=bool(comp.get("x_draw_keep")),
+        x_control_most=bool(comp.get("x_control_most")),
+        control_tie=comp.get("control_tie", "rightmost_post"),
+        x_end_after_turn=bool(comp.get("x_end_after_turn")),
+        x_end_after_round=bool(comp.get("x_end_after_round")),
+        end_marker_supply_empty_timing=comp.get("end_marker_supply_empty_timing", "now"),
         x_kinds=bool(comp.get("x_kinds")),
         green_cities=bool(comp.get("green_cities")),
         green_first_post_completes=bool(comp.get("green_first_post_completes")),

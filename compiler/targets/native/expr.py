@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ...expr.catalogue import SETTABLE
-from ...expr.check import MAY_TAKE_KINDS, resolve_ref
+from ...expr.catalogue import AFTER_HOOKS, SETTABLE
+from ...expr.check import MAY_TAKE_KINDS, hook_scope, resolve_ref
 from ...expr.codegen import loop_variable
 from ...nodes.expr import MARKER_TRIGGER, Aggregate, Amount, Domain, Effect, HookRule, Ref
 
@@ -22,7 +22,8 @@ class Unsupported(Exception):
 
 
 # Quantity name -> C expression text ({P} player, {Y} you, {C} city, {R} route, {V} victim,
-# {A} ability index, {K} category index, {N} country index). Every value is an int64_t expression.
+# {A} ability index, {K} category index, {N} country index, {D} the cities the route just created
+# completed). Every value is an int64_t expression.
 C_QUANTITIES: dict[str, str] = {
     "track pp": "s->track[{P}]",
     "score": "score_of(s, {K}, {P})",
@@ -76,10 +77,18 @@ C_QUANTITIES: dict[str, str] = {
     "traders taken now": "traders_taken",
     "merchants taken now": "merchants_taken",
     "pieces taken now": "(traders_taken + merchants_taken)",
+    "marker used": "marker_used",
+    # what Create Route did, in `after create_route:` (x_after_route's parameters)
+    "cities completed now": "{D}",
+    "posts established now": "(post_city >= 0)",
+    "additional posts established now": "post_extra",
+    "established piece": "post_kind",
+    "post established here": "(({C}) == post_city)",
+    "special prestige taken now": "special_taken",
     "trader": "0",
     "merchant": "1",
     "controller": "controller(s, {C})",
-    "controls here": "(controller(s, {C}) == ({P}))",  # ties shared: refused (control_tie)
+    "controls here": "(controller(s, {C}) == ({P}))",  # ties shared: C_SHARED
     "coins": "CITY_COINS[{C}]",
     "spaces": "CITY_SIZE[{C}]",
     "free spaces": "(CITY_SIZE[{C}] - s->filled[{C}])",
@@ -97,6 +106,8 @@ C_QUANTITIES: dict[str, str] = {
     "tavern": "ROUTE_TAVERN[{R}]",
 }
 
+# The code in a game whose city-control ties are shared (the catalogue's `code_shared`).
+C_SHARED: dict[str, str] = {"controls here": "controls(s, {P}, {C})"}
 # The quantities whose value a rule may set per player (`your city PP becomes 4`): their C text
 # in a game with per-player parameters (s->xparam, the catalogue's `code_params`).
 C_QUANTITIES_PARAMS: dict[str, str] = {
@@ -115,8 +126,23 @@ C_HOOKS = (
     "turn_end",
     "forbid",
     "marker_used",
+    "marker_draw",
+    "after_create_route",
+    *AFTER_HOOKS,
+    "control",
     "favour",
 )
+
+# What an `after` hook's function receives of its action (the locals its facts read), as in
+# compiler/expr/codegen.py's AFTER_PARAMS.
+AFTER_PARAMS = {
+    "after_create_route": "int r, int64_t done, int post_city, int post_kind, int post_extra,"
+    " int special_taken",
+    "after_income": "int base, int64_t traders_taken, int64_t merchants_taken",
+    "after_place": "int base",
+    "after_displace": "int base, int v, int displaced_kind",
+    "after_use_marker": "int base, int marker_used",
+}
 
 _ACTION_TESTS = {
     "income": "(A_INCOME <= action && action < A_PLACE)",
@@ -124,6 +150,7 @@ _ACTION_TESTS = {
     "displace": "(A_DISPLACE <= action && action < A_MOVE)",
     "move": "(action == A_MOVE)",
     "create_route": "(A_CREATE <= action && action < A_CREATE + N_ROUTES)",
+    MARKER_TRIGGER: "(A_USE_MARKER <= action && action < A_USE_MARKER + N_MARKER_TYPES)",
 }
 # What a favour tile may react to: an action, or a bonus marker's use (`when another player uses
 # a bonus marker`).
@@ -141,8 +168,11 @@ class Env:
     route: str = ""
     victim: str = ""
     ability: str = ""
+    done: str = ""  # after create_route: the cities the route's action completed
     depth: int = 0
-    facts: tuple[str, ...] = ()  # the action's facts x_forbidden has as locals
+    # The player an effect acts on when not `you` (an effect on other players: Whom)
+    subject: str = ""
+    facts: tuple[str, ...] = ()  # the action's facts the function has as locals or parameters
 
     def scope(self):
         from ...expr.check import Scope
@@ -153,6 +183,7 @@ class Env:
             victim=bool(self.victim),
             counting_players=self.player != self.you,
             ability=bool(self.ability),
+            created=bool(self.done),
             facts=self.facts,
         )
 
@@ -160,11 +191,20 @@ class Env:
 class CExprCompiler:
     """Compiles checked expressions into C text against one game's tables."""
 
-    def __init__(self, names, abilities, categories, marker_ids, x_params: bool = False):
+    def __init__(
+        self,
+        names,
+        abilities,
+        categories,
+        marker_ids,
+        x_params: bool = False,
+        shared_control: bool = False,
+    ):
         self.names = names
         self.abilities = tuple(abilities)
         self.categories = list(categories)
         self.marker_ids = dict(marker_ids)
+        self.shared_control = shared_control  # city-control ties are shared (`controls`)
         self.constants: dict[str, tuple[int, ...]] = {}
         self.x_params = x_params  # the game has per-player parameters (s->xparam)
 
@@ -179,7 +219,11 @@ class CExprCompiler:
 
     def _Ref(self, node: Ref, env: Env) -> str:
         quantity, named, owner, player = resolve_ref(node, self.names, env.scope())
+        if quantity.arg == "marker":
+            return f"((int64_t){int(self.marker_ids[named])})"  # a marker type by name: its index
         code = C_QUANTITIES.get(quantity.name)
+        if self.shared_control:
+            code = C_SHARED.get(quantity.name, code)
         if self.x_params:
             code = C_QUANTITIES_PARAMS.get(quantity.name, code)
         if code is None:
@@ -210,6 +254,7 @@ class CExprCompiler:
                 A=ability,
                 K=category,
                 N=country,
+                D=env.done,
             )
             + ")"
         )
@@ -304,24 +349,55 @@ class CExprCompiler:
         lines: list[str] = []
         for effect in effects:
             if effect.whom is not None:
-                raise Unsupported(f"an effect on other players ('{effect.text()}')")
-            method = getattr(self, "_effect_" + effect.kind, None)
-            if method is None:
-                raise Unsupported(f"the effect '{effect.kind}'")
-            body = method(effect, env)
-            if effect.when is not None:
-                lines.append(f"if ({self.expr(effect.when, env)}) {{")
-                lines.extend("    " + line for line in body)
-                lines.append("}")
+                lines.extend(self._effect_for(effect, env))
             else:
-                lines.extend(body)
+                lines.extend(self._guarded(effect, env))
         return lines
 
+    def _guarded(self, effect: Effect, env: Env) -> list[str]:
+        method = getattr(self, "_effect_" + effect.kind, None)
+        if method is None:
+            raise Unsupported(f"the effect '{effect.kind}'")
+        body = method(effect, env)
+        if effect.when is None:
+            return body
+        return [f"if ({self.expr(effect.when, env)}) {{", *("    " + line for line in body), "}"]
+
+    def _effect_for(self, effect: Effect, env: Env) -> list[str]:
+        """An effect on other players: one player (if not nobody), or a loop over them, the
+        effect acting on each (`subject`) and reading each as the player counted over."""
+        whom = effect.whom
+        if whom.kind == "player":
+            var, _bound, inner = loop_variable(Domain("player"), env, "s->num_players")
+            body = self._guarded(effect, replace(inner, subject=var))
+            head = [f"int {var} = (int){self.expr(whom.player, env)};", f"if ({var} >= 0) {{"]
+            return [
+                "{",
+                *("    " + line for line in head + ["    " + b for b in body] + ["}"]),
+                "}",
+            ]
+        var, header, cond, inner = self.loop(whom.members(), env)
+        body = self._guarded(effect, replace(inner, subject=var))
+        guard = f"if (!({cond})) continue; " if cond else ""
+        # the players are found first: an effect on one of them (PP gained) changes no other's
+        # membership (two players tied for the fewest PP both gain)
+        return [
+            "{",
+            f"    int {var}_list[MAXP], {var}_n = 0;",
+            f"    {header} {{ {guard}{var}_list[{var}_n++] = {var}; }}",
+            f"    for (int {var}_i = 0; {var}_i < {var}_n; {var}_i++) {{",
+            f"        int {var} = {var}_list[{var}_i];",
+            *("        " + line for line in body),
+            "    }",
+            "}",
+        ]
+
     def _effect_gain_pp(self, effect: Effect, env: Env) -> list[str]:
-        return [f"s->track[{env.you}] += max64(0, {self.amount(effect.amount, env)});"]
+        who = env.subject or env.you
+        return [f"s->track[{who}] += max64(0, {self.amount(effect.amount, env)});"]
 
     def _effect_lose_pp(self, effect: Effect, env: Env) -> list[str]:
-        you = env.you
+        you = env.subject or env.you
         return [f"s->track[{you}] = max64(0, s->track[{you}] - {self.amount(effect.amount, env)});"]
 
     def _effect_extra_actions(self, effect: Effect, env: Env) -> list[str]:
@@ -337,14 +413,21 @@ class CExprCompiler:
                 f"push_frame(s, F_DEVELOP, {env.you})->a = -1;"
             ]
         a = self.abilities.index(effect.name)
-        return [f"if (can_develop(s, {env.you}, {a})) develop(s, {env.you}, {a});"]
+        you = env.subject or env.you
+        return [f"if (can_develop(s, {you}, {a})) develop(s, {you}, {a});"]
 
     def _effect_take(self, effect: Effect, env: Env) -> list[str]:
         kind = 1 if effect.name.startswith("merchant") else 0
-        return [f"x_take(s, {env.you}, {kind}, {self.expr(effect.value, env)});"]
+        who = env.subject or env.you
+        return [f"x_take(s, {who}, {kind}, {self.expr(effect.value, env)});"]
+
+    def _effect_draw_keep(self, effect: Effect, env: Env) -> list[str]:
+        """The draw itself (draw_keep.c.j2): N markers, a keep decision if they differ."""
+        return [f"x_draw_keep(s, {env.you}, {self.expr(effect.value, env)});"]
 
     def _effect_receive(self, effect: Effect, env: Env) -> list[str]:
-        return [f"x_receive(s, {env.you}, {self.marker_ids[effect.name]});"]
+        who = env.subject or env.you
+        return [f"x_receive(s, {who}, {self.marker_ids[effect.name]});"]
 
     def _effect_set_param(self, effect: Effect, env: Env) -> list[str]:
         index = list(SETTABLE).index(effect.name)
@@ -426,6 +509,7 @@ class CExprCompiler:
         for rule in rules:
             if rule.hook not in C_HOOKS:
                 raise Unsupported(f"the rule hook '{rule.hook}' ({rule.text()})")
+        out.update(self.after_functions(rules, env))
         lines = ["switch (m) {"]
         for i, rule in enumerate(r for r in rules if r.hook == "marker_used"):
             lines.append(f"case {marker_first + i}: {{")
@@ -438,6 +522,7 @@ class CExprCompiler:
             ("setup", "x_setup"),
             ("turn_start", "x_turn_start"),
             ("turn_end", "x_turn_end"),
+            ("marker_draw", "x_marker_draw"),
         ):
             chosen = [r for r in rules if r.hook == hook]
             if chosen:
@@ -466,15 +551,26 @@ class CExprCompiler:
                         " (void)traders_taken; (void)merchants_taken;"
                     )
                     inner = replace(env, facts=("income",))
+                if rule.target == MARKER_TRIGGER:
+                    lines.append("    int marker_used = action - A_USE_MARKER; (void)marker_used;")
+                    inner = replace(env, facts=("marker",))
                 lines.append(f"    if ({self.expr(rule.condition, inner)}) return 1;")
                 lines.append("}")
             lines.append("return 0;")
             out["x_forbidden"] = _function("int x_forbidden(S *s, int p, int action)", lines)
         ends = [r for r in rules if r.hook == "end"]
         tests = [self.expr(r.condition, env) for r in ends]
-        out["x_end"] = _function(
-            "int x_end(S *s, int p)", [f"return {' || '.join(tests) if tests else '0'};"]
-        )
+        # by timing (`target`): at once `x_end`, `after turn`/`after round` their own functions
+        for timing, name in (
+            ("", "x_end"),
+            ("turn", "x_end_after_turn"),
+            ("round", "x_end_after_round"),
+        ):
+            timed = [t for r, t in zip(ends, tests, strict=True) if r.target == timing]
+            if timed or not timing:
+                out[name] = _function(
+                    f"int {name}(S *s, int p)", [f"return {' || '.join(timed) if timed else '0'};"]
+                )
         lines = ["switch (i) {"]
         for i, test in enumerate(tests):
             lines.append(f"case {i}: return (int)({test});")
@@ -491,6 +587,47 @@ class CExprCompiler:
             out[f"x_tie_{i}"] = _function(
                 f"int64_t x_tie_{i}(S *s, int p)", [f"return {self.expr(expr, env)};"]
             )
+        for rule in rules:
+            if rule.hook == "control" and rule.condition is not None:
+                inner = Env(you="p", player="p", city="c")
+                out["x_control_value"] = _function(
+                    "int64_t x_control_value(S *s, int p, int c)",
+                    [f"return {self.expr(rule.condition, inner)};"],
+                )
+        return out
+
+    def after_functions(self, rules: tuple[HookRule, ...], env: Env) -> dict[str, str]:
+        """x_after_route (after create_route: the route, what it completed, its post) and
+        x_after_income, x_after_place, x_after_displace, x_after_use_marker: called once the
+        action is applied, with what it did (AFTER_PARAMS) and `base`, the stack's height before
+        it. As in the Python target, the action's own frames are set aside while the effects
+        run (a marker received goes to the unused ones when no decision of the turn is open) and
+        put back on top of whatever the effects leave, so the action finishes first."""
+        out: dict[str, str] = {}
+        for hook in ("after_create_route", *AFTER_HOOKS):
+            chosen = [r for r in rules if r.hook == hook]
+            if not chosen:
+                continue
+            facts = hook_scope(hook)
+            here = replace(env, facts=facts.facts, victim="v" if facts.victim else "")
+            name = "x_after_route" if hook == "after_create_route" else f"x_{hook}"
+            if hook == "after_create_route":
+                here = replace(here, route="r", done="done")
+            body = [line for rule in chosen for line in self.effects(rule.effects, here)]
+            if hook == "after_create_route":
+                lines = [*body, "(void)r; (void)done; (void)post_city; (void)post_kind;"]
+                lines.append("(void)post_extra; (void)special_taken;")
+            else:
+                lines = [
+                    "Frame own[MAX_STACK];",
+                    "int nown = s->nstack - base;",
+                    "memcpy(own, s->stack + base, sizeof(Frame) * (size_t)nown);",
+                    "s->nstack = (int8_t)base;",
+                    *body,
+                    "memcpy(s->stack + s->nstack, own, sizeof(Frame) * (size_t)nown);",
+                    "s->nstack = (int8_t)(s->nstack + nown);",
+                ]
+            out[name] = _function(f"void {name}(S *s, int p, {AFTER_PARAMS[hook]})", lines)
         return out
 
 
