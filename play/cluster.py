@@ -178,13 +178,20 @@ def _init(ray, address: str | None, cpus: int | None) -> None:
     options = {"logging_level": logging.ERROR, "log_to_driver": False}
     if address is None:
         options |= {"num_cpus": cpus or os.cpu_count() or 1, "include_dashboard": False}
-    try:
-        ray.init(address=address, **options)
-    except Exception as exc:  # Ray raises bare Exceptions too (a raylet slow to start, say)
-        ray.shutdown()  # whatever it started
-        where = f"the Ray cluster at {address!r}" if address else "a local Ray"
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise HansaError(f"--executor ray: cannot start or reach {where}: {first}") from None
+    # Ray gives a local node 30 s (fixed) to register; on a loaded machine it may miss that, and
+    # a second start usually succeeds, so a local Ray is tried twice before the error
+    attempts = 2 if address is None else 1
+    for attempt in range(1, attempts + 1):
+        try:
+            ray.init(address=address, **options)
+            return
+        except Exception as exc:  # Ray raises bare Exceptions too (a raylet slow to start, say)
+            ray.shutdown()  # whatever it started
+            if attempt < attempts:
+                continue
+            where = f"the Ray cluster at {address!r}" if address else "a local Ray"
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise HansaError(f"--executor ray: cannot start or reach {where}: {first}") from None
 
 
 def _check_reachable(address: str) -> None:
