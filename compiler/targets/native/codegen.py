@@ -330,15 +330,8 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         "ROUTE_SHIPS": k.get("ROUTE_SHIPS", (0,)),
         "ROUTE_TAVERN": k.get("ROUTE_TAVERN", (0,)),
     }
-    merchant_only = [0] * n_words
-    for x, only in enumerate(k["POINT_MERCHANT_ONLY"]):
-        if only:
-            merchant_only[x // 64] |= 1 << (x % 64)
-    lines.append(
-        "static const uint64_t MERCHANT_ONLY_BITS[] = {"
-        + ", ".join(f"{v}ULL" for v in merchant_only)
-        + "};"
-    )
+    merchant_only = [x for x, only in enumerate(k["POINT_MERCHANT_ONLY"]) if only]
+    lines.append(_bit_words("MERCHANT_ONLY_BITS", merchant_only, n_words))
     flat.update(extra)
     for name, values in flat.items():
         lines.append(_array(name, values))
@@ -402,11 +395,17 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
     return "\n".join(lines)
 
 
-def _bit_words(name: str, points, n_words: int) -> str:
-    """A bitset of points as uint64 words."""
+def _point_words(points, n_words: int) -> list[int]:
+    """A set of points as a bitset of uint64 words (bit x % 64 of word x // 64)."""
     words = [0] * n_words
     for x in points:
         words[x // 64] |= 1 << (x % 64)
+    return words
+
+
+def _bit_words(name: str, points, n_words: int) -> str:
+    """A bitset of points as a C array of uint64 words."""
+    words = _point_words(points, n_words)
     return f"static const uint64_t {name}[] = {{{', '.join(f'{w}ULL' for w in words)}}};"
 
 
@@ -471,10 +470,7 @@ def _country_tables(model: GameModel, n_words: int) -> list[str]:
                     for cl in range(len(class_keys))
                 ]
                 allowed.extend(row)
-                words = [0] * n_words
-                for x in range(n_points):
-                    if row[point_class[x]]:
-                        words[x // 64] |= 1 << (x % 64)
+                words = _point_words((x for x in range(n_points) if row[point_class[x]]), n_words)
                 bits.extend(f"{w}ULL" for w in words)
     lines += [
         _array("POINT_CLASS", point_class),
