@@ -55,6 +55,14 @@ def main() -> int:
         "--jobs", str(args.jobs), "--format", "markdown",
         "--plot", _shown(args.plot),
     ]  # fmt: skip
+    try:  # the doc is checked before the games are played, not after an hour of them
+        text = args.doc.read_text(encoding="utf-8")
+    except OSError as exc:
+        sys.stderr.write(f"error: {_shown(args.doc)}: {exc.strerror}\n")
+        return 1
+    if START not in text or END not in text:
+        sys.stderr.write(f"error: {_shown(args.doc)}: no {START} … {END} section to replace\n")
+        return 1
     cpu, wall = children_cpu(), time.monotonic()
     run = subprocess.run(
         [str(HANSA), *command[1:]], cwd=ROOT, capture_output=True, text=True, check=False
@@ -80,7 +88,6 @@ def main() -> int:
             END,
         ]
     )
-    text = args.doc.read_text(encoding="utf-8")
     before, _, rest = text.partition(START)
     _, _, after = rest.partition(END)
     args.doc.write_text(before + section + after, encoding="utf-8")
