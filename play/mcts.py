@@ -158,7 +158,8 @@ class MCTSAgent:
         if self.reuse:
             after = state.clone()
             after.apply_action(best)
-            self._kept = (root.children[best], after.information_state_string(me))
+            kept = root.children.get(best) or _Node()  # an action no iteration reached
+            self._kept = (kept, after.information_state_string(me))
         self.decisions += 1
         self.search_seconds += time.perf_counter() - started
         return best
