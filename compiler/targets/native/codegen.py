@@ -293,6 +293,7 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
     }
     n_words = (k["N_POINTS"] + 63) // 64
     defines["NW"] = n_words
+    defines["NRW"] = (k["N_ROUTES"] + 63) // 64  # words of a route bitset
     defines.update({name: number for number, (name, _t) in enumerate(MARKER_TABLES)})
     for name, value in defines.items():
         lines.append(f"#define {name} {value}")
