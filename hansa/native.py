@@ -14,7 +14,7 @@ from hansa.compiler.errors import HansaError
 from hansa.runtime.game import Game
 from hansa.runtime.observation import check_observer
 from hansa.runtime.serialize import encode
-from hansa.runtime.state import _as_action_id
+from hansa.runtime.state import _as_action_id, check_rollout
 
 # Frame kinds shared by both targets (compiler/targets/*/templates): the native frame is
 # (kind, player, a, b, c, d, held, picked points, picked codes). The permanent marker's frame
@@ -23,6 +23,7 @@ F_PAY, F_DISPLACED, F_MOVE, F_REMOVE = 1, 2, 3, 4
 F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = 5, 6, 7, 8
 F_MORE = 9  # the first kind numbered per game
 DEFAULT_PLAYOUT_CAP = 2_000_000
+MAX_STEPS = 2**62  # what the C loop's counter holds (a larger request plays to the end anyway)
 # Frames numbered per game whose tuple is (kind, player, *numbers): the native frame holds the
 # numbers in a, b, … (the favour tile of a flip; pieces left and kinds of a take from the stock).
 NUMBERED_FRAMES = {"flip_markers": 1, "take_from_stock": 2}
@@ -289,6 +290,12 @@ def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> ty
         def to_json(self) -> str:
             return encode(self.to_dict())
 
+        def random_steps(self, steps: int, seed: int = 0) -> int:
+            """Up to `steps` uniformly random decisions in place, played in C (the Python
+            backend's `random_steps` makes the same ones for the same seed)."""
+            steps, seed = check_rollout(steps, seed)
+            return ext.random_steps(self, min(steps, MAX_STEPS), seed)
+
         def resample_hidden(self, rng, observer: int | None = None) -> None:
             py = self.to_python()
             py.resample_hidden(rng, observer)
@@ -392,11 +399,6 @@ class NativeGame(Game):
         """A `TensorWriter` (runtime/observation_tensor.py) whose native states write their
         tensors in C (from nothing: ~0.3 µs); any other state goes to the Python writer."""
         return NativeTensorWriter(super().observation_tensor_writer(), self.ext.State)
-
-    def random_steps(self, state, steps: int, seed: int = 0) -> int:
-        """Apply up to `steps` uniformly random decisions to a native `state` in place (rollouts);
-        returns how many were made (fewer when the game ends)."""
-        return self.ext.random_steps(state, steps, seed)
 
     def __repr__(self) -> str:
         return f"<hansa game {self.info.name!r}, {self.players} players, native>"

@@ -25,7 +25,10 @@ observation is the one the chosen action led to: a turn of several actions), so 
 towards the next decision's budget; `stop` ends a search once no other action could overtake the
 most visited one in the iterations left (the choice is then the one the whole budget would make).
 `backend="native"` runs the iterations on the native backend's copy of the position (a game built
-with `hansa build --native`): the same choices as on the Python backend for the same seed.
+with `hansa build --native`): the same choices as on the Python backend for the same seed. With
+`rollout="random"` and no horizon, the part of an iteration after the tree is one call of the
+state's `random_steps` (a seeded stream both backends draw alike), which the native backend plays
+in C: that is where it makes the search fast.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from .greedy import GreedyAgent, module_namespace
 
 LEAD_SCALE = 10.0  # PP of lead worth about tanh(1) ≈ 0.76 of a win
 WIN_BONUS = 1.0  # added at the end of the game, on top of the squashed lead
+ROLLOUT_CAP = 2_000_000  # decisions a random rollout may take (random games end far sooner)
 RANKED = 6  # how many of the greedy agent's choices lead a node's order (best, second best, …)
 
 
@@ -208,7 +212,13 @@ class MCTSAgent:
         last_turn_player = -1  # whose turn decision came last (-1: none seen yet)
         my_turns = 0  # turns of mine begun after the root
         decisions = 0
+        # random rollouts with no horizon: the game's own loop plays them out once the iteration
+        # has left the tree (in C on the native backend; the same decisions on both)
+        to_the_end = self.rollout == "random" and not self.turns and not self.depth
         while not state.is_terminal():
+            if node is None and to_the_end:
+                state.random_steps(ROLLOUT_CAP, rng.getrandbits(64))
+                break
             legal = state.legal_actions()
             player = state.current_player()
             if legal[0] == end_turn:  # a turn decision: count turns

@@ -59,6 +59,11 @@ class Game:
     def action_to_string(self, action: int) -> str:
         return self.module.action_name(action)
 
+    def random_steps(self, state: BaseState, steps: int, seed: int = 0) -> int:
+        """`state.random_steps(steps, seed)`: up to `steps` uniformly random decisions in place,
+        the same on both backends for the same seed (rollouts)."""
+        return state.random_steps(steps, seed)
+
     # ---- observations (docs/game-api.md, "Observations")
     def observation_tensor_shape(self) -> tuple[int]:
         """The shape of `state.observation_tensor(player)`: one flat float32 vector."""

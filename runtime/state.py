@@ -21,6 +21,17 @@ from .errors import HansaError
 from .serialize import encode
 
 TERMINAL = -4  # current_player() of a finished game (OpenSpiel's kTerminalPlayerId)
+MASK64 = (1 << 64) - 1
+
+
+def check_rollout(steps: object, seed: object) -> tuple[int, int]:
+    """`random_steps`' arguments checked (one clear error each): a whole number of steps >= 0 and
+    a seed from 0 to 2**64 - 1."""
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise HansaError(f"the number of random steps must be a whole number >= 0, got {steps!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MASK64:
+        raise HansaError(f"seed must be a whole number from 0 to 2**64 - 1, got {seed!r}")
+    return steps, seed
 
 
 @dataclass(frozen=True)
@@ -122,6 +133,27 @@ class BaseState:
     def winners(self) -> list[int]:
         """The winning players after the tie-break chain (several if the victory is shared)."""
         return self._winners()
+
+    # ---- rollouts
+    def random_steps(self, steps: int, seed: int = 0) -> int:
+        """Apply up to `steps` uniformly random decisions in place; returns how many were made
+        (fewer when the game ends). The choices come from a SplitMix64 stream seeded by `seed`,
+        index `(draw * len(legal)) >> 64`: the native backend's loop, so the same position and
+        seed give the same game on both backends."""
+        steps, seed = check_rollout(steps, seed)
+        x = seed
+        made = 0
+        while made < steps and not self.is_terminal():
+            legal = self.legal_actions()
+            if not legal:
+                break
+            x = (x + 0x9E3779B97F4A7C15) & MASK64
+            z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+            z ^= z >> 31
+            self.apply_action(legal[(z * len(legal)) >> 64])
+            made += 1
+        return made
 
     # ---- copying and saving
     def clone(self) -> BaseState:

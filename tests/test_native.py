@@ -149,6 +149,66 @@ def test_random_steps_leave_a_position_the_python_backend_accepts(base):
             break
 
 
+def test_random_steps_make_the_same_decisions_on_both_backends(base):
+    """`random_steps` is one seeded stream on both backends (SplitMix64, multiply-shift index):
+    from the same position with the same seed they play the same game, countries included."""
+    britannia = hansa.load_game("bigbox-britannia-45p", 4, backend="native")
+    for native in (base, britannia):
+        python = hansa.Game(native.module, 4)
+        for seed in (0, 5, 2**64 - 1):
+            here, there = python.new_initial_state(seed % 97), native.new_initial_state(seed % 97)
+            made = python.random_steps(here, 2500, seed=seed)
+            assert native.random_steps(there, 2500, seed=seed) == made == 2500
+            assert here.to_json() == there.to_json()
+            assert here.random_steps(10**9, seed=3) == there.random_steps(10**9, seed=3)
+            assert here.is_terminal() and here.returns() == there.returns()
+            assert here.random_steps(5) == there.random_steps(5) == 0  # over: nothing to do
+
+
+@pytest.mark.parametrize(
+    "steps, seed", [(-1, 0), (True, 0), (2.0, 0), (1, -1), (1, 2**64), (1, "x")]
+)
+def test_random_steps_refuse_what_they_cannot_take_on_both_backends(base, steps, seed):
+    python = hansa.Game(base.module, 4)
+    for game in (python, base):
+        state = game.new_initial_state(1)
+        before = state.to_json()
+        with pytest.raises(HansaError, match="random steps|seed"):
+            state.random_steps(steps, seed)
+        assert state.to_json() == before
+
+
+def test_the_search_with_random_rollouts_plays_them_natively_with_the_same_choices(base):
+    """`mcts:rollout=random` plays each iteration's rollout with the state's `random_steps`: on the
+    native backend in C, with the choices of the Python backend."""
+    from hansa.play.greedy import GreedyAgent
+    from hansa.play.mcts import MCTSAgent
+
+    python = hansa.Game(base.module, 4)
+    chosen = {}
+    for label, game, backend in (
+        ("python", python, "python"),
+        ("native copy", python, "native"),
+        ("native game", base, "python"),
+    ):
+        state = game.new_initial_state(3)
+        greedy = [GreedyAgent(p) for p in range(4)]
+        for _ in range(40):
+            state.apply_action(greedy[state.current_player()].step(state, state.legal_actions()))
+        search = MCTSAgent(seed=1, iterations=8, rollout="random", backend=backend)
+        choices = []
+        while len(choices) < 2:
+            legal = state.legal_actions()
+            if state.current_player() == 0 and len(legal) > 1:
+                choices.append(search.step(state, legal))
+                action = choices[-1]
+            else:
+                action = greedy[state.current_player()].step(state, legal)
+            state.apply_action(action)
+        chosen[label] = choices
+    assert chosen["python"] == chosen["native copy"] == chosen["native game"]
+
+
 def refused_spec(folder) -> str:
     """A copy of spec/ whose Big Box rules make an action that changes nothing legal (the
     native templates implement only `no_op_actions = illegal`)."""
