@@ -11,6 +11,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from hansa.compiler.errors import HansaError
+from hansa.compiler.targets.native.fields import FIELD_NAMES
 from hansa.runtime.game import Game
 from hansa.runtime.observation import check_observer
 from hansa.runtime.serialize import encode
@@ -96,12 +97,12 @@ def _multiset(counts: list[int]) -> tuple[int, ...]:
 
 
 def fields_of(py, n_types: int) -> tuple:
-    """The native fields of a Python backend state (the order `_export` writes)."""
+    """The native fields of a Python backend state (compiler/targets/native/fields.py)."""
     permanent = _permanent_kind(py._json.g.FRAME_NAMES)
     numbered = numbered_frames(py._json.g.FRAME_NAMES)
     keep = _keep_kind(py._json.g.FRAME_NAMES)
-    return (
-        (
+    fields = {
+        "scalars": (
             py.num_players,
             py.player,
             py.actions_left,
@@ -109,34 +110,35 @@ def fields_of(py, n_types: int) -> tuple:
             int(py.terminal),
             py.completed,
         ),
-        list(py.pt),
-        list(py.mask),
-        list(py.full_owner),
-        list(py.post),
-        list(py.filled),
-        [list(e) for e in py.extra],
-        list(py.special),
-        list(py.rmark),
-        list(py.supply),
-        list(py.stock),
-        list(py.onboard),
-        list(py.level),
-        list(py.track),
-        [_counts(u, n_types) for u in py.unused],
-        [_counts(u, n_types) for u in py.used],
-        _counts(py.out, n_types),
-        list(py.fresh),
-        list(py.plate),
-        list(py.msupply),
-        list(py.ew),
-        [frame_to_native(top, permanent, numbered, keep) for top in py.stack],
-        list(getattr(py, "mission", ())),
-        (getattr(py, "pawn", -1), getattr(py, "pawn_turn", 0)),
-        list(getattr(py, "perm_used", ())),
-        getattr(py, "turns", 1),
-        _favour_fields(py),
-        (getattr(py, "end_after", 0),),  # the rules in words' own fields
-    )
+        "pt": list(py.pt),
+        "mask": list(py.mask),
+        "full_owner": list(py.full_owner),
+        "post": list(py.post),
+        "filled": list(py.filled),
+        "extra": [list(e) for e in py.extra],
+        "special": list(py.special),
+        "rmark": list(py.rmark),
+        "supply": list(py.supply),
+        "stock": list(py.stock),
+        "onboard": list(py.onboard),
+        "level": list(py.level),
+        "track": list(py.track),
+        "unused": [_counts(u, n_types) for u in py.unused],
+        "used": [_counts(u, n_types) for u in py.used],
+        "out": _counts(py.out, n_types),
+        "fresh": list(py.fresh),
+        "plate": list(py.plate),
+        "msupply": list(py.msupply),
+        "ew": list(py.ew),
+        "stack": [frame_to_native(top, permanent, numbered, keep) for top in py.stack],
+        "mission": list(getattr(py, "mission", ())),
+        "pawn": (getattr(py, "pawn", -1), getattr(py, "pawn_turn", 0)),
+        "perm_used": list(getattr(py, "perm_used", ())),
+        "turns": getattr(py, "turns", 1),
+        "favour": _favour_fields(py),
+        "rules": (getattr(py, "end_after", 0),),  # the rules in words' own fields
+    }
+    return tuple(fields[name] for name in FIELD_NAMES)
 
 
 def _favour_fields(py) -> tuple:
@@ -164,28 +166,30 @@ def _keep_kind(frame_names: tuple) -> int:
 
 def python_state(module: ModuleType, fields: tuple):
     """The Python backend's state holding the same position as the native `fields`."""
-    (n, player, actions_left, ending, terminal, completed), pt, mask, full_owner = fields[:4]
-    post, filled, extra, special, rmark, supply, stock, onboard, level, track = fields[4:14]
-    unused, used, out, fresh, plate, msupply, ew, frames, mission, (pawn, pawn_turn) = fields[14:24]
-    perm_used, turns = fields[24:26]
-    xparam, fav_shown, fav_held, fav_turn = fields[26]
-    (end_after,) = fields[27]
+    f = dict(zip(FIELD_NAMES, fields, strict=True))
+    n, player, actions_left, ending, terminal, completed = f["scalars"]
     s = module.State.__new__(module.State)
     s._cached = None
     s.num_players, s.player, s.actions_left = n, player, actions_left
     s.ending, s.terminal, s.completed = bool(ending), bool(terminal), completed
-    s.pt, s.mask, s.full_owner, s.post, s.filled = pt, mask, full_owner, post, filled
-    s.extra = [tuple(e) for e in extra]
-    s.special, s.rmark, s.supply, s.stock, s.onboard = special, rmark, supply, stock, onboard
-    s.level, s.track = level, track
-    s.unused = [_multiset(c) for c in unused]
-    s.used = [_multiset(c) for c in used]
-    s.out = _multiset(out)
-    s.fresh, s.plate, s.msupply, s.ew = tuple(fresh), tuple(plate), tuple(msupply), tuple(ew)
+    s.pt = pt = f["pt"]
+    s.mask, s.full_owner, s.post, s.filled = f["mask"], f["full_owner"], f["post"], f["filled"]
+    s.special, s.rmark, s.supply, s.stock = f["special"], f["rmark"], f["supply"], f["stock"]
+    s.onboard, s.level, s.track = f["onboard"], f["level"], f["track"]
+    s.extra = [tuple(e) for e in f["extra"]]
+    s.unused = [_multiset(c) for c in f["unused"]]
+    s.used = [_multiset(c) for c in f["used"]]
+    s.out = _multiset(f["out"])
+    s.fresh, s.plate, s.msupply = tuple(f["fresh"]), tuple(f["plate"]), tuple(f["msupply"])
+    s.ew = tuple(f["ew"])
+    mission, (pawn, pawn_turn) = f["mission"], f["pawn"]
+    perm_used, turns = f["perm_used"], f["turns"]
+    xparam, fav_shown, fav_held, fav_turn = f["favour"]
+    (end_after,) = f["rules"]
     permanent = _permanent_kind(module.FRAME_NAMES)
     numbered = numbered_frames(module.FRAME_NAMES)
     keep = _keep_kind(module.FRAME_NAMES)
-    s.stack = [frame_from_native(f, permanent, numbered, keep) for f in frames]
+    s.stack = [frame_from_native(top, permanent, numbered, keep) for top in f["stack"]]
     if "mission" in module.State.__slots__:
         s.mission = tuple(mission)
     if "pawn" in module.State.__slots__:

@@ -8,38 +8,11 @@ import array
 import random
 from dataclasses import dataclass, field
 
+from hansa.compiler.targets.native.fields import STATE_FIELDS
+
 from hansa.native import fields_of
 
-FIELD_NAMES = (
-    "scalars (players, player, actions left, ending, terminal, completed cities)",
-    "pt",
-    "mask",
-    "full_owner",
-    "post",
-    "filled",
-    "extra",
-    "special",
-    "rmark",
-    "supply",
-    "stock",
-    "onboard",
-    "level",
-    "track",
-    "unused",
-    "used",
-    "out",
-    "fresh",
-    "plate",
-    "msupply",
-    "ew",
-    "stack",
-    "mission",
-    "pawn (region, free move)",
-    "permissions used this turn",
-    "turn number",
-    "favour (per-player parameters, tiles face up, tiles held, this turn)",
-    "rules in words (end after the turn / round)",
-)
+FIELD_NAMES = tuple(what for _name, what in STATE_FIELDS)  # as a divergence names them
 FIELDS_EVERY = 32  # decisions between two comparisons of every field (legal actions: each one)
 FULL_EVERY = 256  # … and of the state JSON, scores and end conditions
 

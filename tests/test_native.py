@@ -149,6 +149,27 @@ def test_random_steps_leave_a_position_the_python_backend_accepts(base):
             break
 
 
+def test_the_state_crosses_between_backends_field_by_named_field(base):
+    """Both sides read the exchanged fields by the names of compiler/targets/native/fields.py:
+    each named field holds what the Python state holds under that name, and a tuple of another
+    length is refused with the count."""
+    from hansa.compiler.targets.native.fields import FIELD_INDEX, FIELD_NAMES
+
+    from hansa.native import fields_of
+
+    state = base.new_initial_state(6)
+    base.random_steps(state, 700, seed=4)
+    fields = state._export()
+    assert len(fields) == len(FIELD_NAMES)
+    py = state.to_python()
+    assert fields == fields_of(py, base.module.N_MARKER_TYPES)
+    for name in ("pt", "post", "filled", "supply", "track", "rmark"):
+        assert fields[FIELD_INDEX[name]] == list(getattr(py, name))
+    assert fields[FIELD_INDEX["scalars"]][1] == py.player
+    with pytest.raises(ValueError, match=f"{len(FIELD_NAMES)} fields expected"):
+        base.ext.load(base.state_type, fields[:-1])
+
+
 def test_random_steps_make_the_same_decisions_on_both_backends(base):
     """`random_steps` is one seeded stream on both backends (SplitMix64, multiply-shift index):
     from the same position with the same seed they play the same game, countries included."""

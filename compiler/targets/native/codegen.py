@@ -19,6 +19,7 @@ from ...model.build import GameModel
 from ...nodes.expr import Num
 from .. import template_environment
 from .expr import CExprCompiler, Unsupported, end_names
+from .fields import field_defines
 
 TEMPLATES = Path(__file__).parent / "templates"
 NATIVE_VERSION = "1"
@@ -297,6 +298,7 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
     defines.update({name: number for number, (name, _t) in enumerate(MARKER_TABLES)})
     for name, value in defines.items():
         lines.append(f"#define {name} {value}")
+    lines.extend(field_defines())
     flat = {
         "SETUP_PERSONAL": k["SETUP_PERSONAL"],
         "OFF_BOARD": k["OFF_BOARD"],
