@@ -332,10 +332,10 @@ def _controller(s: State, c: int) -> int:
 def _post_counts(s: State, p: int) -> list[int]:
     """Posts player `p` holds in each city."""
     counts = [0] * N_CITIES
-    # Every score and network asks this, so it runs over the spaces once (a vacant one holds
-    # -1, which names no player) instead of city by city.
+    # Every score and network asks this, so it runs over the spaces once instead of city by
+    # city, passing a vacant one (-1) over before it reads an owner.
     for space, code in enumerate(s.post):
-        if code >> 1 == p:
+        if code >= 0 and code >> 1 == p:
             counts[SPACE_CITY[space]] += 1
     for c, extra in enumerate(s.extra):
         if extra:

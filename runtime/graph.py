@@ -27,10 +27,26 @@ def groups(counts: list[int], neighbors: tuple[tuple[int, ...], ...]) -> list[li
 
 
 def group_sizes(counts: list[int], neighbors: tuple[tuple[int, ...], ...]) -> list[int]:
-    """The posts of each group of `groups`, largest first."""
-    return sorted(
-        (sum(counts[c] for c in group) for group in groups(counts, neighbors)), reverse=True
-    )
+    """The posts of each group of `groups`, largest first (summed during the same search, as
+    the network score asks this of every position an agent weighs)."""
+    seen = [not n for n in counts]
+    sizes = []
+    for start in range(len(counts)):
+        if seen[start]:
+            continue
+        seen[start] = True
+        todo = [start]
+        size = 0
+        while todo:
+            c = todo.pop()
+            size += counts[c]
+            for d in neighbors[c]:
+                if not seen[d]:
+                    seen[d] = True
+                    todo.append(d)
+        sizes.append(size)
+    sizes.sort(reverse=True)
+    return sizes
 
 
 def connected(counts: list[int], neighbors: tuple[tuple[int, ...], ...], a: int, b: int) -> bool:
