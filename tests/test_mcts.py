@@ -360,3 +360,27 @@ def test_the_search_on_the_native_backend_chooses_as_on_the_python_one():
     agents = [make_agent(spec, 4)] + [GreedyAgent(p) for p in (1, 2, 3)]
     on_native, _ = play_game(game, agents, 4, 200, record_moves=True)
     assert on_native.moves == python.moves
+
+
+@pytest.mark.skipif(
+    shutil.which("cc") is None and shutil.which("gcc") is None,
+    reason="no C compiler: the native backend cannot be built here",
+)
+def test_greedy_rollouts_of_a_native_search_play_on_python_copies():
+    """The greedy rollout players read rule facts through the Python view of a position, so a
+    native search hands them a Python copy once it leaves the tree (not a native state whose
+    every new position would be converted again); the tree part stays native."""
+    agent = make_agent("mcts:iterations=3,turns=1,backend=native", 5)
+    state = hansa.load_game("bigbox-hanseatic-45p", players=4).new_initial_state(5)
+    agent.step(state, state.legal_actions())  # sets the rollout players up
+    seen: set[str] = set()
+    for rollout_player in agent._rollout_agents:
+        step = rollout_player.step
+
+        def spying(position, legal, step=step):
+            seen.add(type(position).__name__)
+            return step(position, legal)
+
+        rollout_player.step = spying
+    agent.step(state, state.legal_actions())  # searched on the native copy of the position
+    assert seen == {"State"}
