@@ -1,9 +1,11 @@
 """The native backend: a game whose rule step, legal actions and clone run in C (the extension
 `compiler/targets/native` builds), behind the same `Game`/`State` API as the Python backend.
 
-A native state is a C object; what is not on the hot path (JSON, observations, winners, rule facts
-for agents) is answered by converting it to the Python backend's state of the same game, field for
-field, so both backends write the same JSON and observations by construction (docs/native.md).
+A native state is a C object. The reads and rule facts agents ask of every position (the pieces,
+the posts, the score, who would control a city with one more post, …) are answered in C; what is
+not on the hot path (JSON, observations, winners, the rarer reads) is answered by converting it to
+the Python backend's state of the same game, field for field, so both backends write the same JSON
+and observations by construction (docs/native.md).
 """
 
 from __future__ import annotations
@@ -11,11 +13,11 @@ from __future__ import annotations
 from types import ModuleType
 
 from hansa.compiler.errors import HansaError
-from hansa.compiler.targets.native.fields import FIELD_NAMES
+from hansa.compiler.targets.native.fields import FIELD_INDEX, FIELD_NAMES
 from hansa.runtime.game import Game
 from hansa.runtime.observation import check_observer
 from hansa.runtime.serialize import encode
-from hansa.runtime.state import _as_action_id, check_rollout
+from hansa.runtime.state import TableState, _as_action_id, check_rollout
 
 # Frame kinds shared by both targets (compiler/targets/*/templates): the native frame is
 # (kind, player, a, b, c, d, held, picked points, picked codes). The permanent marker's frame
@@ -215,10 +217,29 @@ def python_state(module: ModuleType, fields: tuple):
     return s
 
 
+# the fields the agents' reads below take from the native state
+FIELD_SCALARS, FIELD_PT, FIELD_POST = (FIELD_INDEX[f] for f in ("scalars", "pt", "post"))
+FIELD_FILLED, FIELD_TRACK, FIELD_RMARK = (FIELD_INDEX[f] for f in ("filled", "track", "rmark"))
+FIELD_FULL_OWNER, FIELD_MSUPPLY = FIELD_INDEX["full_owner"], FIELD_INDEX["msupply"]
+FIELD_MISSION, FIELD_STACK = FIELD_INDEX["mission"], FIELD_INDEX["stack"]
+
+
+def _mission_cards(module: ModuleType) -> tuple | None:
+    """The cities of each mission card, () in a game without them (the base state's answer), or
+    None when the game's mission_cities is not the card lookup this side knows."""
+    if module.State.mission_cities is TableState.mission_cities:
+        return ()
+    if "mission" in module.State.__slots__ and hasattr(module, "MISSION_CARDS"):
+        return module.MISSION_CARDS
+    return None
+
+
 def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> type:
     """The state type of one native game: the extension's C state with the rest of the API."""
     n_types = module.N_MARKER_TYPES
     score_keys = module.SCORE_KEYS
+    mission_cards = _mission_cards(module)
+    route_frames = module.State._json.route_frames  # frames whose first number is a route
 
     class NativeState(ext.State):
         # the Python backend's state of this position, kept while the position does not change:
@@ -262,6 +283,112 @@ def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> ty
                 if as_int.__class__ is int:
                     return self.apply_action(as_int)
             raise HansaError(self._view()._illegal_message(action))
+
+        # ---- fast reads and rule facts for agents (runtime/state.py), answered in C: an agent
+        # reading them needs no Python copy of the position. Where C returns NotImplemented (an
+        # argument off its fast path) the Python backend's view answers, as it does every read
+        # not listed here (__getattr__ below).
+        def point_pieces(self) -> list[int]:
+            return self._field(FIELD_PT)
+
+        def space_posts(self) -> list[int]:
+            return self._field(FIELD_POST)
+
+        def posts_filled(self) -> list[int]:
+            return self._field(FIELD_FILLED)
+
+        def additional_posts(self) -> list[tuple[int, ...]]:
+            return self._n_additional_posts()
+
+        def track_pp(self) -> list[int]:
+            return self._field(FIELD_TRACK)
+
+        def route_markers(self) -> list[int]:
+            return self._field(FIELD_RMARK)
+
+        def route_full_owners(self) -> list[int]:
+            return self._field(FIELD_FULL_OWNER)
+
+        def actions_remaining(self) -> int:
+            return self._field(FIELD_SCALARS)[2]
+
+        def completed_cities(self) -> int:
+            return self._field(FIELD_SCALARS)[5]
+
+        def marker_supply_size(self) -> int:
+            return len(self._field(FIELD_MSUPPLY))
+
+        def personal_supply(self, player: int) -> tuple[int, int]:
+            pieces = self._n_pieces(player)
+            return self._view().personal_supply(player) if pieces is NotImplemented else pieces[0]
+
+        def general_stock(self, player: int) -> tuple[int, int]:
+            pieces = self._n_pieces(player)
+            return self._view().general_stock(player) if pieces is NotImplemented else pieces[1]
+
+        def ability_level(self, player: int, ability: int) -> int:
+            level = self._n_ability_level(player, ability)
+            if level is NotImplemented:
+                return self._view().ability_level(player, ability)
+            return level
+
+        def ability_value(self, player: int, ability: int) -> int:
+            value = self._n_ability_value(player, ability)
+            if value is NotImplemented:
+                return self._view().ability_value(player, ability)
+            return value
+
+        def mission_cities(self, player: int) -> tuple[int, ...]:
+            if mission_cards is None:
+                return self._view().mission_cities(player)
+            if not mission_cards:
+                return ()
+            mission = self._field(FIELD_MISSION)
+            if player.__class__ is int and 0 <= player < len(mission):
+                return mission_cards[mission[player]]
+            return self._view().mission_cities(player)
+
+        def city_controller(self, c: int) -> int:
+            controller = self._n_city_controller(c)
+            return self._view().city_controller(c) if controller is NotImplemented else controller
+
+        def city_posts(self, c: int) -> list[int]:
+            posts = self._n_city_posts(c)
+            return self._view().city_posts(c) if posts is NotImplemented else posts
+
+        def score_total(self, player: int) -> int:
+            total = self._n_score_total(player)
+            return self._view().score_total(player) if total is NotImplemented else total
+
+        def controller_if_post(self, c: int, player: int, additional: bool = False) -> int:
+            controller = self._n_controller_if_post(c, player, additional)
+            if controller is NotImplemented:
+                return self._view().controller_if_post(c, player, additional)
+            return controller
+
+        def score_if_post(self, c: int, player: int, additional: bool = False) -> int:
+            total = self._n_score_if_post(c, player, additional)
+            if total is NotImplemented:
+                return self._view().score_if_post(c, player, additional)
+            return total
+
+        def controller_if_exchange(self, space: int) -> int:
+            controller = self._n_controller_if_exchange(space)
+            if controller is NotImplemented:
+                return self._view().controller_if_exchange(space)
+            return controller
+
+        def held_pieces(self) -> tuple[int, ...]:
+            stack = self._field(FIELD_STACK)
+            if stack and stack[-1][0] == F_MOVE:
+                return tuple(stack[-1][6])  # the native frame's held pieces
+            return ()
+
+        def decision_route(self) -> int:
+            stack = self._field(FIELD_STACK)
+            if stack and stack[-1][0] in route_frames:
+                return stack[-1][2]  # the native frame's first number: the route
+            return -1
 
         # ---- the rest of the State API (docs/game-api.md)
         def legal_actions_mask(self) -> list[int]:

@@ -864,3 +864,84 @@ def test_the_turn_number_in_words_plays_natively(tmp_path):
     assert sum(row["A"] for row in state.score_breakdown()) == 4  # 1 PP each turn start so far
     for result in native.playouts(5, seed=1):  # random play: the 31st turn ends the game
         assert result["end"] == ["turn number > 30"]
+
+
+# ---- the reads agents make, answered in C (hansa/native.py, glue.c.j2)
+def _agent_reads(state, players: int, module) -> dict:
+    """Every read an agent makes of a position (runtime/state.py), with arguments on and off the
+    C fast path (a negative player, an out-of-range city, a non-bool `additional`)."""
+    reads: dict = {}
+
+    def read(key, fn, *args):
+        try:
+            reads[key] = fn(*args)
+        except Exception as error:  # the same exception type and text on both sides
+            reads[key] = (type(error).__name__, str(error))
+
+    for name in (
+        "point_pieces",
+        "space_posts",
+        "posts_filled",
+        "additional_posts",
+        "track_pp",
+        "route_markers",
+        "route_full_owners",
+        "actions_remaining",
+        "completed_cities",
+        "marker_supply_size",
+        "held_pieces",
+        "decision_route",
+    ):
+        read(name, getattr(state, name))
+    n_cities, n_abilities = module.N_CITIES, len(module.ABILITY_NAMES)
+    for p in [*range(players), -1, players]:
+        read(("supply", p), state.personal_supply, p)
+        read(("stock", p), state.general_stock, p)
+        read(("score", p), state.score_total, p)
+        read(("mission", p), state.mission_cities, p)
+        for a in (*range(n_abilities), n_abilities):
+            read(("level", p, a), state.ability_level, p, a)
+            read(("value", p, a), state.ability_value, p, a)
+        for c in (*range(n_cities), -1):
+            for additional in (False, True, 1):
+                read(("if post", c, p, additional), state.controller_if_post, c, p, additional)
+                read(("score if post", c, p, additional), state.score_if_post, c, p, additional)
+    for c in (*range(n_cities), n_cities):
+        read(("controller", c), state.city_controller, c)
+        read(("posts", c), state.city_posts, c)
+    for space in (*range(len(module.SPACE_CITY)), -1):
+        read(("exchange", space), state.controller_if_exchange, space)
+    return reads
+
+
+@pytest.mark.parametrize("name", NATIVE_GAMES)
+def test_the_reads_agents_make_are_the_python_backends_and_greedy_plays_alike(name):
+    """A greedy agent on native states reads the position in C (no Python copy per position):
+    every read equals the Python backend's, type included, and greedy games on native states
+    are the games on Python states, move for move."""
+    from hansa.play.greedy import GreedyAgent
+
+    native = hansa.load_game(name, backend="native")
+    python = hansa.Game(native.module, native.players)
+    players = native.players
+    module = native.module
+    for seed in range(3):
+        nat, py = native.new_initial_state(seed), python.new_initial_state(seed)
+        on_native = [GreedyAgent(seed * 8 + p) for p in range(players)]
+        on_python = [GreedyAgent(seed * 8 + p) for p in range(players)]
+        decision = 0
+        while not py.is_terminal():
+            if decision % 23 == 0:
+                native_reads = _agent_reads(nat, players, module)
+                python_reads = _agent_reads(py, players, module)
+                for key, value in python_reads.items():
+                    assert native_reads[key] == value, (name, seed, decision, key)
+                    assert type(native_reads[key]) is type(value), (name, key)
+            legal = py.legal_actions()
+            assert nat.legal_actions() == legal
+            action = on_python[py.current_player()].step(py, legal)
+            assert on_native[nat.current_player()].step(nat, nat.legal_actions()) == action
+            py.apply_action(action)
+            nat.apply_action(action)
+            decision += 1
+        assert nat.is_terminal() and nat.returns() == py.returns()
