@@ -215,10 +215,6 @@ class MCTSAgent:
         # random rollouts with no horizon: the game's own loop plays them out once the iteration
         # has left the tree (in C on the native backend; the same decisions on both)
         to_the_end = self.rollout == "random" and not self.turns and not self.depth
-        # greedy rollouts read the rules through the Python backend's view of each position: on
-        # a native state they are played on its Python copy, made once as the iteration leaves
-        # the tree (the same position, so the same decisions)
-        to_python = not to_the_end and getattr(type(state), "python_module", None) is not None
         while not state.is_terminal():
             if node is None and to_the_end:
                 state.random_steps(ROLLOUT_CAP, rng.getrandbits(64))
@@ -239,8 +235,6 @@ class MCTSAgent:
                 state.apply_action(agents[player].step(state, legal))
                 continue
             node = self._descend(state, node, legal, path)
-            if node is None and to_python:
-                state = state.to_python()
         reward = reward_of(state, me)
         for visited in path:
             visited.visits += 1
