@@ -221,7 +221,7 @@ def python_state(module: ModuleType, fields: tuple):
 FIELD_SCALARS, FIELD_PT, FIELD_POST = (FIELD_INDEX[f] for f in ("scalars", "pt", "post"))
 FIELD_FILLED, FIELD_TRACK, FIELD_RMARK = (FIELD_INDEX[f] for f in ("filled", "track", "rmark"))
 FIELD_FULL_OWNER, FIELD_MSUPPLY = FIELD_INDEX["full_owner"], FIELD_INDEX["msupply"]
-FIELD_MISSION, FIELD_STACK = FIELD_INDEX["mission"], FIELD_INDEX["stack"]
+FIELD_MISSION, FIELD_STACK, FIELD_UNUSED = (FIELD_INDEX[f] for f in ("mission", "stack", "unused"))
 
 
 def _mission_cards(module: ModuleType) -> tuple | None:
@@ -347,6 +347,12 @@ def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> ty
             if player.__class__ is int and 0 <= player < len(mission):
                 return mission_cards[mission[player]]
             return self._view().mission_cities(player)
+
+        def unused_markers(self, player: int) -> tuple[int, ...]:
+            unused = self._field(FIELD_UNUSED)  # counts per marker type, per player
+            if player.__class__ is int and 0 <= player < len(unused):
+                return _multiset(unused[player])
+            return self._view().unused_markers(player)
 
         def city_controller(self, c: int) -> int:
             controller = self._n_city_controller(c)

@@ -899,6 +899,7 @@ def _agent_reads(state, players: int, module) -> dict:
         read(("stock", p), state.general_stock, p)
         read(("score", p), state.score_total, p)
         read(("mission", p), state.mission_cities, p)
+        read(("unused", p), state.unused_markers, p)
         for a in (*range(n_abilities), n_abilities):
             read(("level", p, a), state.ability_level, p, a)
             read(("value", p, a), state.ability_value, p, a)
