@@ -25,7 +25,10 @@ observation is the one the chosen action led to: a turn of several actions), so 
 towards the next decision's budget; `stop` ends a search once no other action could overtake the
 most visited one in the iterations left (the choice is then the one the whole budget would make).
 `backend="native"` runs the iterations on the native backend's copy of the position (a game built
-with `hansa build --native`): the same choices as on the Python backend for the same seed. With
+with `hansa build --native`): the same choices as on the Python backend for the same seed, in about
+half the time with greedy rollouts (the native state answers the greedy agent's reads in C);
+`backend="auto"` (what `strong` uses) does so where the game builds natively and searches the
+Python position where it does not (no C compiler, a construct the native target refuses). With
 `rollout="random"` and no horizon, the part of an iteration after the tree is one call of the
 state's `random_steps` (a seeded stream both backends draw alike), which the native backend plays
 in C: that is where it makes the search fast.
@@ -36,6 +39,8 @@ from __future__ import annotations
 import math
 import random
 import time
+
+from hansa.runtime.errors import HansaError
 
 from .agents import RandomAgent
 from .greedy import GreedyAgent, module_namespace
@@ -77,8 +82,9 @@ class MCTSAgent:
     reuse: continue from the chosen action's subtree at the searcher's next decision when nothing
     but that action came between (the budget counts the visits kept);
     stop: end a search as soon as the most visited action can no longer be overtaken;
-    backend: "python" (the state as given) or "native" (iterations on the native backend's copy
-    of a Python position; the game must build natively).
+    backend: "python" (the state as given), "native" (iterations on the native backend's copy
+    of a Python position; the game must build natively) or "auto" (native where the game builds
+    natively, else python).
     """
 
     def __init__(
@@ -98,8 +104,8 @@ class MCTSAgent:
     ) -> None:
         if rollout not in ("greedy", "random"):
             raise ValueError(f"rollout must be greedy or random, not {rollout!r}")
-        if backend not in ("python", "native"):
-            raise ValueError(f"backend must be python or native, not {backend!r}")
+        if backend not in ("python", "native", "auto"):
+            raise ValueError(f"backend must be python, native or auto, not {backend!r}")
         for name, flag in (("reuse", reuse), ("stop", stop)):
             if not isinstance(flag, bool):
                 raise ValueError(f"{name} must be true or false, not {flag!r}")
@@ -188,12 +194,8 @@ class MCTSAgent:
         self._forgets = [a.forget for a in self._rollout_agents if isinstance(a, GreedyAgent)]
         namespace = module_namespace(state)
         ranges = namespace["ACTION_RANGES"]
-        if self.backend == "native" and getattr(type(state), "python_module", None) is None:
-            import hansa  # a Python position: search on the native backend's copy of it
-
-            self._native_game = hansa.load_game(
-                namespace["GAME_NAME"], players=players, backend="native"
-            )
+        if self.backend != "python" and getattr(type(state), "python_module", None) is None:
+            self._native_game = native_copy_game(namespace, players, self.backend == "native")
         self._end_turn = next(base for kind, base, _size in ranges if kind == "END_TURN")
 
     # ---- one iteration
@@ -301,6 +303,39 @@ class MCTSAgent:
         rest = [a for a in legal if a not in ranked]
         self.rng.shuffle(rest)
         return ranked + rest
+
+
+def native_copy_game(namespace: dict, players: int, required: bool):
+    """The native game of the rule module whose namespace this is, or None (when not `required`)
+    where there is none: no C compiler, a construct the native target refuses, or a game of
+    other rules than the installed one of its name (compiled in memory from another spec)."""
+    import hansa
+
+    name = namespace["GAME_NAME"]
+    try:
+        game = hansa.load_game(name, players=players, backend="native")
+    except HansaError:
+        if required:
+            raise
+        return None
+    if generated_text(vars(game.module)) != generated_text(namespace):
+        if required:
+            raise HansaError(
+                f"the native backend builds the installed game {name!r}, and this position is of"
+                " other rules of that name: play it with --backend native (or compile_game("
+                "..., backend='native')) to search it natively"
+            )
+        return None
+    return game
+
+
+def generated_text(namespace: dict) -> str | None:
+    """The text of a generated rule module (kept by one made in memory, else its file)."""
+    text = namespace.get("__generated_text__")
+    if text is None and namespace.get("__file__"):
+        with open(namespace["__file__"], encoding="utf-8") as module_file:
+            text = module_file.read()
+    return text
 
 
 def reward_of(state, player: int) -> float:

@@ -29,10 +29,11 @@ from .mcts import MCTSAgent
 # A game that has not ended after this many decisions is stopped and reported as "unfinished".
 DEFAULT_MAX_DECISIONS = 200_000
 
-# `strong`: the recommended search for studies — MCTS whose 24 iterations each play the game to
-# its end, continuing the chosen action's subtree within a turn and stopping a search once its
-# choice cannot change (docs/play.md, "The strong agent": measured 2026-12-02).
-STRONG_SETTINGS = {"iterations": 24, "turns": 0, "reuse": True, "stop": True}
+# `strong`: the recommended search for studies — the default search's 30 iterations, each played
+# to the end of the game, continuing the chosen action's subtree within a turn, stopping a search
+# once its choice cannot change, on the native backend where the game builds natively (the same
+# choices, about half the time; docs/play.md, "The strong agent").
+STRONG_SETTINGS = {"iterations": 30, "turns": 0, "reuse": True, "stop": True, "backend": "auto"}
 
 
 def StrongAgent(seed: int | None = 0, **settings) -> MCTSAgent:  # noqa: N802 (an agent "class")

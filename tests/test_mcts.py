@@ -338,7 +338,7 @@ def test_reuse_and_stop_are_switches():
     assert make_agent("mcts:reuse=true,stop=false", 1).reuse is True
     with pytest.raises(HansaError, match="stop must be true or false, not 'yes'"):
         make_agent("mcts:stop=yes", 1)
-    with pytest.raises(HansaError, match="backend must be python or native"):
+    with pytest.raises(HansaError, match="backend must be python, native or auto"):
         make_agent("mcts:backend=c", 1)
     strong = make_agent("strong", 1)
     assert strong.reuse and strong.stop and strong.turns == 0
@@ -386,3 +386,45 @@ def test_greedy_rollouts_of_a_native_search_read_the_position_in_c(monkeypatch):
     decided = agent.step(state, state.legal_actions())
     assert decided in state.legal_actions()
     assert 0 < len(converted) <= 3 * iterations  # a rollout is ~300 positions
+
+
+@pytest.mark.skipif(
+    shutil.which("cc") is None and shutil.which("gcc") is None,
+    reason="no C compiler: the native backend cannot be built here",
+)
+def test_strong_searches_natively_where_the_game_builds_and_chooses_alike():
+    """`strong` (backend auto) searches a Python position on its native copy when the game
+    builds natively: the choices of the Python search, in less time."""
+    game = hansa.load_game("bigbox-hanseatic-45p", players=4)
+    state = game.new_initial_state(3)
+    auto = make_agent("strong:iterations=4", 2)
+    on_python = make_agent("strong:iterations=4,backend=python", 2)
+    for _ in range(3):
+        legal = state.legal_actions()
+        chosen = auto.step(state, legal)
+        assert on_python.step(state, legal) == chosen
+        state.apply_action(chosen)
+    assert auto._native_game is not None and on_python._native_game is None
+
+
+def test_auto_searches_the_python_position_of_rules_the_native_build_is_not_of():
+    """A game compiled in memory from other rules than the installed game of its name (or of a
+    name not installed) is searched as given with backend auto; backend native refuses it with
+    one message instead of searching the installed rules."""
+    from hansa.compiler.targets.python.codegen import module_from_text
+    from hansa.runtime.game import Game
+    from test_variants import variant
+
+    installed = hansa.load_game("bigbox-hanseatic-45p", players=4).module
+    with open(installed.__file__, encoding="utf-8") as module_file:
+        text = module_file.read()
+    other_rules = module_from_text(text + "\n# another build\n", "hansa.generated.x", "other")
+    for game in (Game(other_rules, 4), variant("score Z track")):
+        state = game.new_initial_state(1)
+        agent = make_agent("strong:iterations=2", 1)
+        assert agent.step(state, state.legal_actions()) in state.legal_actions()
+        assert agent._native_game is None
+    if shutil.which("cc") or shutil.which("gcc"):
+        state = Game(other_rules, 4).new_initial_state(1)
+        with pytest.raises(HansaError, match="other rules of that name"):
+            make_agent("mcts:iterations=2,backend=native", 1).step(state, state.legal_actions())
