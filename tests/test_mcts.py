@@ -428,3 +428,23 @@ def test_auto_searches_the_python_position_of_rules_the_native_build_is_not_of()
         state = Game(other_rules, 4).new_initial_state(1)
         with pytest.raises(HansaError, match="other rules of that name"):
             make_agent("mcts:iterations=2,backend=native", 1).step(state, state.legal_actions())
+
+
+def test_strong_searches_the_python_position_where_no_c_compiler_is(monkeypatch, tmp_path):
+    """`strong` (backend auto) on a machine without a C compiler: no message, no build, the
+    Python position searched, the choices of `strong:backend=python`."""
+    from hansa.compiler.targets.native import build
+
+    monkeypatch.setenv("HANSA_CACHE", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setattr(build, "_LOADED", {})
+    monkeypatch.setattr(hansa, "_NATIVE_LOADED", {})
+    game = hansa.load_game("bigbox-hanseatic-3p", players=3)
+    state = game.new_initial_state(2)
+    auto = make_agent("strong:iterations=3", 4)
+    chosen = auto.step(state, state.legal_actions())
+    assert chosen == make_agent("strong:iterations=3,backend=python", 4).step(
+        state, state.legal_actions()
+    )
+    assert auto._native_game is None and not list(tmp_path.iterdir())
