@@ -307,14 +307,15 @@ class MCTSAgent:
 
 def native_copy_game(namespace: dict, players: int, required: bool):
     """The native game of the rule module whose namespace this is, or None (when not `required`)
-    where there is none: no C compiler, a construct the native target refuses, or a game of
-    other rules than the installed one of its name (compiled in memory from another spec)."""
+    where there is none: no C compiler, a construct the native target refuses, a cache it cannot
+    write, or a game of other rules than the installed one of its name (compiled in memory from
+    another spec)."""
     import hansa
 
     name = namespace["GAME_NAME"]
     try:
         game = hansa.load_game(name, players=players, backend="native")
-    except HansaError:
+    except (HansaError, OSError):  # no compiler, a refused construct, an unwritable cache, …
         if required:
             raise
         return None
