@@ -10,6 +10,7 @@ and observations by construction (docs/native.md).
 
 from __future__ import annotations
 
+import functools
 from types import ModuleType
 
 from hansa.compiler.errors import HansaError
@@ -234,6 +235,23 @@ def _mission_cards(module: ModuleType) -> tuple | None:
     return None
 
 
+def _answered_in_c(ext: ModuleType, name: str, arities: tuple[int, ...]):
+    """The state method `name` (runtime/state.py) answered by the extension's C method
+    `_n_<name>` when called with positional arguments of one of `arities`; whatever C leaves
+    (it returns NotImplemented for an argument off its fast path) and any other call is answered
+    by the Python backend's view, so every answer and error is the Python backend's."""
+    native = getattr(ext.State, "_n_" + name)
+
+    def read(self, *args, **kwargs):
+        if not kwargs and len(args) in arities:
+            answer = native(self, *args)
+            if answer is not NotImplemented:
+                return answer
+        return getattr(self._view(), name)(*args, **kwargs)
+
+    return functools.update_wrapper(read, getattr(TableState, name))
+
+
 def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> type:
     """The state type of one native game: the extension's C state with the rest of the API."""
     n_types = module.N_MARKER_TYPES
@@ -326,18 +344,6 @@ def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> ty
             pieces = self._n_pieces(player)
             return self._view().general_stock(player) if pieces is NotImplemented else pieces[1]
 
-        def ability_level(self, player: int, ability: int) -> int:
-            level = self._n_ability_level(player, ability)
-            if level is NotImplemented:
-                return self._view().ability_level(player, ability)
-            return level
-
-        def ability_value(self, player: int, ability: int) -> int:
-            value = self._n_ability_value(player, ability)
-            if value is NotImplemented:
-                return self._view().ability_value(player, ability)
-            return value
-
         def mission_cities(self, player: int) -> tuple[int, ...]:
             if mission_cards is None:
                 return self._view().mission_cities(player)
@@ -354,35 +360,15 @@ def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> ty
                 return _multiset(unused[player])
             return self._view().unused_markers(player)
 
-        def city_controller(self, c: int) -> int:
-            controller = self._n_city_controller(c)
-            return self._view().city_controller(c) if controller is NotImplemented else controller
-
-        def city_posts(self, c: int) -> list[int]:
-            posts = self._n_city_posts(c)
-            return self._view().city_posts(c) if posts is NotImplemented else posts
-
-        def score_total(self, player: int) -> int:
-            total = self._n_score_total(player)
-            return self._view().score_total(player) if total is NotImplemented else total
-
-        def controller_if_post(self, c: int, player: int, additional: bool = False) -> int:
-            controller = self._n_controller_if_post(c, player, additional)
-            if controller is NotImplemented:
-                return self._view().controller_if_post(c, player, additional)
-            return controller
-
-        def score_if_post(self, c: int, player: int, additional: bool = False) -> int:
-            total = self._n_score_if_post(c, player, additional)
-            if total is NotImplemented:
-                return self._view().score_if_post(c, player, additional)
-            return total
-
-        def controller_if_exchange(self, space: int) -> int:
-            controller = self._n_controller_if_exchange(space)
-            if controller is NotImplemented:
-                return self._view().controller_if_exchange(space)
-            return controller
+        # the reads and rule facts of one shape: a C method `_n_<name>`, the view for the rest
+        ability_level = _answered_in_c(ext, "ability_level", (2,))
+        ability_value = _answered_in_c(ext, "ability_value", (2,))
+        city_controller = _answered_in_c(ext, "city_controller", (1,))
+        city_posts = _answered_in_c(ext, "city_posts", (1,))
+        score_total = _answered_in_c(ext, "score_total", (1,))
+        controller_if_post = _answered_in_c(ext, "controller_if_post", (2, 3))
+        score_if_post = _answered_in_c(ext, "score_if_post", (2, 3))
+        controller_if_exchange = _answered_in_c(ext, "controller_if_exchange", (1,))
 
         def held_pieces(self) -> tuple[int, ...]:
             stack = self._field(FIELD_STACK)

@@ -53,14 +53,12 @@ def module_text(game: Game) -> tuple[str, str]:
 
     if isinstance(game, NativeGame):
         raise HansaError("--executor ray plays the Python backend's rule modules only")
+    from hansa.compiler.targets.python.codegen import generated_text
+
     module = game.module
-    text = vars(module).get("__generated_text__")
+    text = generated_text(vars(module))
     if text is None:
-        path = getattr(module, "__file__", None)
-        if not path:
-            raise HansaError(f"game {game.name!r}: its rule module has no text to send to workers")
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        raise HansaError(f"game {game.name!r}: its rule module has no text to send to workers")
     return module.__name__, text
 
 

@@ -310,6 +310,8 @@ def native_copy_game(namespace: dict, players: int, required: bool):
     where there is none: no C compiler, a construct the native target refuses, a cache it cannot
     write, or a game of other rules than the installed one of its name (compiled in memory from
     another spec)."""
+    from hansa.compiler.targets.python.codegen import generated_text
+
     import hansa
 
     name = namespace["GAME_NAME"]
@@ -328,15 +330,6 @@ def native_copy_game(namespace: dict, players: int, required: bool):
             )
         return None
     return game
-
-
-def generated_text(namespace: dict) -> str | None:
-    """The text of a generated rule module (kept by one made in memory, else its file)."""
-    text = namespace.get("__generated_text__")
-    if text is None and namespace.get("__file__"):
-        with open(namespace["__file__"], encoding="utf-8") as module_file:
-            text = module_file.read()
-    return text
 
 
 def reward_of(state, player: int) -> float:

@@ -473,6 +473,16 @@ def compile_module(source: str, game: str | None = None, spec_dir: str | Path = 
     return module_from_text(text, f"hansa.generated.{mangle_module_name(decl.name)}", wanted)
 
 
+def generated_text(namespace: dict) -> str | None:
+    """The text of a generated rule module, from its namespace: the one `module_from_text` kept,
+    else its file's (None for a module that has neither)."""
+    text = namespace.get("__generated_text__")
+    if text is None and namespace.get("__file__"):
+        with open(namespace["__file__"], encoding="utf-8") as module_file:
+            text = module_file.read()
+    return text
+
+
 def module_from_text(text: str, module_name: str, label: str):
     """A generated module's text run as a module in memory (not registered in sys.modules).
 
