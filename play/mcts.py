@@ -39,6 +39,8 @@ from __future__ import annotations
 import math
 import random
 import time
+from bisect import bisect_right
+from itertools import accumulate
 
 from hansa.runtime.errors import HansaError
 
@@ -49,6 +51,9 @@ LEAD_SCALE = 10.0  # PP of lead worth about tanh(1) ≈ 0.76 of a win
 WIN_BONUS = 1.0  # added at the end of the game, on top of the squashed lead
 ROLLOUT_CAP = 2_000_000  # decisions a random rollout may take (random games end far sooner)
 RANKED = 6  # how many of the greedy agent's choices lead a node's order (best, second best, …)
+BELIEF_DRAWS = 256  # completions of the hidden information weighed once per search (belief)
+BELIEF_PROBE = 8  # ... unless the first this many all score the others alike (no secret scores yet)
+BELIEF_PP = 1.0  # a completion scoring the others this many PP more now is e times as likely
 
 
 class _Node:
@@ -82,6 +87,12 @@ class MCTSAgent:
     reuse: continue from the chosen action's subtree at the searcher's next decision when nothing
     but that action came between (the budget counts the visits kept);
     stop: end a search as soon as the most visited action can no longer be overtaken;
+    belief: weigh the completions of what the searcher cannot see by what the others have built:
+    once per search `BELIEF_DRAWS` are drawn and each is weighted by exp(the PP the others score
+    in it now / BELIEF_PP), so cards the others' posts already serve are the likelier (a player
+    builds towards its own secret goal); each iteration then plays one drawn by weight. Where
+    the completions score alike (no secret card, or none that scores yet: the first
+    `BELIEF_PROBE` tell) the iterations redraw as without it, so the same choices;
     backend: "python" (the state as given), "native" (iterations on the native backend's copy
     of a Python position; the game must build natively) or "auto" (native where the game builds
     natively, else python).
@@ -101,12 +112,13 @@ class MCTSAgent:
         reuse: bool = False,
         stop: bool = False,
         backend: str = "python",
+        belief: bool = True,
     ) -> None:
         if rollout not in ("greedy", "random"):
             raise ValueError(f"rollout must be greedy or random, not {rollout!r}")
         if backend not in ("python", "native", "auto"):
             raise ValueError(f"backend must be python, native or auto, not {backend!r}")
-        for name, flag in (("reuse", reuse), ("stop", stop)):
+        for name, flag in (("reuse", reuse), ("stop", stop), ("belief", belief)):
             if not isinstance(flag, bool):
                 raise ValueError(f"{name} must be true or false, not {flag!r}")
         whole = {"iterations": iterations, "turns": turns, "depth": depth}
@@ -132,6 +144,11 @@ class MCTSAgent:
         self.reuse = reuse
         self.stop = stop
         self.backend = backend
+        self.belief = belief
+        # its own generator, so that drawing the weighed completions leaves the search's draws as
+        # they are in a game where every completion weighs the same
+        self._belief_rng = random.Random(None if seed is None else f"belief {seed}")
+        self._drawn: tuple[list, list[float]] | None = None  # (completions, cumulative weights)
         self._native_game = None  # the native game of the positions searched (backend native)
         # (subtree, the searcher's observation after the action chosen) of the last search
         self._kept: tuple[_Node, str] | None = None
@@ -152,6 +169,8 @@ class MCTSAgent:
         me = state.current_player()
         root = self._kept_root(state, me) if self.reuse else _Node()
         search = self._native_game.from_python(state) if self._native_game else state
+        self._drawn = self._weighed_completions(state, me, players) if self.belief else None
+        self._native_completions: dict[int, object] = {}
         deadline = started + self.seconds if self.seconds else None
         done = 0
         while True:
@@ -202,9 +221,22 @@ class MCTSAgent:
     def _iterate(self, root_state, root: _Node) -> None:
         rng = self.rng
         me = root_state.current_player()
-        state = root_state.clone()
         # What the searching player cannot see is redrawn: marker order, others' secret cards.
-        state.resample_hidden(rng, me)
+        if self._drawn is None:
+            state = root_state.clone()
+            state.resample_hidden(rng, me)
+        else:
+            completions, cumulative = self._drawn
+            pick = self._belief_rng.random() * cumulative[-1]
+            index = min(bisect_right(cumulative, pick), len(completions) - 1)
+            if self._native_game is not None:  # the native copy of it, made when first drawn
+                completion = self._native_completions.get(index)
+                if completion is None:
+                    completion = self._native_game.from_python(completions[index])
+                    self._native_completions[index] = completion
+            else:
+                completion = completions[index]
+            state = completion.clone()
         agents = self._rollout_agents
         for forget in self._forgets:  # each iteration is another game for them (no stale caches)
             forget()
@@ -241,6 +273,23 @@ class MCTSAgent:
         for visited in path:
             visited.visits += 1
             visited.total += reward
+
+    def _weighed_completions(self, state, me: int, players: int) -> tuple[list, list[float]] | None:
+        """`BELIEF_DRAWS` completions of what `me` cannot see (positions like `state`) with their
+        cumulative weights, or None when the first `BELIEF_PROBE` of them score the
+        others alike (then the weights would be all but equal: the plain redraw is as good)."""
+        rng = self._belief_rng
+        drawn = []
+        for count in range(BELIEF_DRAWS):
+            completion = state.clone()
+            completion.resample_hidden(rng, me)
+            others = sum(completion.score_total(p) for p in range(players) if p != me)
+            drawn.append((others, completion))
+            if count + 1 == BELIEF_PROBE and all(o == others for o, _ in drawn):
+                return None
+        most = max(others for others, _ in drawn)
+        weights = accumulate(math.exp((others - most) / BELIEF_PP) for others, _ in drawn)
+        return [completion for _, completion in drawn], list(weights)
 
     def _descend(self, state, node: _Node, legal: list[int], path: list[_Node]) -> _Node | None:
         """Choose the searcher's action at a tree node and apply it; the next node, or None when

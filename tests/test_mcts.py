@@ -448,3 +448,76 @@ def test_strong_searches_the_python_position_where_no_c_compiler_is(monkeypatch,
         state, state.legal_actions()
     )
     assert auto._native_game is None and not list(tmp_path.iterdir())
+
+
+# ---- belief: the completions of what the searcher cannot see, weighed by what the others built
+def _missions_mid_game(seed: int, decisions: int = 220):
+    """A greedy game of the missions module played on to player 0's first decision after
+    `decisions`: the others have posts, some in the cities of their cards."""
+    game = hansa.load_game("bigbox-hanseatic-45p-missions", players=4)
+    state = game.new_initial_state(seed)
+    greedy = [GreedyAgent(p) for p in range(4)]
+    played = 0
+    while played < decisions or state.current_player() != 0:
+        state.apply_action(greedy[state.current_player()].step(state, state.legal_actions()))
+        played += 1
+    return state
+
+
+def _weights(cumulative: list[float]) -> list[float]:
+    return [b - a for a, b in zip([0.0, *cumulative], cumulative, strict=False)]
+
+
+def test_belief_makes_the_others_real_cards_likelier_than_a_blind_redraw():
+    """With mission cards, the search plays each other player's real card (the one its greedy
+    play has built towards) far more often than a uniform redraw of the unseen cards does
+    (1 in 8), and gives the searcher its own card always."""
+    shares = []
+    for seed in (2, 3):
+        state = _missions_mid_game(seed)
+        drawn = MCTSAgent(seed=1)._weighed_completions(state, 0, 4)
+        assert drawn is not None
+        completions, cumulative = drawn
+        weights = _weights(cumulative)
+        assert all(c.mission_cities(0) == state.mission_cities(0) for c in completions)
+        for other in (1, 2, 3):
+            real = state.mission_cities(other)
+            drawn_cards = [c.mission_cities(other) for c in completions]
+            hits = [w for c, w in zip(drawn_cards, weights, strict=True) if c == real]
+            shares.append(sum(hits) / cumulative[-1])
+    assert sum(shares) / len(shares) > 2 / 8, shares
+
+
+def test_belief_reads_nothing_the_searcher_cannot_see():
+    """Two positions the searcher cannot tell apart (the others' cards and the marker order
+    redrawn) get the same weighed completions: the weights come from what is on the board."""
+    import random
+
+    state = _missions_mid_game(2)
+    twin = state.clone()
+    twin.resample_hidden(random.Random(7), 0)
+    assert twin.information_state_string(0) == state.information_state_string(0)
+    others = (1, 2, 3)
+    assert [twin.mission_cities(p) for p in others] != [state.mission_cities(p) for p in others]
+    drawn = MCTSAgent(seed=1)._weighed_completions(state, 0, 4)
+    twin_drawn = MCTSAgent(seed=1)._weighed_completions(twin, 0, 4)
+    assert drawn[1] == twin_drawn[1]
+    for completion, twin_completion in zip(drawn[0], twin_drawn[0], strict=True):
+        cards = [completion.mission_cities(p) for p in range(4)]
+        assert cards == [twin_completion.mission_cities(p) for p in range(4)]
+
+
+def test_belief_changes_nothing_where_no_secret_scores():
+    """On a game without secret cards every completion scores alike: no weighing, and the search
+    makes the choices it makes with belief off (the same draws from its generator)."""
+    state = _mid_game(5, 120)
+    assert MCTSAgent(seed=1)._weighed_completions(state, state.current_player(), 4) is None
+    on = make_agent("mcts:iterations=4,depth=3", 2)
+    off = make_agent("mcts:iterations=4,depth=3,belief=false", 2)
+    for _ in range(4):
+        legal = state.legal_actions()
+        chosen = on.step(state, legal)
+        assert off.step(state, legal) == chosen
+        state.apply_action(chosen)
+    with pytest.raises(HansaError, match="belief must be true or false, not 'perhaps'"):
+        make_agent("mcts:belief=perhaps", 1)
