@@ -15,8 +15,8 @@ developed Actions, pieces on half-built routes — shows only in later turns). A
 the searcher's turns (`turns`) or in decisions (`depth`) makes iterations cheaper; the position
 there is scored as if the game ended (`score_breakdown`). The reward is the searcher's lead over
 the best other player squashed to (-1, 1), plus a win bonus at the end of the game. It knows no
-rule: legal actions, `clone`, `apply_action`, `resample_hidden`, `score_breakdown`, `winners`,
-`information_state_string`, the greedy agent, and the module's `ACTION_RANGES` (to see where a
+rule: legal actions, `clone`, `apply_action`, `resample_hidden`, `score_breakdown`, `score_total`
+(belief), `winners`, `information_state_string`, the greedy agent, and the module's `ACTION_RANGES` (to see where a
 turn begins) are all it uses.
 
 Two savings that keep the search's judgement (`strong` uses both): `reuse` keeps the subtree of
@@ -149,6 +149,7 @@ class MCTSAgent:
         # they are in a game where every completion weighs the same
         self._belief_rng = random.Random(None if seed is None else f"belief {seed}")
         self._drawn: tuple[list, list[float]] | None = None  # (completions, cumulative weights)
+        self._native_completions: dict[int, object] = {}  # their native copies, made when drawn
         self._native_game = None  # the native game of the positions searched (backend native)
         # (subtree, the searcher's observation after the action chosen) of the last search
         self._kept: tuple[_Node, str] | None = None
@@ -170,7 +171,7 @@ class MCTSAgent:
         root = self._kept_root(state, me) if self.reuse else _Node()
         search = self._native_game.from_python(state) if self._native_game else state
         self._drawn = self._weighed_completions(state, me, players) if self.belief else None
-        self._native_completions: dict[int, object] = {}
+        self._native_completions = {}
         deadline = started + self.seconds if self.seconds else None
         done = 0
         while True:
