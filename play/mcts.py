@@ -16,8 +16,8 @@ the searcher's turns (`turns`) or in decisions (`depth`) makes iterations cheape
 there is scored as if the game ended (`score_breakdown`). The reward is the searcher's lead over
 the best other player squashed to (-1, 1), plus a win bonus at the end of the game. It knows no
 rule: legal actions, `clone`, `apply_action`, `resample_hidden`, `score_breakdown`, `score_total`
-(belief), `winners`, `information_state_string`, the greedy agent, and the module's `ACTION_RANGES` (to see where a
-turn begins) are all it uses.
+(belief), `winners`, `information_state_string`, the greedy agent, and the module's
+`ACTION_RANGES` (to see where a turn begins) are all it uses.
 
 Two savings that keep the search's judgement (`strong` uses both): `reuse` keeps the subtree of
 the action chosen when the next decision is the searcher's again with nothing else in between (its
