@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -336,6 +337,8 @@ def test_failed_plot_leaves_nothing_behind(tmp_path) -> None:
         (("original_2009", "bigbox_2021", "--simulate", "2"), "choose one with --board"),
         (("original_2009", "bigbox_2021", "--simulate", "2", "--board", "nowhere"), "nowhere"),
         ((SHORT, BIGBOX, "--players", "4"), "only apply with --simulate"),
+        ((SHORT, BIGBOX, "--backend", "native"), "only apply with --simulate"),
+        ((SHORT, BIGBOX, "--simulate", "2", "--backend", "native", "--executor", "ray"), "Ray"),
     ],
 )
 def test_errors_exit_2(capsys, args, fragment) -> None:
@@ -453,3 +456,54 @@ def test_in_memory_module_plays_like_the_committed_one(capsys) -> None:
     assert by["decisions"]["a"]["mean"] == pytest.approx(committed["decisions"]["mean"], abs=1e-4)
     track = committed["points_by_category"]["A"]["mean"]
     assert by["points:A:track"]["a"]["mean"] == pytest.approx(track, abs=1e-4)
+
+
+NO_C_COMPILER = shutil.which("cc") is None and shutil.which("gcc") is None
+
+
+@pytest.mark.skipif(NO_C_COMPILER, reason="no C compiler: the native backend cannot be built here")
+def test_the_native_backend_plays_both_sides_as_the_python_one(
+    short_vs_bigbox, capsys, monkeypatch
+) -> None:
+    """Both sides compiled in memory and bound to C rule modules built from the same IR: the
+    very same games, so the very same report."""
+    import hansa.native
+
+    built = []
+    real = hansa.native.native_game
+    monkeypatch.setattr(
+        hansa.native, "native_game", lambda *a, **k: built.append(a[1].GAME_NAME) or real(*a, **k)
+    )
+    code, out, err = run_diff(
+        capsys,
+        SHORT,
+        BIGBOX,
+        "--simulate",
+        "20",
+        "--jobs",
+        "2",
+        "--format",
+        "json",
+        "--backend",
+        "native",
+    )
+    assert err == ""
+    assert built == [SHORT, BIGBOX]
+    assert (code, out) == short_vs_bigbox["1"]
+
+
+@pytest.mark.skipif(NO_C_COMPILER, reason="no C compiler: the native backend cannot be built here")
+def test_a_side_the_native_target_refuses_is_one_error(capsys, tmp_path) -> None:
+    house = tmp_path / "no_op.hansa"
+    house.write_text(
+        'rules no_op "no-op actions legal" extends bigbox_2021 {\n'
+        "    option no_op_actions = legal\n}\n"
+        "game no-op-hanseatic-45p = no_op on hanseatic_45p players 4..5\n",
+        encoding="utf-8",
+    )
+    args = [f"{house}:no-op-hanseatic-45p", BIGBOX, "--simulate", "2", "--backend", "native"]
+    code, out, err = run_diff(capsys, *args)
+    assert code == 2
+    assert "cannot be built natively" in err and "no_op_actions" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "behaviour:" not in out  # no game was played

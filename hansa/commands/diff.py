@@ -114,6 +114,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="stop a game after N decisions (default 200000); stopped games end 'unfinished'",
     )
     sim.add_argument(
+        "--backend",
+        choices=("python", "native"),
+        default=None,
+        help="python (default) or native: both sides' rule step in C, built with the system C "
+        "compiler (the same games for the same seeds; docs/native.md)",
+    )
+    sim.add_argument(
         "--plot", metavar="FILE", default=None, help="draw the comparison to FILE.png or FILE.svg"
     )
     sim.add_argument(
@@ -415,6 +422,7 @@ SIMULATION_OPTIONS = (
     "seats",
     "executor",
     "address",
+    "backend",
 )
 PLOT_SUFFIXES = (".png", ".svg")
 
@@ -622,6 +630,11 @@ def _check_simulation_args(args: argparse.Namespace) -> None:
             raise HansaError(f"--{option.replace('_', '-')} must be at least 1, got {value}")
     if args.address is not None and args.executor != "ray":
         raise HansaError("--address names a Ray cluster: it applies with --executor ray")
+    if args.backend == "native" and args.executor == "ray":
+        raise HansaError(
+            "--backend native plays in this machine's processes: Ray workers are sent the "
+            "Python backend's rule modules (leave out one of --backend native, --executor ray)"
+        )
     if args.executor == "ray":
         from hansa.play.cluster import import_ray
 
@@ -663,6 +676,19 @@ def _print(text: str) -> None:
     sys.stdout.flush()
 
 
+def _side_game(module: Any, playable: Any, players: int, backend: str | None) -> Any:
+    """One side's compiled module as a game to play: on the Python backend, or bound to its C
+    rule module built from the same IR (a side the native target refuses is one error)."""
+    if backend != "native":
+        from hansa.runtime.game import Game as LoadedGame
+
+        return LoadedGame(module, players)
+    from hansa.compiler.model.build import build_model
+    from hansa.native import native_game
+
+    return native_game(build_model(playable.decl, playable.rules, playable.board), module, players)
+
+
 def _executor_session(args: argparse.Namespace):
     """With --executor ray, one Ray for both sides (starting a local one costs seconds)."""
     if args.executor != "ray":
@@ -675,12 +701,10 @@ def _executor_session(args: argparse.Namespace):
 def _run_simulation(
     args: argparse.Namespace, edits: list[Edit], a: Loaded, b: Loaded, loader: _Loader
 ) -> int:
-    from hansa.compiler.diff.edits import format_json
-
     """Prepare both sides (every check before the first game), print the semantic diff, play,
     then print the behavioural comparison and draw the plot."""
     from hansa.compiler.diff import behaviour as behaviour
-    from hansa.runtime.game import Game as LoadedGame
+    from hansa.compiler.diff.edits import format_json
 
     from .play import max_decisions
 
@@ -692,7 +716,7 @@ def _run_simulation(
     behaviour.check_agents(agents, counts)
     root = Path(args.spec).resolve().parent
     games = [
-        LoadedGame(behaviour.compile_playable(p, side, root), players)
+        _side_game(behaviour.compile_playable(p, side, root), p, players, args.backend)
         for p, side, players in zip((play_a, play_b), "ab", counts, strict=True)
     ]
     seed = args.seed if args.seed is not None else 0
