@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+
+import pytest
 
 import hansa
 from hansa.cli import main
 
 GAME = "bigbox-hanseatic-45p"
+NO_C_COMPILER = shutil.which("cc") is None and shutil.which("gcc") is None
+NO_C_COMPILER_REASON = "no C compiler: the native backend cannot be built here"
+# the native backend's tests: skipped where no C compiler can build its rule modules
+needs_c_compiler = pytest.mark.skipif(NO_C_COMPILER, reason=NO_C_COMPILER_REASON)
 
 
 def load_game(name: str, players: int | None = None):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from hansa.compiler.nodes.rules import Game, RuleSet
 from hansa.play.simulate import share
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from play_support import needs_c_compiler
 
 from hansa.cli import main
 
@@ -458,10 +458,7 @@ def test_in_memory_module_plays_like_the_committed_one(capsys) -> None:
     assert by["points:A:track"]["a"]["mean"] == pytest.approx(track, abs=1e-4)
 
 
-NO_C_COMPILER = shutil.which("cc") is None and shutil.which("gcc") is None
-
-
-@pytest.mark.skipif(NO_C_COMPILER, reason="no C compiler: the native backend cannot be built here")
+@needs_c_compiler
 def test_the_native_backend_plays_both_sides_as_the_python_one(
     short_vs_bigbox, capsys, monkeypatch
 ) -> None:
@@ -492,7 +489,7 @@ def test_the_native_backend_plays_both_sides_as_the_python_one(
     assert (code, out) == short_vs_bigbox["1"]
 
 
-@pytest.mark.skipif(NO_C_COMPILER, reason="no C compiler: the native backend cannot be built here")
+@needs_c_compiler
 def test_a_side_the_native_target_refuses_is_one_error(capsys, tmp_path) -> None:
     house = tmp_path / "no_op.hansa"
     house.write_text(

@@ -5,7 +5,6 @@ simulate and diff --simulate."""
 from __future__ import annotations
 
 import ast
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from hansa.play.greedy import GreedyAgent
 from hansa.play.mcts import MCTSAgent, rewards_of
 from hansa.play.simulate import make_agent, parse_agents, play_game
 from hansa.runtime.errors import HansaError
-from play_support import run_cli
+from play_support import NO_C_COMPILER, needs_c_compiler, run_cli
 
 import hansa
 
@@ -344,10 +343,7 @@ def test_reuse_and_stop_are_switches():
     assert strong.reuse and strong.stop and strong.turns == 0
 
 
-@pytest.mark.skipif(
-    shutil.which("cc") is None and shutil.which("gcc") is None,
-    reason="no C compiler: the native backend cannot be built here",
-)
+@needs_c_compiler
 def test_the_search_on_the_native_backend_chooses_as_on_the_python_one():
     """`backend=native` plays the iterations on the native copy of a Python position; the same
     seed makes the same choices, whether the game itself runs on the Python or the native
@@ -362,10 +358,7 @@ def test_the_search_on_the_native_backend_chooses_as_on_the_python_one():
     assert on_native.moves == python.moves
 
 
-@pytest.mark.skipif(
-    shutil.which("cc") is None and shutil.which("gcc") is None,
-    reason="no C compiler: the native backend cannot be built here",
-)
+@needs_c_compiler
 def test_greedy_rollouts_of_a_native_search_read_the_position_in_c(monkeypatch):
     """The greedy rollout players of a native search read rule facts from the native states
     (hansa/native.py answers them in C): a Python copy is made for what only the Python backend
@@ -388,10 +381,7 @@ def test_greedy_rollouts_of_a_native_search_read_the_position_in_c(monkeypatch):
     assert 0 < len(converted) <= 3 * iterations  # a rollout is ~300 positions
 
 
-@pytest.mark.skipif(
-    shutil.which("cc") is None and shutil.which("gcc") is None,
-    reason="no C compiler: the native backend cannot be built here",
-)
+@needs_c_compiler
 def test_strong_searches_natively_where_the_game_builds_and_chooses_alike():
     """`strong` (backend auto) searches a Python position on its native copy when the game
     builds natively: the choices of the Python search, in less time."""
@@ -424,7 +414,7 @@ def test_auto_searches_the_python_position_of_rules_the_native_build_is_not_of()
         agent = make_agent("strong:iterations=2", 1)
         assert agent.step(state, state.legal_actions()) in state.legal_actions()
         assert agent._native_game is None
-    if shutil.which("cc") or shutil.which("gcc"):
+    if not NO_C_COMPILER:
         state = Game(other_rules, 4).new_initial_state(1)
         with pytest.raises(HansaError, match="other rules of that name"):
             make_agent("mcts:iterations=2,backend=native", 1).step(state, state.legal_actions())

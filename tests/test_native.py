@@ -9,14 +9,12 @@ import shutil
 import pytest
 from hansa.compiler.errors import HansaError
 from hansa.play.differential import compare_from, compare_game, verify
+from play_support import needs_c_compiler
 
 import hansa
 from hansa.native import installed_spec, model_of, native_game
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("cc") is None and shutil.which("gcc") is None,
-    reason="no C compiler: the native backend cannot be built here",
-)
+pytestmark = needs_c_compiler
 
 # Every built game the native target supports (the others are refused, test below).
 NATIVE_GAMES = [

@@ -8,11 +8,11 @@ holders deciding clockwise from the actor, the holder's own action, anyone's).""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from hansa.play.differential import Tensors, _compare, compare_from
+from play_support import needs_c_compiler
 from scenario_support import Position
 from test_favour import HOUSE_TILES, STOCK_TILE, TAKE, TRADER, with_favour
 from test_favour_marker_trigger import TILES as MARKER_TILES
@@ -21,10 +21,7 @@ from test_variants import house_rule_text, variant
 import hansa
 from hansa.native import model_of, native_game
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("cc") is None and shutil.which("gcc") is None,
-    reason="no C compiler: the native backend cannot be built here",
-)
+pytestmark = needs_c_compiler
 
 UNUSED = ["plus_3_actions", "move_tradesmen", "develop_ability"]  # three kinds: a flip choice
 RANDOM_SEEDS = 6  # random games by action kind from each position

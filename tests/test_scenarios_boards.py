@@ -10,9 +10,8 @@ Britannia scenarios run on both backends (the native one built with the system C
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
+from play_support import NO_C_COMPILER, NO_C_COMPILER_REASON
 from scenario_support import (
     Position,
     act,
@@ -44,8 +43,8 @@ def on_backend(name: str, players: int, backend: str):
     """The game on the Python backend, or on the native one (skipped without a C compiler)."""
     if backend == "python":
         return load(name, players)
-    if shutil.which("cc") is None and shutil.which("gcc") is None:
-        pytest.skip("no C compiler: the native backend cannot be built here")
+    if NO_C_COMPILER:
+        pytest.skip(NO_C_COMPILER_REASON)
     return hansa.load_game(name, players, backend="native")
 
 

@@ -70,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="folder of spec files that names are looked up in (default: ./spec)",
     )
     sim = parser.add_argument_group("behavioural diff (--simulate)")
+    from .play import add_backend_option
     from .simulate import add_executor_options, add_seats_option
 
     add_seats_option(sim, default=None)
@@ -113,13 +114,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="stop a game after N decisions (default 200000); stopped games end 'unfinished'",
     )
-    sim.add_argument(
-        "--backend",
-        choices=("python", "native"),
-        default=None,
-        help="python (default) or native: both sides' rule step in C, built with the system C "
-        "compiler (the same games for the same seeds; docs/native.md)",
-    )
+    add_backend_option(sim, default=None)
     sim.add_argument(
         "--plot", metavar="FILE", default=None, help="draw the comparison to FILE.png or FILE.svg"
     )

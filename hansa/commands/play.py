@@ -73,19 +73,25 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
         help="agent for every seat, or one per seat: greedy, random, mcts or module:Class, "
         "optionally with :key=value,… arguments (default greedy)",
     )
-    parser.add_argument(
-        "--backend",
-        choices=("python", "native"),
-        default="python",
-        help="python (default) or native: the rule step in C, built with the system C compiler "
-        "(the same games for the same seeds; docs/native.md)",
-    )
+    add_backend_option(parser)
     parser.add_argument(
         "--max-decisions",
         type=int,
         default=None,
         metavar="N",
         help="stop a game after N decisions (default 200000; random agents wander for long)",
+    )
+
+
+def add_backend_option(parser, default: str | None = "python") -> None:
+    """`--backend python|native` (docs/native.md); `default=None` where it must be told apart
+    from not given (hansa diff's options that apply only with --simulate)."""
+    parser.add_argument(
+        "--backend",
+        choices=("python", "native"),
+        default=default,
+        help="python (default) or native: the rule step in C, built with the system C compiler "
+        "(the same games for the same seeds; docs/native.md)",
     )
 
 
