@@ -462,19 +462,25 @@ RULE_FIRED = [0] * len(RULE_SOURCES)
 
 # fmt: off
 def _x_turn_start(s: State, p: int) -> None:
-    RULE_FIRED[1] += 1
+    applied = False
     for q1 in [q1 for q1 in range(s.num_players) if (s.track[q1] == min(s.track))]:
         if ((p == 0) and ((s.track[q1] + 3) <= max(s.track))):
+            applied = True
             s.track[q1] += max(0, 1)
+    if applied:
+        RULE_FIRED[1] += 1
 
 
 def _x_after_displace(s: State, p: int, base: int, v: int, displaced_kind: int) -> None:
     own = s.stack[base:]
     del s.stack[base:]
-    RULE_FIRED[0] += 1
+    applied = False
     q1 = v
     if q1 >= 0:
+        applied = True
         s.track[q1] += max(0, 1)
+    if applied:
+        RULE_FIRED[0] += 1
     s.stack.extend(own)
 
 

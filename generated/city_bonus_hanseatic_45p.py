@@ -456,12 +456,15 @@ RULE_FIRED = [0] * len(RULE_SOURCES)
 
 # fmt: off
 def _x_after_route(s: State, p: int, r: int, done: int, post_city: int, post_kind: int, post_extra: int, special_taken: int) -> None:  # noqa: E501
-    if (done > 0) or (post_kind == 1):
-        RULE_FIRED[0] += 1
+    applied = False
     if (done > 0):
+        applied = True
         s.track[p] += max(0, 2)
     if (post_kind == 1):
+        applied = True
         s.track[p] += max(0, 1)
+    if applied:
+        RULE_FIRED[0] += 1
 
 
 def _x_end(s: State, p: int) -> bool:

@@ -108,7 +108,8 @@ SECRET_SCORE_KEYS = ()
 CITY_CONTROL_PP = 2
 TIEBREAK = (('fewest', 'ability', 1), ('most', 'score', 5), ('shared', '', -1))
 CITY_GREEN = (False,) * 27
-RULE_SOURCES = ()
+RULE_SOURCES = (('marker_draw', '', 'spec/house/draw_three.hansa:5',
+  'at marker draw: draw 3 keep 1'),)
 X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 A_END_TURN = 0
 A_INCOME = 1
@@ -456,6 +457,7 @@ RULE_FIRED = [0] * len(RULE_SOURCES)
 
 # fmt: off
 def _x_marker_draw(s: State, p: int) -> None:
+    RULE_FIRED[0] += 1
     _x_draw_keep(s, p, 3)
 
 

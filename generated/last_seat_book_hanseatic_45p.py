@@ -458,11 +458,13 @@ RULE_FIRED = [0] * len(RULE_SOURCES)
 
 # fmt: off
 def _x_setup(s: State, p: int) -> None:
+    applied = False
     if (p == (s.num_players - 1)):
-        RULE_FIRED[0] += 1
-    if (p == (s.num_players - 1)):
+        applied = True
         if _can_develop(s, p, 3):
             _develop(s, p, 3)
+    if applied:
+        RULE_FIRED[0] += 1
 
 
 def _x_end(s: State, p: int) -> bool:

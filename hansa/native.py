@@ -473,6 +473,11 @@ class NativeGame(Game):
             return self.from_python(self.module.new_initial_state(self.players, seed))
         return self.ext.new_state(self.state_type, self.players, abs(seed))
 
+    def rule_fired(self) -> list[int]:
+        """The rules' counters of the native module (the same rules and events as the Python
+        module's RULE_FIRED: compiler/expr/codegen.py counts them for both targets)."""
+        return self.ext.rule_fired()
+
     def from_python(self, py):
         """The native state of a Python backend state of this game."""
         try:

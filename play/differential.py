@@ -1,6 +1,7 @@
 """The differential test of the two backends: seeded random games played on the Python and the
-native backend side by side, compared after every decision (the legal action list, then the
-whole state), stopping at the first divergence (`hansa verify`, docs/native.md)."""
+native backend side by side, compared after every decision (the legal action list, the rules'
+counters, then the whole state: fields, JSON, scores, returns, end triggers, observation
+tensors), stopping at the first divergence (`hansa verify`, docs/native.md)."""
 
 from __future__ import annotations
 
@@ -121,6 +122,7 @@ def _play(
         agents = [GreedyAgent(seed * 16 + p) for p in range(py_game.num_players())]
     elif policy not in POLICIES:
         raise ValueError(f"unknown verification policy {policy!r}")
+    counters = Counters(py_game, native_game)  # the setup's rules count too
     if start is None:
         py = py_game.new_initial_state(seed)
         nat = native_game.new_initial_state(seed)
@@ -135,6 +137,8 @@ def _play(
     while True:
         fields = decision % every == 0
         problem = _compare(py, nat, n_types, fields=fields, full=decision % FULL_EVERY == 0)
+        if problem is None:  # what listing the legal actions (a forbid) and the action applied
+            problem = counters.compare()
         if problem is None:
             problem = tensors.compare(py, nat, every_observer=fields or py.is_terminal())
         if problem is not None:
@@ -151,6 +155,7 @@ def _play(
             action = agents[py.current_player()].step(py, legal)
         else:
             action = _choose(rng, legal, module.ACTION_RANGES, by_kind=policy == "kinds")
+        counters.skip()  # the greedy agents' copies apply rules too: not the game's
         py.apply_action(action)
         nat.apply_action(action)
         decision += 1
@@ -232,6 +237,40 @@ def _kind_of(module, action: int) -> str:
     return ""
 
 
+class Counters:
+    """How often each rule in words applied (RULE_FIRED, what `hansa simulate` reports) on
+    either backend, over the game's own listings and actions (an agent's search on copies of
+    the position is left out): equal after every decision."""
+
+    def __init__(self, py_game, native_game) -> None:
+        self.sources = getattr(py_game.module, "RULE_SOURCES", ())
+        self.py_game, self.native_game = py_game, native_game
+        self.totals = [[0] * len(self.sources), [0] * len(self.sources)]
+        self.marks = self._now()
+
+    def _now(self) -> tuple[list[int], list[int]]:
+        if not self.sources:
+            return [], []
+        return self.py_game.rule_fired(), self.native_game.rule_fired()
+
+    def skip(self) -> None:
+        """What ran since the last comparison was not the game's (an agent's copies)."""
+        self.marks = self._now()
+
+    def compare(self):
+        now = self._now()
+        for side in (0, 1):
+            for i, (n, m) in enumerate(zip(now[side], self.marks[side], strict=True)):
+                self.totals[side][i] += n - m
+        self.marks = now
+        python, native = self.totals
+        if python != native:
+            i = next(i for i, (x, y) in enumerate(zip(python, native, strict=True)) if x != y)
+            hook, _name, where, text = self.sources[i]
+            return f"rule counters (the {hook} rule at {where}: {text})", python[i], native[i]
+        return None
+
+
 class Tensors:
     """The observation tensors of both backends compared: the Python side's by a `TensorWriter`
     (patched per observer, so comparing after every decision stays cheap), the native side's
@@ -294,6 +333,8 @@ def _compare(py, nat, n_types: int, fields: bool = True, full: bool = True):
             return f"states (field {name})", getattr(py, name), getattr(mine, name)
     if py.score_breakdown() != nat.score_breakdown():
         return "score breakdowns", py.score_breakdown(), nat.score_breakdown()
+    if py.returns() != nat.returns():
+        return "returns", py.returns(), nat.returns()
     if py.is_terminal() and py.end_conditions_met() != nat.end_conditions_met():
         return "end conditions", py.end_conditions_met(), nat.end_conditions_met()
     return None

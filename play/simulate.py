@@ -240,7 +240,8 @@ class GameTracker:
         self.route_permanent: tuple[int, ...] = ns.get("ROUTE_PERMANENT", ())
         self.permanent_names: tuple[str, ...] = ns.get("PERMANENT_NAMES", ())
         self.rule_sources: tuple = ns.get("RULE_SOURCES", ())
-        self.rule_fired: list[int] | None = ns.get("RULE_FIRED")
+        # the game's counters of its rules in words (None: it has none), on either backend
+        self.rule_fired = game.rule_fired if ns.get("RULE_SOURCES") else None
         self.score_keys: tuple[str, ...] = ns["SCORE_KEYS"]
         self.usage: dict[str, int] = {}
         self.last_kind = ""
@@ -253,14 +254,14 @@ class GameTracker:
     def watch(self, state) -> None:
         """Before the first decision: the setup's rules applied, the markers held."""
         if self.rule_fired is not None:
-            self.fired = list(self.rule_fired)
+            self.fired = self.rule_fired()
         self.unused = [state.unused_markers(p) for p in range(len(state.track_pp()))]
 
     def start_decision(self) -> None:
         """Before the game's legal actions are listed (a forbid rule counts there); the rules an
         agent's search applied on its copies since the last decision are not the game's."""
         if self.rule_fired is not None:
-            self.fired = list(self.rule_fired)
+            self.fired = self.rule_fired()
 
     def listed(self) -> None:
         """After listing the legal actions: what the listing applied counts."""
@@ -282,7 +283,7 @@ class GameTracker:
                 self._count("permanent:" + self.permanent_names[self.route_permanent[route]])
         self.last_kind = kind
         if self.rule_fired is not None:
-            self.fired = list(self.rule_fired)
+            self.fired = self.rule_fired()
 
     def after(self, state) -> None:
         """After the game applied an action: the markers that left their owner's hand were used
@@ -300,10 +301,11 @@ class GameTracker:
     def _rules_applied(self) -> None:
         if self.rule_fired is None:
             return
-        for i, (count, was) in enumerate(zip(self.rule_fired, self.fired, strict=True)):
+        now = self.rule_fired()
+        for i, (count, was) in enumerate(zip(now, self.fired, strict=True)):
             if count != was:
                 self._count("rule:" + self.rule_sources[i][2], count - was)
-        self.fired = list(self.rule_fired)
+        self.fired = now
 
     def finish(self, state, breakdown: list[dict[str, int]], end_trigger: str) -> dict[str, int]:
         """The game's usage: the counts so far, the categories that scored (players), the end

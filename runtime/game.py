@@ -56,6 +56,11 @@ class Game:
         state._cached = None
         return state
 
+    def rule_fired(self) -> list[int]:
+        """How often each rule of the module's RULE_SOURCES applied so far in this process, on
+        any state of this game (agents' copies included): `hansa simulate` counts differences."""
+        return list(getattr(self.module, "RULE_FIRED", ()))
+
     def action_to_string(self, action: int) -> str:
         return self.module.action_name(action)
 

@@ -39,6 +39,11 @@ class Quantity:
     code_params: str = ""
     # The code in a game whose city-control ties are shared (`control_tie shared`).
     code_shared: str = ""
+    # The same three forms in C (the native target): int64_t expressions with the same holes.
+    # A quantity without a C form is refused, at its rule, by `hansa build --native`.
+    c: str = ""
+    c_params: str = ""
+    c_shared: str = ""
 
 
 def _q(
@@ -53,10 +58,26 @@ def _q(
     whole="",
     code_params="",
     code_shared="",
+    c="",
+    c_params="",
+    c_shared="",
 ) -> Quantity:
     example = name if example == "x" else example
     return Quantity(
-        name, type_, code, doc, example, needs, arg, per_player, whole, code_params, code_shared
+        name,
+        type_,
+        code,
+        doc,
+        example,
+        needs,
+        arg,
+        per_player,
+        whole,
+        code_params,
+        code_shared,
+        c,
+        c_params,
+        c_shared,
     )
 
 
@@ -71,6 +92,7 @@ QUANTITIES: dict[str, Quantity] = {
             "PP on the track.",
             "track PP of the victim",
             whole="s.track",
+            c="s->track[{P}]",
         ),
         _q(
             "score",
@@ -79,8 +101,16 @@ QUANTITIES: dict[str, Quantity] = {
             "PP a scoring category gives now (by key or kind).",
             "score of network",
             arg="category",
+            c="score_of(s, {K}, {P})",
         ),
-        _q("posts", NUMBER, "_x_posts(s, {P})", "Trading posts on the board.", "posts >= 10"),
+        _q(
+            "posts",
+            NUMBER,
+            "_x_posts(s, {P})",
+            "Trading posts on the board.",
+            "posts >= 10",
+            c="x_posts(s, {P})",
+        ),
         _q(
             "posts here",
             NUMBER,
@@ -88,6 +118,7 @@ QUANTITIES: dict[str, Quantity] = {
             "Trading posts in the city counted over.",
             "your posts here > 0",
             needs="city",
+            c="x_posts_in(s, {P}, {C})",
         ),
         _q(
             "posts in",
@@ -96,6 +127,7 @@ QUANTITIES: dict[str, Quantity] = {
             "Trading posts in the cities of a country of the board (`posts in COUNTRY`).",
             "your posts in wales >= 3",
             arg="country",
+            c="x_posts_in_country(s, {P}, {N})",
         ),
         # per kind of piece: the post's or the point's piece is a trader (kind 0) or a merchant (1)
         _q(
@@ -104,6 +136,7 @@ QUANTITIES: dict[str, Quantity] = {
             "sum(_x_kind_posts_in(s, {P}, c, 0) for c in range(N_CITIES))",
             "Trading posts held with a trader (additional posts included).",
             "trader posts >= 6",
+            c="x_kind_posts(s, {P}, 0)",
         ),
         _q(
             "merchant posts",
@@ -111,6 +144,7 @@ QUANTITIES: dict[str, Quantity] = {
             "sum(_x_kind_posts_in(s, {P}, c, 1) for c in range(N_CITIES))",
             "Trading posts held with a merchant (additional posts included).",
             "merchant posts of the victim",
+            c="x_kind_posts(s, {P}, 1)",
         ),
         _q(
             "trader posts here",
@@ -119,6 +153,7 @@ QUANTITIES: dict[str, Quantity] = {
             "The player's trader posts in the city counted over.",
             "count cities where your trader posts here > 1",
             needs="city",
+            c="x_kind_posts_in(s, {P}, {C}, 0)",
         ),
         _q(
             "merchant posts here",
@@ -127,6 +162,7 @@ QUANTITIES: dict[str, Quantity] = {
             "The player's merchant posts in the city counted over.",
             "1 PP per city where your merchant posts here > 0",
             needs="city",
+            c="x_kind_posts_in(s, {P}, {C}, 1)",
         ),
         _q(
             "traders here",
@@ -135,6 +171,7 @@ QUANTITIES: dict[str, Quantity] = {
             "The player's traders on the route counted over.",
             "count routes where traders here > 1",
             needs="route",
+            c="x_kind_on(s, {P}, {R}, 0)",
         ),
         _q(
             "merchants here",
@@ -143,6 +180,7 @@ QUANTITIES: dict[str, Quantity] = {
             "The player's merchants on the route counted over.",
             "count routes where merchants here > 0",
             needs="route",
+            c="x_kind_on(s, {P}, {R}, 1)",
         ),
         # what the action did (after create_route: the route just created is the route focus)
         _q(
@@ -153,6 +191,7 @@ QUANTITIES: dict[str, Quantity] = {
             "after create_route: gain 2 PP if cities completed now > 0",
             needs="created",
             per_player=False,
+            c="{D}",
         ),
         # what the action did (docs/rules-language.md, "What the action did"): each fact is a
         # local of the hook or forbid function that reads it (codegen.py: ACTION_FACTS)
@@ -165,6 +204,7 @@ QUANTITIES: dict[str, Quantity] = {
             "after create_route: gain 1 PP if posts established now > 0",
             needs="post",
             per_player=False,
+            c="(post_city >= 0)",
         ),
         _q(
             "additional posts established now",
@@ -174,6 +214,7 @@ QUANTITIES: dict[str, Quantity] = {
             "after create_route: gain 1 PP if additional posts established now > 0",
             needs="post",
             per_player=False,
+            c="post_extra",
         ),
         _q(
             "established piece",
@@ -183,6 +224,7 @@ QUANTITIES: dict[str, Quantity] = {
             "after create_route: gain 1 PP if established piece is a merchant",
             needs="post",
             per_player=False,
+            c="post_kind",
         ),
         _q(
             "post established here",
@@ -192,6 +234,7 @@ QUANTITIES: dict[str, Quantity] = {
             "gain 1 PP per city where post established here and coins > 0",
             needs="city post",
             per_player=False,
+            c="(({C}) == post_city)",
         ),
         _q(
             "special prestige taken now",
@@ -201,6 +244,7 @@ QUANTITIES: dict[str, Quantity] = {
             "after create_route: gain 1 PP if special prestige taken now > 0",
             needs="post",
             per_player=False,
+            c="special_taken",
         ),
         _q(
             "traders taken now",
@@ -210,6 +254,7 @@ QUANTITIES: dict[str, Quantity] = {
             "after income: gain 1 PP if traders taken now = 0",
             needs="income",
             per_player=False,
+            c="traders_taken",
         ),
         _q(
             "merchants taken now",
@@ -219,6 +264,7 @@ QUANTITIES: dict[str, Quantity] = {
             "forbid income when merchants taken now > 1",
             needs="income",
             per_player=False,
+            c="merchants_taken",
         ),
         _q(
             "pieces taken now",
@@ -229,6 +275,7 @@ QUANTITIES: dict[str, Quantity] = {
             " pieces in stock",
             needs="income",
             per_player=False,
+            c="(traders_taken + merchants_taken)",
         ),
         _q(
             "displaced piece",
@@ -238,6 +285,7 @@ QUANTITIES: dict[str, Quantity] = {
             "forbid displace when displaced piece is a merchant",
             needs="displaced",
             per_player=False,
+            c="displaced_kind",
         ),
         _q(
             "marker used",
@@ -247,6 +295,7 @@ QUANTITIES: dict[str, Quantity] = {
             "forbid use marker when marker used is plus_4_actions",
             needs="marker",
             per_player=False,
+            c="marker_used",
         ),
         _q(
             "trader",
@@ -255,6 +304,7 @@ QUANTITIES: dict[str, Quantity] = {
             "The trader, as a kind of piece.",
             "displaced piece is a trader",
             per_player=False,
+            c="0",
         ),
         _q(
             "merchant",
@@ -263,6 +313,7 @@ QUANTITIES: dict[str, Quantity] = {
             "The merchant, as a kind of piece.",
             "established piece is a merchant",
             per_player=False,
+            c="1",
         ),
         _q(
             "controlled cities",
@@ -270,6 +321,7 @@ QUANTITIES: dict[str, Quantity] = {
             "_x_controlled(s, {P})",
             "Cities the player controls.",
             "controlled cities of the victim",
+            c="x_controlled(s, {P})",
         ),
         _q(
             "pieces here",
@@ -278,6 +330,7 @@ QUANTITIES: dict[str, Quantity] = {
             "Own pieces on the route counted over.",
             "count routes where pieces here > 0",
             needs="route",
+            c="x_pieces_on(s, {P}, {R})",
         ),
         _q(
             "pieces on routes",
@@ -285,10 +338,23 @@ QUANTITIES: dict[str, Quantity] = {
             "(s.onboard[2 * {P}] + s.onboard[2 * {P} + 1])",
             "Own pieces on routes.",
             "pieces on routes",
+            c="(s->onboard[2 * ({P})] + s->onboard[2 * ({P}) + 1])",
         ),
-        _q("traders on routes", NUMBER, "s.onboard[2 * {P}]", "Own traders on routes.", "x"),
         _q(
-            "merchants on routes", NUMBER, "s.onboard[2 * {P} + 1]", "Own merchants on routes.", "x"
+            "traders on routes",
+            NUMBER,
+            "s.onboard[2 * {P}]",
+            "Own traders on routes.",
+            "x",
+            c="s->onboard[2 * ({P})]",
+        ),
+        _q(
+            "merchants on routes",
+            NUMBER,
+            "s.onboard[2 * {P} + 1]",
+            "Own merchants on routes.",
+            "x",
+            c="s->onboard[2 * ({P}) + 1]",
         ),
         _q(
             "pieces in supply",
@@ -296,18 +362,48 @@ QUANTITIES: dict[str, Quantity] = {
             "(s.supply[2 * {P}] + s.supply[2 * {P} + 1])",
             "Pieces in the personal supply.",
             "pieces in supply",
+            c="(s->supply[2 * ({P})] + s->supply[2 * ({P}) + 1])",
         ),
-        _q("traders in supply", NUMBER, "s.supply[2 * {P}]", "Traders in the supply.", "x"),
-        _q("merchants in supply", NUMBER, "s.supply[2 * {P} + 1]", "Merchants in the supply.", "x"),
+        _q(
+            "traders in supply",
+            NUMBER,
+            "s.supply[2 * {P}]",
+            "Traders in the supply.",
+            "x",
+            c="s->supply[2 * ({P})]",
+        ),
+        _q(
+            "merchants in supply",
+            NUMBER,
+            "s.supply[2 * {P} + 1]",
+            "Merchants in the supply.",
+            "x",
+            c="s->supply[2 * ({P}) + 1]",
+        ),
         _q(
             "pieces in stock",
             NUMBER,
             "(s.stock[2 * {P}] + s.stock[2 * {P} + 1])",
             "Pieces left in the general stock.",
             "fewest pieces in stock",
+            c="(s->stock[2 * ({P})] + s->stock[2 * ({P}) + 1])",
         ),
-        _q("traders in stock", NUMBER, "s.stock[2 * {P}]", "Traders in the general stock.", "x"),
-        _q("merchants in stock", NUMBER, "s.stock[2 * {P} + 1]", "Merchants in the stock.", "x"),
+        _q(
+            "traders in stock",
+            NUMBER,
+            "s.stock[2 * {P}]",
+            "Traders in the general stock.",
+            "x",
+            c="s->stock[2 * ({P})]",
+        ),
+        _q(
+            "merchants in stock",
+            NUMBER,
+            "s.stock[2 * {P} + 1]",
+            "Merchants in the stock.",
+            "x",
+            c="s->stock[2 * ({P}) + 1]",
+        ),
         _q(
             "level",
             NUMBER,
@@ -315,6 +411,7 @@ QUANTITIES: dict[str, Quantity] = {
             "How often an ability has been developed.",
             "level of book",
             arg="ability",
+            c="s->level[({P}) * NA + ({A})]",
         ),
         _q(
             "value",
@@ -323,6 +420,7 @@ QUANTITIES: dict[str, Quantity] = {
             "An ability's current value (privilege: 0 white … 3 black; bank 'all': 999).",
             "value of keys",
             arg="ability",
+            c="ability_value(s, {P}, {A})",
         ),
         _q(
             "fully developed abilities",
@@ -330,6 +428,7 @@ QUANTITIES: dict[str, Quantity] = {
             "_x_full(s, {P})",
             "Abilities developed to their last space.",
             "at least 3 fully developed abilities",
+            c="x_full(s, {P})",
         ),
         _q(
             "full pp",
@@ -343,6 +442,10 @@ QUANTITIES: dict[str, Quantity] = {
             code_params="(s.xparam[{P} * N_X_PARAMS + X_FULL_ABILITY_PP] if"
             " s.xparam[{P} * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0 and ABILITY_FULL_PP[{A}]"
             " else ABILITY_FULL_PP[{A}])",
+            c="ABILITY_FULL_PP[{A}]",
+            c_params="(s->xparam[({P}) * N_X_PARAMS + X_FULL_ABILITY_PP] >= 0"
+            " && ABILITY_FULL_PP[{A}] ? s->xparam[({P}) * N_X_PARAMS + X_FULL_ABILITY_PP]"
+            " : ABILITY_FULL_PP[{A}])",
         ),
         _q(
             "fully developed",
@@ -351,6 +454,7 @@ QUANTITIES: dict[str, Quantity] = {
             "The ability counted over is developed to its last space.",
             "count abilities where fully developed",
             needs="ability",
+            c="(s->level[({P}) * NA + ({A})] >= ABILITY_MAX[{A}])",
         ),
         _q(
             "city pp",
@@ -360,6 +464,8 @@ QUANTITIES: dict[str, Quantity] = {
             " rule set for the player).",
             "your city PP per city you control",
             code_params="s.xparam[{P} * N_X_PARAMS + X_CITY_PP]",
+            c="CITY_CONTROL_PP",
+            c_params="s->xparam[({P}) * N_X_PARAMS + X_CITY_PP]",
         ),
         _q(
             "special prestige",
@@ -367,6 +473,7 @@ QUANTITIES: dict[str, Quantity] = {
             "sum(SPECIAL_POINTS[j] for j, h in enumerate(s.special) if h >= 0 and h >> 1 == {P})",
             "Points of the special-prestige spaces the player holds.",
             "special prestige > 0",
+            c="x_special(s, {P})",
         ),
         _q(
             "collected bonuses",
@@ -374,6 +481,7 @@ QUANTITIES: dict[str, Quantity] = {
             "_x_markers(s, {P})",
             "Bonus markers collected (used or not).",
             "collected bonuses >= 4",
+            c="x_markers(s, {P})",
         ),
         _q(
             "unused bonuses",
@@ -381,14 +489,23 @@ QUANTITIES: dict[str, Quantity] = {
             "len(s.unused[{P}])",
             "Bonus markers held, not yet used.",
             "x",
+            c="count_markers(s->unused[{P}])",
         ),
-        _q("used bonuses", NUMBER, "len(s.used[{P}])", "Bonus markers used.", "x"),
+        _q(
+            "used bonuses",
+            NUMBER,
+            "len(s.used[{P}])",
+            "Bonus markers used.",
+            "x",
+            c="count_markers(s->used[{P}])",
+        ),
         _q(
             "largest network",
             NUMBER,
             "_x_largest_network(s, {P})",
             "Posts in the player's largest connected group of cities.",
             "largest network",
+            c="x_network(s, {P}, 0)",
         ),
         _q(
             "second largest network",
@@ -396,6 +513,7 @@ QUANTITIES: dict[str, Quantity] = {
             "_x_network(s, {P}, 1)",
             "Posts in the second largest group (0 if none).",
             "x",
+            c="x_network(s, {P}, 1)",
         ),
         _q(
             "third largest network",
@@ -403,6 +521,7 @@ QUANTITIES: dict[str, Quantity] = {
             "_x_network(s, {P}, 2)",
             "Posts in the third largest group (0 if none).",
             "x",
+            c="x_network(s, {P}, 2)",
         ),
         _q(
             "rank",
@@ -410,8 +529,16 @@ QUANTITIES: dict[str, Quantity] = {
             "_x_rank(s, {P})",
             "1 + the number of players with more track PP.",
             "rank = players",
+            c="x_rank(s, {P})",
         ),
-        _q("seat", NUMBER, "({P} + 1)", "The seat, 1 for the first player.", "seat = 1"),
+        _q(
+            "seat",
+            NUMBER,
+            "({P} + 1)",
+            "The seat, 1 for the first player.",
+            "seat = 1",
+            c="(({P}) + 1)",
+        ),
         # ---- the game
         _q(
             "completed cities",
@@ -420,6 +547,7 @@ QUANTITIES: dict[str, Quantity] = {
             "Cities whose every space is taken.",
             "completed cities >= 5",
             per_player=False,
+            c="s->completed",
         ),
         _q(
             "turn number",
@@ -428,6 +556,7 @@ QUANTITIES: dict[str, Quantity] = {
             "Turns begun so far, this one included (1 on the first player's first turn).",
             "turn number <= 4",
             per_player=False,
+            c="s->turns",
         ),
         _q(
             "players",
@@ -436,6 +565,7 @@ QUANTITIES: dict[str, Quantity] = {
             "Number of players.",
             "rank = players",
             per_player=False,
+            c="s->num_players",
         ),
         # ---- players
         _q(
@@ -445,8 +575,17 @@ QUANTITIES: dict[str, Quantity] = {
             "The rule's player (even inside a count over players).",
             "you",
             per_player=False,
+            c="{Y}",
         ),
-        _q("them", PLAYER, "{P}", "The player being counted over.", "them", per_player=False),
+        _q(
+            "them",
+            PLAYER,
+            "{P}",
+            "The player being counted over.",
+            "them",
+            per_player=False,
+            c="{P}",
+        ),
         _q(
             "last seat",
             PLAYER,
@@ -454,6 +593,7 @@ QUANTITIES: dict[str, Quantity] = {
             "The player who moves last.",
             "you are the last seat",
             per_player=False,
+            c="(s->num_players - 1)",
         ),
         _q(
             "first seat",
@@ -462,8 +602,17 @@ QUANTITIES: dict[str, Quantity] = {
             "The start player.",
             "you are the first seat",
             per_player=False,
+            c="0",
         ),
-        _q("nobody", PLAYER, "-1", "No player.", "controller is nobody", per_player=False),
+        _q(
+            "nobody",
+            PLAYER,
+            "-1",
+            "No player.",
+            "controller is nobody",
+            per_player=False,
+            c="-1",
+        ),
         _q(
             "victim",
             PLAYER,
@@ -472,6 +621,7 @@ QUANTITIES: dict[str, Quantity] = {
             "track PP of the victim < your track PP",
             needs="victim",
             per_player=False,
+            c="{V}",
         ),
         _q(
             "displaced player",
@@ -481,6 +631,7 @@ QUANTITIES: dict[str, Quantity] = {
             "after displace: the displaced player gains 1 PP",
             needs="victim",
             per_player=False,
+            c="{V}",
         ),
         _q(
             "controller",
@@ -491,6 +642,7 @@ QUANTITIES: dict[str, Quantity] = {
             "controller is you",
             needs="city",
             per_player=False,
+            c="controller(s, {C})",
         ),
         _q(
             "controls here",
@@ -501,6 +653,8 @@ QUANTITIES: dict[str, Quantity] = {
             "count cities where controls here",
             needs="city",
             code_shared="_controls(s, {P}, {C})",
+            c="(controller(s, {C}) == ({P}))",
+            c_shared="controls(s, {P}, {C})",
         ),
         # ---- board facts of a city
         _q(
@@ -511,6 +665,7 @@ QUANTITIES: dict[str, Quantity] = {
             "coins > 0",
             "city",
             per_player=False,
+            c="CITY_COINS[{C}]",
         ),
         _q(
             "spaces",
@@ -520,6 +675,7 @@ QUANTITIES: dict[str, Quantity] = {
             "x",
             "city",
             per_player=False,
+            c="CITY_SIZE[{C}]",
         ),
         _q(
             "free spaces",
@@ -529,6 +685,7 @@ QUANTITIES: dict[str, Quantity] = {
             "free spaces = 0",
             "city",
             per_player=False,
+            c="(CITY_SIZE[{C}] - s->filled[{C}])",
         ),
         _q(
             "all posts here",
@@ -538,6 +695,7 @@ QUANTITIES: dict[str, Quantity] = {
             "x",
             "city",
             per_player=False,
+            c="(s->filled[{C}] + s->nextra[{C}])",
         ),
         _q(
             "green",
@@ -547,6 +705,7 @@ QUANTITIES: dict[str, Quantity] = {
             "not green",
             "city",
             per_player=False,
+            c="CITY_GREEN[{C}]",
         ),
         _q(
             "completed",
@@ -556,6 +715,7 @@ QUANTITIES: dict[str, Quantity] = {
             "completed",
             "city",
             per_player=False,
+            c="(s->filled[{C}] == CITY_SIZE[{C}])",
         ),
         _q(
             "abilities offered",
@@ -565,6 +725,7 @@ QUANTITIES: dict[str, Quantity] = {
             "abilities offered > 0",
             "city",
             per_player=False,
+            c="(CITY_ABILITIES_OFF[({C}) + 1] - CITY_ABILITIES_OFF[{C}])",
         ),
         _q(
             "white spaces",
@@ -574,6 +735,7 @@ QUANTITIES: dict[str, Quantity] = {
             "x",
             "city",
             per_player=False,
+            c="CITY_COLOUR_SPACES[4 * ({C}) + 0]",
         ),
         _q(
             "orange spaces",
@@ -583,6 +745,7 @@ QUANTITIES: dict[str, Quantity] = {
             "x",
             "city",
             per_player=False,
+            c="CITY_COLOUR_SPACES[4 * ({C}) + 1]",
         ),
         _q(
             "pink spaces",
@@ -592,6 +755,7 @@ QUANTITIES: dict[str, Quantity] = {
             "x",
             "city",
             per_player=False,
+            c="CITY_COLOUR_SPACES[4 * ({C}) + 2]",
         ),
         _q(
             "black spaces",
@@ -601,6 +765,7 @@ QUANTITIES: dict[str, Quantity] = {
             "x",
             "city",
             per_player=False,
+            c="CITY_COLOUR_SPACES[4 * ({C}) + 3]",
         ),
         # ---- board facts of a route
         _q(
@@ -611,6 +776,7 @@ QUANTITIES: dict[str, Quantity] = {
             "x",
             "route",
             per_player=False,
+            c="(ROUTE_POINTS_OFF[({R}) + 1] - ROUTE_POINTS_OFF[{R}])",
         ),
         _q(
             "ship points",
@@ -620,6 +786,7 @@ QUANTITIES: dict[str, Quantity] = {
             "ship points > 0",
             "route",
             per_player=False,
+            c="ROUTE_SHIPS[{R}]",
         ),
         _q(
             "free points",
@@ -629,6 +796,7 @@ QUANTITIES: dict[str, Quantity] = {
             "x",
             "route",
             per_player=False,
+            c="x_free_points(s, {R})",
         ),
         _q(
             "tavern",
@@ -638,6 +806,7 @@ QUANTITIES: dict[str, Quantity] = {
             "tavern",
             "route",
             per_player=False,
+            c="ROUTE_TAVERN[{R}]",
         ),
     )
 }

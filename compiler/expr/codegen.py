@@ -1,11 +1,21 @@
-"""Compile rules in words (checked expr_ir nodes) into plain Python functions of the game module.
+"""Compile rules in words (checked expr nodes) into the functions of a game's rule module: one
+generator for every target, each target a dialect that holds only what differs.
 
-One method per node class (`_Num`, `_Ref`, `_BinOp`, …) returns the node's Python text; effects
-become statements. The only text that reaches the module is fixed code from this file and the
-quantity catalogue, variable names this compiler makes up (`c1`, `r2`, `q1`) and integers (table
-indices, literals): an ability, category or marker is referred to by its index, so no name or
-string an author writes can become code. Everything runs at compile time; the module has no
-interpreter.
+`ExprGenerator` walks the nodes, one method per node class (`_Num`, `_Ref`, `_BinOp`, …), and
+builds the hook functions; a `Dialect` turns each piece into its target's text: the form of a
+number, an operator, an aggregate, a statement, an effect, a function. The Python dialect is
+below (`PYTHON`); the C dialect is the native target's (`compiler/targets/native/expr.py`), the
+way sqlglot specialises one `Generator` per SQL dialect. A quantity's text in each target stands
+side by side in the catalogue (`Quantity.code`, `Quantity.c`).
+
+The only text that reaches a module is fixed code from the dialects and the quantity catalogue,
+variable names this generator makes up (`c1`, `r2`, `q1`) and integers (table indices, literals):
+an ability, category or marker is referred to by its index, so no name or string an author writes
+can become code. Everything runs at compile time; a module has no interpreter.
+
+"Applied" is decided here, once, for every target: a rule of the spec counts (`RULE_FIRED`, read
+by `hansa simulate`) when one of its effects runs — its condition held, for at least one of the
+players it names — and a `forbid` rule counts each otherwise-legal action it refuses.
 """
 
 from __future__ import annotations
@@ -29,13 +39,18 @@ from ..nodes.expr import (
     Num,
     Ref,
 )
-from .catalogue import AFTER_HOOKS, QUANTITIES, SETTABLE
+from .catalogue import AFTER_HOOKS, QUANTITIES, SETTABLE, Quantity
 from .check import MAY_TAKE_KINDS, Names, Scope, hook_scope, resolve_ref
+
+
+class Unsupported(HansaError):
+    """A construct a dialect has no text for (a quantity without a C form, an operator): the
+    target refuses the game, naming the construct and its rule's location."""
 
 
 @dataclass(frozen=True)
 class Env:
-    """Python names in scope: the rule's player, the focus player/city/route, the victim."""
+    """Names in scope: the rule's player, the focus player/city/route, the victim."""
 
     you: str = "p"
     player: str = "p"
@@ -48,6 +63,7 @@ class Env:
     # The player an effect acts on when not `you` (an effect on other players: Whom)
     subject: str = ""
     facts: tuple[str, ...] = ()  # the action's facts the function has as locals (HOOK_FACTS)
+    counted: bool = False  # inside a rule `hansa simulate` counts: a running effect marks it
 
     def scope(self) -> Scope:
         return Scope(
@@ -62,15 +78,50 @@ class Env:
 
 
 # A set's loop in every target: the variable's letter, the environment field it names and the
-# generated module's count of members (players: the target's own expression for the count).
+# generated module's count of members (players: the dialect's own expression for the count).
 LOOP_VARIABLES = {
     "city": ("c", "city", "N_CITIES"),
     "route": ("r", "route", "N_ROUTES"),
     "ability": ("a", "ability", "NA"),
 }
 
+# What an `after` hook's function receives of its action (the facts its rules read), by name and
+# type ("int", or "int64" for a count the rules compute with); `base` is the stack's height before
+# the action.
+HOOK_PARAMS: dict[str, tuple[tuple[str, str], ...]] = {
+    "after_create_route": (
+        ("r", "int"),
+        ("done", "int64"),
+        ("post_city", "int"),
+        ("post_kind", "int"),
+        ("post_extra", "int"),
+        ("special_taken", "int"),
+    ),
+    "after_income": (("base", "int"), ("traders_taken", "int64"), ("merchants_taken", "int64")),
+    "after_place": (("base", "int"),),
+    "after_displace": (("base", "int"), ("v", "int"), ("displaced_kind", "int")),
+    "after_use_marker": (("base", "int"), ("marker_used", "int")),
+}
+# The hooks whose function runs once per player (or once) with no facts: (hook, function name).
+PLAIN_HOOKS = (
+    ("setup", "x_setup"),
+    ("turn_start", "x_turn_start"),
+    ("turn_end", "x_turn_end"),
+    ("marker_draw", "x_marker_draw"),
+)
+# The ids of each kind of action a rule can name (`forbid displace when …`, a favour tile's
+# trigger): the first id and the one past the last.
+ACTION_IDS = {
+    "income": ("A_INCOME", "A_PLACE"),
+    "place": ("A_PLACE", "A_DISPLACE"),
+    "displace": ("A_DISPLACE", "A_MOVE"),
+    "move": ("A_MOVE", ""),  # one id
+    "create_route": ("A_CREATE", "A_CREATE + N_ROUTES"),
+    MARKER_TRIGGER: ("A_USE_MARKER", "A_USE_MARKER + N_MARKER_TYPES"),  # a bonus marker's use
+}
 
-def loop_variable(domain: Domain, env, players: str):
+
+def loop_variable(domain: Domain, env: Env, players: str) -> tuple[str, str, Env]:
     """(variable, member count, the environment inside) of a loop over `domain`: one variable
     per nesting depth, so nested sets never share one."""
     letter, field, bound = LOOP_VARIABLES.get(domain.kind, ("q", "player", players))
@@ -79,11 +130,66 @@ def loop_variable(domain: Domain, env, players: str):
     return var, bound, replace(env, **{field: var, "depth": depth})
 
 
-class ExprCompiler:
-    """Compiles expressions against one game's tables (ability and category indices)."""
+def where_of(rule: HookRule) -> str:
+    span = rule.span
+    return f"{span.file}:{span.line}" if span.line else ""
+
+
+class Dialect:
+    """What one target writes for each piece of a rule: the text of numbers, quantities,
+    operators, aggregates, statements, effects and functions. Subclasses fill the tables."""
+
+    name = ""
+    num_players = ""  # the expression of the player count
+    true, false = "", ""
+    empty: tuple[str, ...] = ()  # the body of a function without statements
+    # Effect kind -> its statement lines, with the holes {who} (the player it acts on), {you},
+    # {amount}, {value}, {a} (ability index), {kind}, {kinds}, {marker}, {index}
+    EFFECTS: dict[str, tuple[str, ...]] = {}
+    # Forbidden action -> the facts of the considered action, as locals: name -> (type, code)
+    FORBID_FACTS: dict[str, dict[str, tuple[str, str]]] = {}
+    # Whether the end test `x_end` is written when no end rule is tested at once
+    ALWAYS_END = False
+
+    def quantity(self, q: Quantity, x_params: bool, shared: bool) -> str: ...
+    def whole(self, q: Quantity) -> str:
+        return ""
+
+    def num(self, value: int) -> str: ...
+    def value(self, code: str) -> str: ...
+    def binop(self, op: str, left: str, right: str) -> str: ...
+    def compare(self, op: str, left: str, right: str) -> str: ...
+    def boolop(self, op: str, items: list[str]) -> str: ...
+    def negate(self, item: str) -> str: ...
+    def any_of(self, tests: list[str]) -> str: ...
+    def city_in_country(self, city: str, country: int) -> str: ...
+    def lookup(self, table: str, value: str, top: int) -> str: ...
+    def aggregate(self, fn: str, var: str, bound: str, conds: list[str], body: str) -> str: ...
+    def if_(self, test: str, body: list[str]) -> list[str]: ...
+    def one_player(self, var: str, player: str, body: list[str]) -> list[str]: ...
+    def each_player(self, var: str, bound: str, conds: list[str], body: list[str]) -> list[str]: ...
+    def applied(self, index: int, body: list[str]) -> list[str]: ...
+    def mark_applied(self) -> str: ...
+    def count(self, index: int) -> str: ...
+    def action_test(self, first: str, end: str) -> str: ...
+    def local(self, name: str, type_: str, code: str) -> str: ...
+    def ret(self, value: str) -> str: ...
+    def set_aside(self, body: list[str]) -> list[str]: ...
+    def function(self, name: str, params, returns: str, lines: list[str], player="p") -> str: ...
+    def cases(
+        self, name: str, case: str, params, selector: str, cases: dict, count: int, dense: bool
+    ) -> dict[str, str]: ...
+    def ends_met(self, names: list[str], tests: list[str]) -> dict[str, str]: ...
+    def after_action(self, by_action: dict[str, list[tuple[int, str]]]) -> dict[str, str]: ...
+
+
+class ExprGenerator:
+    """Compiles a game's rules in words into one dialect, against the game's tables (ability and
+    category indices)."""
 
     def __init__(
         self,
+        dialect: Dialect,
         names: Names,
         abilities: tuple[str, ...],
         categories: list[tuple[str, str]],
@@ -91,47 +197,39 @@ class ExprCompiler:
         x_params: bool = False,
         city_countries: tuple[tuple[int, ...], ...] = (),
         shared_control: bool = False,
+        rule_index: dict[int, int] | None = None,
     ):
+        self.d = dialect
         self.names = names
-        self.abilities = abilities
-        self.categories = categories  # (key, kind) in SCORE_KEYS order
-        self.marker_ids = marker_ids
-        self.x_params = x_params  # the game has per-player parameters (s.xparam)
-        self.shared_control = shared_control  # city-control ties are shared (`_controls`)
+        self.abilities = tuple(abilities)
+        self.categories = list(categories)  # (key, kind) in SCORE_KEYS order
+        self.marker_ids = dict(marker_ids)
+        self.x_params = x_params  # the game has per-player parameters
+        self.shared_control = shared_control  # city-control ties are shared
         self.constants: dict[str, tuple] = {}  # tables precomputed (`… by TABLE`, countries)
         self.city_countries = city_countries  # the board's CITY_COUNTRIES (country indices)
         # The spec's own rules in words (not the prelude's) by identity -> their index in
-        # RULE_SOURCES: their hooks count in RULE_FIRED each time they apply (`hansa simulate`).
-        self.rule_index: dict[int, int] = {}
-
-    def _fired(self, rule: HookRule, effects: tuple[Effect, ...], env: Env) -> list[str]:
-        """The line counting that `rule` applied (an effect whose condition holds), or none."""
-        i = self.rule_index.get(id(rule))
-        if i is None:
-            return []
-        whens = [e.when for e in effects]
-        if not whens or any(w is None for w in whens) or any(e.whom for e in effects):
-            return [f"RULE_FIRED[{i}] += 1"]
-        tests = [self.expr(w, env) for w in whens]
-        # a comparison or a joined condition compiles parenthesised already
-        closed = [isinstance(w, Compare | BoolOp | Not) for w in whens]
-        test = (
-            tests[0]
-            if len(tests) == 1
-            else " or ".join(t if c else f"({t})" for t, c in zip(tests, closed, strict=True))
-        )
-        return [f"if {test}:", f"    RULE_FIRED[{i}] += 1"]
+        # RULE_SOURCES: each counts in RULE_FIRED when it applies (`hansa simulate`).
+        self.rule_index: dict[int, int] = dict(rule_index or {})
 
     # ---- expressions: one method per node class
 
     def expr(self, node, env: Env) -> str:
-        return getattr(self, "_" + type(node).__name__)(node, env)
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            raise Unsupported(f"the expression node {type(node).__name__}")
+        return method(node, env)
 
     def _Num(self, node: Num, env: Env) -> str:
-        return str(int(node.value))
+        return self.d.num(int(node.value))
 
     def _Ref(self, node: Ref, env: Env) -> str:
         quantity, named, owner, player = resolve_ref(node, self.names, env.scope())
+        if quantity.arg == "marker":
+            return self.d.num(self.marker_ids[named])  # a marker type by name: its index
+        code = self.d.quantity(quantity, self.x_params, self.shared_control)
+        if not code:
+            raise Unsupported(f"the quantity '{quantity.name}' (no {self.d.name} form)")
         who = env.player
         if owner == "your":
             who = env.you
@@ -145,23 +243,21 @@ class ExprCompiler:
             category = self._category(named)
         elif quantity.arg == "country":
             country = self._country(named)
-        elif quantity.arg == "marker":
-            return str(self.marker_ids[named])  # a marker type by name: its index
-        code = quantity.code_params if self.x_params and quantity.code_params else quantity.code
-        if self.shared_control and quantity.code_shared:
-            code = quantity.code_shared
-        code = code.format(
-            P=who,
-            Y=env.you,
-            C=env.city,
-            R=env.route,
-            V=env.victim,
-            A=ability,
-            K=category,
-            N=country,
-            D=env.done,
+        elif quantity.arg:
+            raise Unsupported(f"the quantity '{quantity.name}' (by {quantity.arg})")
+        return self.d.value(
+            code.format(
+                P=who,
+                Y=env.you,
+                C=env.city,
+                R=env.route,
+                V=env.victim,
+                A=ability,
+                K=category,
+                N=country,
+                D=env.done,
+            )
         )
-        return code  # a bool quantity's code yields a bool (a comparison or a table of bools)
 
     def _category(self, named: str) -> int:
         for i, (key, kind) in enumerate(self.categories):
@@ -172,53 +268,48 @@ class ExprCompiler:
     def _country(self, name: str) -> int:
         """The country's index (checked by resolve_ref); its cities become a table of the module."""
         index = self.names.countries.index(name)
-        n_countries = len(self.names.countries)
         self.constants["X_COUNTRY_CITIES"] = tuple(
             tuple(c for c, inside in enumerate(self.city_countries) if n in inside)
-            for n in range(n_countries)
+            for n in range(len(self.names.countries))
         )
         return index
 
     def _BinOp(self, node: BinOp, env: Env) -> str:
-        return f"({self.expr(node.left, env)} {node.op} {self.expr(node.right, env)})"
+        return self.d.binop(node.op, self.expr(node.left, env), self.expr(node.right, env))
 
     def _Compare(self, node: Compare, env: Env) -> str:
-        return f"({self.expr(node.left, env)} {node.op} {self.expr(node.right, env)})"
+        return self.d.compare(node.op, self.expr(node.left, env), self.expr(node.right, env))
 
     def _BoolOp(self, node: BoolOp, env: Env) -> str:
-        return "(" + f" {node.op} ".join(self.expr(i, env) for i in node.items) + ")"
+        return self.d.boolop(node.op, [self.expr(i, env) for i in node.items])
 
     def _Not(self, node: Not, env: Env) -> str:
-        return f"(not {self.expr(node.item, env)})"
+        return self.d.negate(self.expr(node.item, env))
 
     def _Lookup(self, node: Lookup, env: Env) -> str:
         """A table folded at compile time into one tuple indexed by the (clamped) count."""
         top = node.rows[-1][0]
-        values = []
-        for count in range(top + 1):
-            values.append(next((pp for low, pp in reversed(node.rows) if count >= low), 0))
-        name = f"X_TABLE_{len(self.constants)}"
-        for known, table in self.constants.items():
-            if table == tuple(values):
-                name = known
-        self.constants[name] = tuple(values)
-        return f"{name}[min(max({self.expr(node.value, env)}, 0), {top})]"
+        values = tuple(
+            next((pp for low, pp in reversed(node.rows) if count >= low), 0)
+            for count in range(top + 1)
+        )
+        name = next((k for k, v in self.constants.items() if v == values), None)
+        if name is None:
+            name = f"X_TABLE_{len(self.constants)}"
+            self.constants[name] = values
+        return self.d.lookup(name, self.expr(node.value, env), top)
 
     def _Aggregate(self, node: Aggregate, env: Env) -> str:
-        whole = self._whole_players(node, env)
+        whole = self._whole_players(node)
         if whole:
             return f"{node.fn}({whole})"
-        var, loop, inner = self.loop(node.domain, env)
+        var, bound, conds, inner = self.members(node.domain, env)
         body = "1" if node.body is None else self.expr(node.body, inner)
-        if node.fn in ("count", "sum"):
-            return f"sum({body} for {var} in {loop})"
-        if node.fn in ("max", "min"):
-            return f"{node.fn}(({body} for {var} in {loop}), default=0)"
-        return f"{'any' if node.fn == 'some' else 'all'}({body} for {var} in {loop})"
+        return self.d.aggregate(node.fn, var, bound, conds, body)
 
-    def _whole_players(self, node: Aggregate, env: Env) -> str:
-        """`max track PP over players`: the quantity's list of every player's value, when it has
-        one (`max(s.track)`), instead of a loop."""
+    def _whole_players(self, node: Aggregate) -> str:
+        """`max track PP over players`: the quantity's list of every player's value, where the
+        dialect has one (`max(s.track)`), instead of a loop."""
         body = node.body
         if node.fn not in ("max", "min", "sum") or node.domain.kind != "player":
             return ""
@@ -227,270 +318,398 @@ class ExprCompiler:
         if body.args or body.owner:
             return ""
         quantity = QUANTITIES.get(body.words)
-        return quantity.whole if quantity is not None else ""
+        return self.d.whole(quantity) if quantity is not None else ""
 
-    def loop(self, domain: Domain, env: Env) -> tuple[str, str, Env]:
-        """(variable, iterable with its filter, the environment inside) of a bounded loop."""
-        var, bound, inner = loop_variable(domain, env, "s.num_players")
-        rng = f"range({bound})"
+    def members(self, domain: Domain, env: Env) -> tuple[str, str, list[str], Env]:
+        """(variable, member count, the conditions a member meets, the environment inside)."""
+        var, bound, inner = loop_variable(domain, env, self.d.num_players)
         conditions = []
         if domain.country:
             n = self._country(domain.country)
             if domain.kind == "city":
-                conditions.append(f"{n} in CITY_COUNTRIES[{var}]")
+                conditions.append(self.d.city_in_country(var, n))
             else:
-                conditions.append(f"ROUTE_COUNTRY[{var}] == {n}")
+                conditions.append(self.d.compare("==", f"ROUTE_COUNTRY[{var}]", str(n)))
         if domain.kind == "opponent":
-            conditions.append(f"{var} != {env.you}")
+            conditions.append(self.d.compare("!=", var, env.you))
         if domain.where is not None:
             conditions.append(self.expr(domain.where, inner))
-        if conditions:
-            return var, f"{rng} if " + " and ".join(conditions), inner
-        return var, rng, inner
+        return var, bound, conditions, inner
 
     def amount(self, amount: Amount, env: Env) -> str:
         if amount.per is None:
             return self.expr(amount.value, env)
-        var, loop, inner = self.loop(amount.per, env)
-        return f"sum({self.expr(amount.value, inner)} for {var} in {loop})"
+        var, bound, conds, inner = self.members(amount.per, env)
+        return self.d.aggregate("sum", var, bound, conds, self.expr(amount.value, inner))
 
-    # ---- effects: statements, one method per effect kind
+    # ---- effects: statements, one table entry per effect kind
 
     def effects(self, effects: tuple[Effect, ...], env: Env) -> list[str]:
         lines: list[str] = []
         for effect in effects:
             if effect.whom is not None:
                 lines.extend(self._effect_for(effect, env))
-                continue
-            lines.extend(self._guarded(effect, env))
-        return lines or ["pass"]
+            else:
+                lines.extend(self._guarded(effect, env))
+        return lines
 
     def _guarded(self, effect: Effect, env: Env) -> list[str]:
-        body = getattr(self, "_effect_" + effect.kind)(effect, env)
+        body = self._effect(effect, env)
+        if env.counted:
+            body = [self.d.mark_applied(), *body]
         if effect.when is None:
             return body
-        return [f"if {self.expr(effect.when, env)}:", *("    " + line for line in body)]
+        return self.d.if_(self.expr(effect.when, env), body)
+
+    def _effect(self, effect: Effect, env: Env) -> list[str]:
+        kind = effect.kind
+        if kind == "develop" and not effect.name:
+            kind = "develop_chosen"  # the player's choice: a develop decision of any ability
+        lines = self.d.EFFECTS.get(kind)
+        if lines is None:
+            raise Unsupported(f"the effect '{effect.kind}' (no {self.d.name} form)")
+        holes = {"who": env.subject or env.you, "you": env.you}
+        if effect.amount is not None:
+            holes["amount"] = self.amount(effect.amount, env)
+        if effect.value is not None:
+            holes["value"] = self.expr(effect.value, env)
+        if effect.kind == "develop" and effect.name:
+            holes["a"] = str(self.abilities.index(effect.name))
+        elif effect.kind == "take":
+            holes["kind"] = "1" if effect.name.startswith("merchant") else "0"
+        elif effect.kind == "may_take":
+            holes["kinds"] = str(MAY_TAKE_KINDS[effect.name])
+        elif effect.kind == "receive":
+            holes["marker"] = str(self.marker_ids[effect.name])
+        elif effect.kind == "set_param":
+            holes["index"] = str(list(SETTABLE).index(effect.name))
+        return [line.format(**holes) for line in lines]
 
     def _effect_for(self, effect: Effect, env: Env) -> list[str]:
-        """An effect on other players: a loop over them (or one player, if not nobody), the
+        """An effect on other players: one player (if not nobody), or a loop over them, the
         effect acting on each (`subject`) and reading each as the player counted over."""
         whom = effect.whom
         if whom.kind == "player":
-            var, _bound, inner = loop_variable(Domain("player"), env, "s.num_players")
+            var, _bound, inner = loop_variable(Domain("player"), env, self.d.num_players)
             body = self._guarded(effect, replace(inner, subject=var))
-            head = [f"{var} = {self.expr(whom.player, env)}", f"if {var} >= 0:"]
-            return head + ["    " + line for line in body]
-        var, loop, inner = self.loop(whom.members(), env)
+            return self.d.one_player(var, self.expr(whom.player, env), body)
+        var, bound, conds, inner = self.members(whom.members(), env)
         body = self._guarded(effect, replace(inner, subject=var))
         # the players are found first: an effect on one of them (PP gained) changes no other's
         # membership (two players tied for the fewest PP both gain)
-        return [f"for {var} in [{var} for {var} in {loop}]:", *("    " + line for line in body)]
+        return self.d.each_player(var, bound, conds, body)
 
-    def _effect_gain_pp(self, effect: Effect, env: Env) -> list[str]:
-        who = env.subject or env.you
-        return [f"s.track[{who}] += max(0, {self.amount(effect.amount, env)})"]
+    def rule_effects(self, rule: HookRule, env: Env) -> list[str]:
+        """A rule's effects, counted in RULE_FIRED when one of them runs (a rule of the spec)."""
+        index = self.rule_index.get(id(rule))
+        try:
+            if index is None:
+                return self.effects(rule.effects, env)
+            if any(e.when is None and e.whom is None for e in rule.effects):  # one always runs
+                return [self.d.count(index), *self.effects(rule.effects, env)]
+            return self.d.applied(index, self.effects(rule.effects, replace(env, counted=True)))
+        except Unsupported as exc:
+            raise Unsupported(_located(str(exc), rule)) from None
 
-    def _effect_lose_pp(self, effect: Effect, env: Env) -> list[str]:
-        you = env.subject or env.you
-        return [f"s.track[{you}] = max(0, s.track[{you}] - {self.amount(effect.amount, env)})"]
-
-    def _effect_extra_actions(self, effect: Effect, env: Env) -> list[str]:
-        return [
-            f"if {env.you} == s.player:",
-            f"    s.actions_left += max(0, {self.amount(effect.amount, env)})",
-        ]
-
-    def _effect_develop(self, effect: Effect, env: Env) -> list[str]:
-        you = env.subject or env.you
-        if effect.name:
-            a = self.abilities.index(effect.name)
-            return [f"if _can_develop(s, {you}, {a}):", f"    _develop(s, {you}, {a})"]
-        return [
-            f"if _develop_options(s, {you}, -1):",
-            f"    s.stack.append((F_DEVELOP, {you}, -1))",
-        ]
-
-    def _effect_take(self, effect: Effect, env: Env) -> list[str]:
-        kind = 1 if effect.name.startswith("merchant") else 0
-        who = env.subject or env.you
-        return [f"_x_take(s, {who}, {kind}, {self.expr(effect.value, env)})"]
-
-    def _effect_set_param(self, effect: Effect, env: Env) -> list[str]:
-        index = list(SETTABLE).index(effect.name)
-        value = self.expr(effect.value, env)
-        return [f"s.xparam[{env.you} * N_X_PARAMS + {index}] = max(0, {value})"]
-
-    def _effect_may_take(self, effect: Effect, env: Env) -> list[str]:
-        """A decision frame for the player (core/favour.py.j2's take-from-stock frame)."""
-        kinds = MAY_TAKE_KINDS[effect.name]
-        return [f"_x_may_take(s, {env.you}, {kinds}, {self.expr(effect.value, env)})"]
-
-    def _effect_draw_keep(self, effect: Effect, env: Env) -> list[str]:
-        """The draw itself (core/draw_keep.py.j2): N markers, a keep decision if they differ."""
-        return [f"_x_draw_keep(s, {env.you}, {self.expr(effect.value, env)})"]
-
-    def _effect_receive(self, effect: Effect, env: Env) -> list[str]:
-        who = env.subject or env.you
-        return [f"_x_receive(s, {who}, {self.marker_ids[effect.name]})"]
+    def _rule_expr(self, rule: HookRule, node, env: Env) -> str:
+        try:
+            return self.expr(node, env) if not isinstance(node, Amount) else self.amount(node, env)
+        except Unsupported as exc:
+            raise Unsupported(_located(str(exc), rule)) from None
 
     # ---- whole functions for the hooks
 
     def hook_functions(
-        self, rules: tuple[HookRule, ...], marker_first: int, tie_exprs: list
+        self, rules: tuple[HookRule, ...], marker_first: int, tie_exprs
     ) -> dict[str, str]:
-        """Function source by name: `_x_setup`, `_x_turn_start`, `_x_after_route`,
-        `_x_forbidden`, `_x_end`, `_x_tie_N`, `_score_K`, `_usable_rule_N`/`_effect_rule_N`,
-        `_x_control_value`. Only hooks the rule set uses get one."""
+        """Function text by the function's name in the dialect: the hooks' (`x_setup`,
+        `x_turn_start`, `x_after_route`, `x_after_income`, …), `x_forbidden`, the end tests,
+        the scoring categories (`score_KEY`), `x_tie_N`, `x_control_value`, the bonus markers and
+        favour tiles written in words. Only hooks the rule set uses get one."""
+        d, env = self.d, Env()
         out: dict[str, str] = {}
-        env = Env()
-        for hook, name in (
-            ("setup", "_x_setup"),
-            ("turn_start", "_x_turn_start"),
-            ("turn_end", "_x_turn_end"),
-            ("marker_draw", "_x_marker_draw"),
-            ("after_create_route", "_x_after_route"),
-        ):
+        for hook, name in PLAIN_HOOKS:
             chosen = [r for r in rules if r.hook == hook]
             if chosen:
-                lines = []
-                here, params = env, "s: State, p: int"
-                if hook == "after_create_route":  # the route created, what it completed, its post
-                    here, params = (
-                        replace(env, route="r", done="done", facts=hook_scope(hook).facts),
-                        params + ", r: int, done: int, " + AFTER_PARAMS[hook],
-                    )
-                for rule in chosen:
-                    lines.extend(self._fired(rule, rule.effects, here))
-                    lines.extend(self.effects(rule.effects, here))
-                out[name] = _function(name, params, "None", lines)
+                lines = [line for rule in chosen for line in self.rule_effects(rule, env)]
+                out[name] = d.function(name, (), "void", lines)
         out.update(self.after_functions(rules, env))
         markers = [r for r in rules if r.hook == "marker_used"]
-        for i, rule in enumerate(markers):
-            n = marker_first + i
-            out[f"_usable_rule_{n}"] = _function(
-                f"_usable_rule_{n}", "s: State, p: int, m: int", "bool", ["return True"]
-            )
-            out[f"_effect_rule_{n}"] = _function(
-                f"_effect_rule_{n}",
-                "s: State, p: int, m: int",
-                "None",
-                self._fired(rule, rule.effects, env) + self.effects(rule.effects, env),
-            )
-        favours = [r for r in rules if r.hook == "favour"]
-        for i, rule in enumerate(favours):
-            effects = () if rule.trigger else rule.effects  # a triggered tile acts later
-            out[f"_favour_{i}"] = _function(
-                f"_favour_{i}", "s: State, p: int", "None", self.effects(effects, env)
-            )
-        if any(rule.trigger for rule in favours):
-            out.update(self.trigger_functions(favours, env))
+        cases = {marker_first + i: self.rule_effects(r, env) for i, r in enumerate(markers)}
+        out.update(
+            d.cases("x_marker_rule", "effect_rule_{}", (("m", "int"),), "m", cases, 0, False)
+        )
+        out.update(self.favour_functions(rules, env))
         forbids = [r for r in rules if r.hook == "forbid"]
         if forbids:
-            lines = []
-            for rule in forbids:
-                test = _ACTION_TESTS[rule.target]
-                inner = env
-                lines.append(f"if {test}:")
-                facts = hook_scope(f"forbid:{rule.target}")
-                inner = replace(env, facts=facts.facts, victim="v" if facts.victim else "")
-                condition = self.expr(rule.condition, inner)
-                for local, code in FORBID_FACTS.get(rule.target, {}).items():
-                    if re.search(rf"\b{local}\b", condition):
-                        lines.append(f"    {local} = {code}")
-                lines.append(f"    if {condition}:")
-                lines.extend("        " + line for line in self._fired(rule, (), inner))
-                lines.append("        return True")
-            lines.append("return False")
-            out["_x_forbidden"] = _function(
-                "_x_forbidden", "s: State, p: int, action: int", "bool", lines
+            out["x_forbidden"] = d.function(
+                "x_forbidden", (("action", "int"),), "bool", self.forbid_lines(forbids, env)
             )
-        ends = [r for r in rules if r.hook == "end"]
-        # by timing (`target`): at once `_x_end`, `after turn`/`after round` their own functions
-        for timing, name in (
-            ("", "_x_end"),
-            ("turn", "_x_end_after_turn"),
-            ("round", "_x_end_after_round"),
-        ):
-            timed = [r for r in ends if r.target == timing]
-            if timed:
-                tests = " or ".join(self.expr(r.condition, env) for r in timed)
-                out[name] = _function(name, "s: State, p: int", "bool", [f"return {tests}"])
-        if ends:
-            # Which of them hold, by name (a catalogue kind or the condition's words), for
-            # reports of how a game ended: `state.end_conditions_met()`.
-            named = "".join(
-                f"({r.key.removeprefix('end:')!r}, {self.expr(r.condition, env)}), " for r in ends
-            )
-            out["_x_ends_met"] = _function(
-                "_x_ends_met",
-                "s: State, p: int",
-                "list[str]",
-                [f"return [name for name, met in ({named}) if met]"],
-            )
+        out.update(self.end_functions([r for r in rules if r.hook == "end"], env))
         for rule in rules:
             if rule.hook == "score":
-                name = f"_score_{rule.target}"
-                out[name] = _function(
-                    name, "s: State, p: int", "int", [f"return {self.amount(rule.amount, env)}"]
-                )
+                name = f"score_{rule.target}"
+                value = self._rule_expr(rule, rule.amount, env)
+                out[name] = d.function(name, (), "int64", [d.ret(value)])
         for i, expr in enumerate(tie_exprs):
-            name = f"_x_tie_{i}"
-            out[name] = _function(
-                name, "s: State, p: int", "int", [f"return {self.expr(expr, env)}"]
-            )
+            out[f"x_tie_{i}"] = d.function(f"x_tie_{i}", (), "int64", [d.ret(self.expr(expr, env))])
         for rule in rules:
             if rule.hook == "control" and rule.condition is not None:
                 inner = Env(you="p", player="p", city="c")
-                out["_x_control_value"] = _function(
-                    "_x_control_value",
-                    "s: State, p: int, c: int",
-                    "int",
-                    [f"return {self.expr(rule.condition, inner)}"],
+                value = self._rule_expr(rule, rule.condition, inner)
+                out["x_control_value"] = d.function(
+                    "x_control_value", (("c", "int"),), "int64", [d.ret(value)]
                 )
         return out
 
+    def forbid_lines(self, forbids: list[HookRule], env: Env) -> list[str]:
+        """`x_forbidden(s, p, action)`: whether a rule forbids the otherwise legal `action`; the
+        first that does counts (the action it refused)."""
+        d, lines = self.d, []
+        for rule in forbids:
+            if rule.target not in ACTION_IDS:
+                raise Unsupported(_located(f"forbidding the action '{rule.target}'", rule))
+            facts = hook_scope(f"forbid:{rule.target}")
+            inner = replace(env, facts=facts.facts, victim="v" if facts.victim else "")
+            condition = self._rule_expr(rule, rule.condition, inner)
+            body = [
+                d.local(local, type_, code)
+                for local, (type_, code) in d.FORBID_FACTS.get(rule.target, {}).items()
+                if re.search(rf"\b{local}\b", condition)
+            ]
+            index = self.rule_index.get(id(rule))
+            refused = ([d.count(index)] if index is not None else []) + [d.ret(d.true)]
+            body += d.if_(condition, refused)
+            lines += d.if_(d.action_test(*ACTION_IDS[rule.target]), body)
+        return [*lines, d.ret(d.false)]
+
+    def end_functions(self, ends: list[HookRule], env: Env) -> dict[str, str]:
+        """By timing (`target`): at once `x_end`, `after turn`/`after round` their own functions;
+        and which of them hold, by name, for reports of how a game ended."""
+        d, out = self.d, {}
+        tests = [self._rule_expr(r, r.condition, env) for r in ends]
+        for timing, name in (
+            ("", "x_end"),
+            ("turn", "x_end_after_turn"),
+            ("round", "x_end_after_round"),
+        ):
+            timed = [t for r, t in zip(ends, tests, strict=True) if r.target == timing]
+            if timed or (d.ALWAYS_END and not timing):
+                test = d.any_of(timed) if timed else d.false
+                out[name] = d.function(name, (), "bool", [d.ret(test)])
+        out.update(d.ends_met([r.key.removeprefix("end:") for r in ends], tests))
+        return out
+
     def after_functions(self, rules: tuple[HookRule, ...], env: Env) -> dict[str, str]:
-        """`_x_after_income`, `_x_after_place`, `_x_after_displace`, `_x_after_use_marker`:
-        called once the action is applied, with what it did (AFTER_PARAMS) and `base`, the
-        stack's height before it. Decisions the effects leave wait below the action's own, so
-        the action finishes first (a displaced owner re-places, a marker's moves are made)."""
+        """`x_after_route` (after create_route: the route, what it completed, its post) and
+        `x_after_income`, `x_after_place`, `x_after_displace`, `x_after_use_marker`: called once
+        the action is applied, with what it did (HOOK_PARAMS) and `base`, the stack's height
+        before it. Decisions the effects leave wait below the action's own (the action's frames
+        are set aside while they run), so the action finishes first (a displaced owner
+        re-places, a marker's moves are made)."""
         out: dict[str, str] = {}
-        for hook in AFTER_HOOKS:
+        for hook in ("after_create_route", *AFTER_HOOKS):
             chosen = [r for r in rules if r.hook == hook]
             if not chosen:
                 continue
             facts = hook_scope(hook)
             here = replace(env, facts=facts.facts, victim="v" if facts.victim else "")
-            lines = ["own = s.stack[base:]", "del s.stack[base:]"]
-            for rule in chosen:
-                lines.extend(self._fired(rule, rule.effects, here))
-                lines.extend(self.effects(rule.effects, here))
-            lines.append("s.stack.extend(own)")
-            params = "s: State, p: int, base: int" + (
-                ", " + AFTER_PARAMS[hook] if AFTER_PARAMS[hook] else ""
-            )
-            out[f"_x_{hook}"] = _function(f"_x_{hook}", params, "None", lines)
+            name = f"x_{hook}"
+            if hook == "after_create_route":
+                here, name = replace(here, route="r", done="done"), "x_after_route"
+            body = [line for rule in chosen for line in self.rule_effects(rule, here)]
+            if hook != "after_create_route":
+                body = self.d.set_aside(body)
+            out[name] = self.d.function(name, HOOK_PARAMS[hook], "void", body)
         return out
 
-    def trigger_functions(self, favours: list[HookRule], env: Env) -> dict[str, str]:
-        """`_favour_when_N` (a triggered tile's effects for one holder) and `_x_after_action`,
-        called after every action of a turn: for each action a tile reacts to, each holder
-        clockwise from the acting player (the actor last) runs the tile's effects. Decisions
-        they leave (frames) go below the action's own, the first holder's on top, so the action
-        finishes first and the holders then decide in clockwise order."""
-        out: dict[str, str] = {}
+    def favour_functions(self, rules: tuple[HookRule, ...], env: Env) -> dict[str, str]:
+        """The Emperor's Favour tiles: a tile's effects once its taker has flipped the markers
+        (`favour_N`; a triggered tile's wait for the trigger: `favour_when_N`, run by
+        `x_after_action` for each holder clockwise from the actor, the actor last)."""
+        favours = [r for r in rules if r.hook == "favour"]
+        if not favours:
+            return {}
+        d = self.d
+        taken = {i: self.rule_effects(r, env) for i, r in enumerate(favours) if not r.trigger}
+        out = d.cases("x_favour", "favour_{}", (), "t", taken, len(favours), True)
+        triggered = {i: self.rule_effects(r, env) for i, r in enumerate(favours) if r.trigger}
+        if not triggered:
+            return out
         by_action: dict[str, list[tuple[int, str]]] = {}
         for i, rule in enumerate(favours):
-            if not rule.trigger:
-                continue
-            who, action = rule.trigger.split(":", 1)
-            out[f"_favour_when_{i}"] = _function(
-                f"_favour_when_{i}", "s: State, p: int", "None", self.effects(rule.effects, env)
-            )
-            by_action.setdefault(action, []).append((i, who))
+            if rule.trigger:
+                who, action = rule.trigger.split(":", 1)
+                if action not in ACTION_IDS:
+                    raise Unsupported(_located(f"a favour tile triggered by '{action}'", rule))
+                by_action.setdefault(action, []).append((i, who))
+        out.update(d.cases("x_favour_when", "favour_when_{}", (), "t", triggered, 0, False))
+        out.update(d.after_action(by_action))
+        return out
+
+
+def _located(message: str, rule: HookRule) -> str:
+    where = where_of(rule)
+    return f"{message} at {where}" if where and " at " not in message else message
+
+
+# ---- the Python dialect
+
+
+def _indent(lines: list[str], by: str = "    ") -> list[str]:
+    return [by + line for line in lines]
+
+
+_PY_TYPES = {"int": "int", "int64": "int", "bool": "bool", "void": "None", "names": "list[str]"}
+
+
+class PythonDialect(Dialect):
+    name = "Python"
+    num_players = "s.num_players"
+    true, false = "True", "False"
+    empty = ("pass",)
+    EFFECTS = {
+        "gain_pp": ("s.track[{who}] += max(0, {amount})",),
+        "lose_pp": ("s.track[{who}] = max(0, s.track[{who}] - {amount})",),
+        "extra_actions": ("if {you} == s.player:", "    s.actions_left += max(0, {amount})"),
+        "develop": ("if _can_develop(s, {who}, {a}):", "    _develop(s, {who}, {a})"),
+        "develop_chosen": (
+            "if _develop_options(s, {you}, -1):",
+            "    s.stack.append((F_DEVELOP, {you}, -1))",
+        ),
+        "take": ("_x_take(s, {who}, {kind}, {value})",),
+        "set_param": ("s.xparam[{you} * N_X_PARAMS + {index}] = max(0, {value})",),
+        # a decision frame for the player (core/favour.py.j2's take-from-stock frame)
+        "may_take": ("_x_may_take(s, {you}, {kinds}, {value})",),
+        # the draw itself (core/draw_keep.py.j2): N markers, a keep decision if they differ
+        "draw_keep": ("_x_draw_keep(s, {you}, {value})",),
+        "receive": ("_x_receive(s, {who}, {marker})",),
+    }
+    FORBID_FACTS = {
+        "income": {
+            "traders_taken": ("int64", "(action - A_INCOME) // (MERCHANTS + 1)"),
+            "merchants_taken": ("int64", "(action - A_INCOME) % (MERCHANTS + 1)"),
+        },
+        "displace": {
+            "v": ("int", "s.pt[(action - A_DISPLACE) >> 1] >> 1"),
+            "displaced_kind": ("int", "s.pt[(action - A_DISPLACE) >> 1] & 1"),
+        },
+        MARKER_TRIGGER: {"marker_used": ("int", "action - A_USE_MARKER")},
+    }
+
+    def quantity(self, q: Quantity, x_params: bool, shared: bool) -> str:
+        code = q.code_params if x_params and q.code_params else q.code
+        return q.code_shared if shared and q.code_shared else code
+
+    def whole(self, q: Quantity) -> str:
+        return q.whole
+
+    def num(self, value: int) -> str:
+        return str(int(value))
+
+    def value(self, code: str) -> str:
+        return code  # a bool quantity's code yields a bool (a comparison or a table of bools)
+
+    def binop(self, op: str, left: str, right: str) -> str:
+        return f"({left} {op} {right})"
+
+    def city_in_country(self, city: str, country: int) -> str:
+        return f"{country} in CITY_COUNTRIES[{city}]"
+
+    def compare(self, op: str, left: str, right: str) -> str:
+        return f"({left} {op} {right})"
+
+    def boolop(self, op: str, items: list[str]) -> str:
+        return "(" + f" {op} ".join(items) + ")"
+
+    def negate(self, item: str) -> str:
+        return f"(not {item})"
+
+    def any_of(self, tests: list[str]) -> str:
+        return " or ".join(tests)
+
+    def lookup(self, table: str, value: str, top: int) -> str:
+        return f"{table}[min(max({value}, 0), {top})]"
+
+    def _loop(self, var: str, bound: str, conds: list[str]) -> str:
+        where = " if " + " and ".join(conds) if conds else ""
+        return f"for {var} in range({bound}){where}"
+
+    def aggregate(self, fn: str, var: str, bound: str, conds: list[str], body: str) -> str:
+        loop = self._loop(var, bound, conds)
+        if fn in ("count", "sum"):
+            return f"sum({body} {loop})"
+        if fn in ("max", "min"):
+            return f"{fn}(({body} {loop}), default=0)"
+        if fn in ("some", "every"):
+            return f"{'any' if fn == 'some' else 'all'}({body} {loop})"
+        raise Unsupported(f"the aggregate {fn!r}")
+
+    def if_(self, test: str, body: list[str]) -> list[str]:
+        return [f"if {test}:", *_indent(body or list(self.empty))]
+
+    def one_player(self, var: str, player: str, body: list[str]) -> list[str]:
+        return [f"{var} = {player}", *self.if_(f"{var} >= 0", body)]
+
+    def each_player(self, var: str, bound: str, conds: list[str], body: list[str]) -> list[str]:
+        return [f"for {var} in [{var} {self._loop(var, bound, conds)}]:", *_indent(body)]
+
+    def applied(self, index: int, body: list[str]) -> list[str]:
+        return ["applied = False", *body, "if applied:", f"    RULE_FIRED[{index}] += 1"]
+
+    def mark_applied(self) -> str:
+        return "applied = True"
+
+    def count(self, index: int) -> str:
+        return f"RULE_FIRED[{index}] += 1"
+
+    def action_test(self, first: str, end: str) -> str:
+        return f"action == {first}" if not end else f"{first} <= action < {end}"
+
+    def local(self, name: str, type_: str, code: str) -> str:
+        return f"{name} = {code}"
+
+    def ret(self, value: str) -> str:
+        return f"return {value}"
+
+    def set_aside(self, body: list[str]) -> list[str]:
+        return ["own = s.stack[base:]", "del s.stack[base:]", *body, "s.stack.extend(own)"]
+
+    def function(self, name: str, params, returns: str, lines: list[str], player="p") -> str:
+        """A function's source; it sits in a `fmt: off` block, so a long line is marked for ruff."""
+        args = "".join(f", {n}: {_PY_TYPES[t]}" for n, t in params)
+        head = _fit(f"def _{name}(s: State, {player}: int{args}) -> {_PY_TYPES[returns]}:")
+        body = "\n".join(_fit("    " + line) for line in (lines or self.empty))
+        return f"{head}\n{body}\n"
+
+    def cases(self, name, case, params, selector, cases, count, dense) -> dict[str, str]:
+        """One function per case (`_effect_rule_N`, `_favour_N`); a bonus marker written in
+        words is always usable (`_usable_rule_N`)."""
+        out = {}
+        for i in range(count) if dense else sorted(cases):
+            fn = case.format(i)
+            if fn.startswith("effect_rule_"):
+                usable = fn.replace("effect_", "usable_", 1)
+                out[usable] = self.function(usable, params, "bool", ["return True"])
+            out[fn] = self.function(fn, params, "void", cases.get(i, []))
+        return out
+
+    def ends_met(self, names: list[str], tests: list[str]) -> dict[str, str]:
+        """`_x_ends_met`: which end rules hold, by name (`state.end_conditions_met()`)."""
+        if not names:
+            return {}
+        named = "".join(f"({n!r}, {t}), " for n, t in zip(names, tests, strict=True))
+        lines = [f"return [name for name, met in ({named}) if met]"]
+        return {"x_ends_met": self.function("x_ends_met", (), "names", lines)}
+
+    def after_action(self, by_action) -> dict[str, str]:
+        """`_x_after_action`, after every action of a turn: for each action a tile reacts to,
+        each holder clockwise from the acting player (the actor last) runs the tile's effects.
+        Decisions they leave go below the action's own, the first holder's on top, so the action
+        finishes first and the holders then decide in clockwise order."""
         lines = ["n = s.num_players", "groups = []"]
         for action, tiles in by_action.items():
-            lines.append(f"if {_ACTION_TESTS[action]}:")
+            lines.append(f"if {self.action_test(*ACTION_IDS[action])}:")
             lines.append("    for k in range(1, n + 1):  # clockwise from the actor, who is last")
             lines.append("        h = (a + k) % n")
             lines.append("        held = s.fav_held[h]")
@@ -503,52 +722,20 @@ class ExprCompiler:
                 lines.append("            del s.stack[base:]")
         lines.append("for group in groups:  # the first holder's decisions end up on top")
         lines.append("    s.stack[0:0] = group")
-        out["_x_after_action"] = _function(
-            "_x_after_action", "s: State, a: int, action: int", "None", lines
-        )
-        return out
-
-
-# What an `after` hook's function receives of its action (the locals its facts read).
-AFTER_PARAMS = {
-    "after_create_route": "post_city: int, post_kind: int, post_extra: int, special_taken: int",
-    "after_income": "traders_taken: int, merchants_taken: int",
-    "after_place": "",
-    "after_displace": "v: int, displaced_kind: int",
-    "after_use_marker": "marker_used: int",
-}
-# The same facts in `_x_forbidden`, of the action being considered: local -> its code (each
-# written only where the condition reads it).
-FORBID_FACTS = {
-    "income": {
-        "traders_taken": "(action - A_INCOME) // (MERCHANTS + 1)",
-        "merchants_taken": "(action - A_INCOME) % (MERCHANTS + 1)",
-    },
-    "displace": {
-        "v": "s.pt[(action - A_DISPLACE) >> 1] >> 1",
-        "displaced_kind": "s.pt[(action - A_DISPLACE) >> 1] & 1",
-    },
-    MARKER_TRIGGER: {"marker_used": "action - A_USE_MARKER"},
-}
-
-_ACTION_TESTS = {
-    "income": "A_INCOME <= action < A_PLACE",
-    "place": "A_PLACE <= action < A_DISPLACE",
-    "displace": "A_DISPLACE <= action < A_MOVE",
-    "move": "action == A_MOVE",
-    "create_route": "A_CREATE <= action < A_CREATE + N_ROUTES",
-    MARKER_TRIGGER: "A_USE_MARKER <= action < A_USE_MARKER + N_MARKER_TYPES",  # a bonus marker
-}
-
-
-def _function(name: str, args: str, returns: str, lines: list[str]) -> str:
-    """A function's source; it sits in a `fmt: off` block, so a long line is marked for ruff."""
-    body = "\n".join(_fit("    " + line) for line in lines)
-    return f"{_fit(f'def {name}({args}) -> {returns}:')}\n{body}\n"
+        params = (("action", "int"),)
+        return {"x_after_action": self.function("x_after_action", params, "void", lines, "a")}
 
 
 def _fit(line: str) -> str:
     return line + "  # noqa: E501" if len(line) > 100 else line
+
+
+PYTHON = PythonDialect()
+
+
+def python_generator(*args, **kwargs) -> ExprGenerator:
+    """The generator of a game's Python rule module (`compiler/model/words.py`)."""
+    return ExprGenerator(PYTHON, *args, **kwargs)
 
 
 def quantity_names() -> tuple[str, ...]:

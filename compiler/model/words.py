@@ -9,7 +9,7 @@ from dataclasses import replace
 from ..errors import HansaError
 from ..expr.catalogue import AFTER_HOOKS, SETTABLE
 from ..expr.check import ExprError, _refs, check_rule, names_of
-from ..expr.codegen import ExprCompiler
+from ..expr.codegen import ExprGenerator, python_generator
 from ..expr.cost import Sizes, costly_rules
 from ..nodes.board import PRIVILEGES
 from ..nodes.expr import MARKER_TRIGGER
@@ -212,7 +212,7 @@ def fold_rules_in_words(f: Fold) -> None:
         return
     _check_setup_receives(f, hook_rules)
     _board_facts(f)
-    compiler = ExprCompiler(
+    compiler = python_generator(
         names,
         k["ABILITY_NAMES"],
         [(key, kind) for key, kind, _params in f.categories],
@@ -235,19 +235,22 @@ def fold_rules_in_words(f: Fold) -> None:
     comp["expr_tie_exprs"] = tuple(f.tie_exprs)
     comp["expr_marker_ids"] = _marker_ids(f, hook_rules)
     comp["expr_first_rule_marker"] = f.first_rule_marker
+    # each rule's RULE_FIRED slot (-1: not counted), aligned with expr_rules: every target counts
+    # the same rules
+    comp["expr_rule_slots"] = tuple(compiler.rule_index.get(id(r), -1) for r in hook_rules)
     _parameters(f)
     for switch, function in (
-        ("x_setup", "_x_setup"),
-        ("x_turn_start", "_x_turn_start"),
-        ("x_turn_end", "_x_turn_end"),
-        ("x_marker_draw", "_x_marker_draw"),
-        ("x_after_route", "_x_after_route"),
-        ("x_forbid", "_x_forbidden"),
-        ("x_end", "_x_end"),
-        ("x_end_after_turn", "_x_end_after_turn"),
-        ("x_end_after_round", "_x_end_after_round"),
-        ("x_control_most", "_x_control_value"),
-        *((f"x_{hook}", f"_x_{hook}") for hook in AFTER_HOOKS),
+        ("x_setup", "x_setup"),
+        ("x_turn_start", "x_turn_start"),
+        ("x_turn_end", "x_turn_end"),
+        ("x_marker_draw", "x_marker_draw"),
+        ("x_after_route", "x_after_route"),
+        ("x_forbid", "x_forbidden"),
+        ("x_end", "x_end"),
+        ("x_end_after_turn", "x_end_after_turn"),
+        ("x_end_after_round", "x_end_after_round"),
+        ("x_control_most", "x_control_value"),
+        *((f"x_{hook}", f"x_{hook}") for hook in AFTER_HOOKS),
     ):
         comp[switch] = function in functions
     # an end trigger timed `after turn` / `after round` (in words, or the marker supply's)
@@ -263,12 +266,16 @@ def fold_rules_in_words(f: Fold) -> None:
             comp["marker_develop_ability"] = True  # the chosen-ability decision
 
 
-# Rules in words whose use `hansa simulate` counts: a hook's effects (RULE_FIRED, counted where an
-# effect's condition holds), a marker's use, a forbid refusing an action (RULE_FIRED), a scoring
-# category scoring and an end trigger firing (read from the final score and end_conditions_met).
+# Rules in words whose use `hansa simulate` counts: a hook's effects (RULE_FIRED, counted when one
+# of its effects runs: its condition held, for one of the players it names), a marker's use, a
+# forbid refusing an action (RULE_FIRED), a scoring category scoring and an end trigger firing
+# (read from the final score and end_conditions_met). compiler/expr/codegen.py does the counting,
+# for every target.
 COUNTED_HOOKS = (
     "setup",
     "turn_start",
+    "turn_end",
+    "marker_draw",
     "after_create_route",
     *AFTER_HOOKS,
     "marker_used",
@@ -278,7 +285,7 @@ COUNTED_HOOKS = (
 )
 
 
-def _rule_sources(f: Fold, compiler: ExprCompiler) -> None:
+def _rule_sources(f: Fold, compiler: ExprGenerator) -> None:
     """RULE_SOURCES: per rule of the spec written in words (not the prelude's) that play can
     count, (hook, name, `file:line`, text): the name is the marker's label, the category's key,
     the end trigger's name or the forbidden action. Each gets a RULE_FIRED slot."""

@@ -18,7 +18,7 @@ from ...errors import HansaError
 from ...model.build import GameModel
 from ...nodes.expr import Num
 from .. import template_environment
-from .expr import CExprCompiler, Unsupported, end_names
+from .expr import Unsupported, c_generator, end_names
 from .fields import field_defines
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -182,15 +182,18 @@ def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, .
     comp, k = model.components, model.constants
     rules = comp.get("expr_rules", ())
     categories = [(key, kind) for key, kind, _params in comp["scoring"]]
-    compiler = CExprCompiler(
+    slots = comp.get("expr_rule_slots", ())
+    compiler = c_generator(
         comp.get("expr_names"),
         k["ABILITY_NAMES"],
         categories,
         comp.get("expr_marker_ids", {}),
         x_params=bool(comp.get("x_params")),
+        city_countries=k.get("CITY_COUNTRIES", ()),
         shared_control=comp.get("control_tie") == "shared",
+        rule_index={id(r): i for r, i in zip(rules, slots, strict=True) if i >= 0},
     )
-    functions = compiler.hook_functions(rules, (), comp.get("expr_first_rule_marker", 0))
+    functions = compiler.hook_functions(rules, comp.get("expr_first_rule_marker", 0), ())
     by_key = {}
     for i, (key, kind) in enumerate(categories):
         name = f"score_{key}"
@@ -203,7 +206,9 @@ def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, .
             raise Unsupported(f"the scoring category {key!r} (not written in words)")
         by_key[i] = functions.pop(name).replace(f"score_{key}(", f"score_{i}(", 1)
     texts = list(functions.values()) + [by_key[i] for i in sorted(by_key)]
-    return texts, compiler.constants, len(end_names(rules))
+    # the folded lookup tables (a country's cities are read through x_city_in_country instead)
+    tables = {name: v for name, v in compiler.constants.items() if name.startswith("X_TABLE_")}
+    return texts, tables, len(end_names(rules))
 
 
 def _largest_draw(model: GameModel, n_markers: int) -> int:
@@ -512,6 +517,8 @@ def render_native(model: GameModel, header_hash: str = "") -> str:
     env = template_environment(TEMPLATES)
     tables = _tables(model, {**markers, **folded})
     tables += f"\n#define N_END_RULES {n_ends}"
+    # one counter per rule of the spec `hansa simulate` counts (RULE_SOURCES), as in Python
+    tables += f"\n#define N_RULE_SOURCES {len(model.constants.get('RULE_SOURCES', ()))}"
     module_name = "@MODULE@"
     context = dict(
         game_comment=repr(model.game).replace("*/", "* /"),
