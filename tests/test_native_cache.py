@@ -257,3 +257,16 @@ def test_backend_auto_searches_the_python_position_when_the_cache_is_refused(cac
     assert native_copy_game(vars(game.module), 3, False) is None  # backend auto: Python
     with pytest.raises(HansaError, match="not safe to use"):
         native_copy_game(vars(game.module), 3, True)  # backend native: the message
+
+
+def test_a_link_in_place_of_the_game_record_is_not_followed(cache, tmp_path):
+    (record,) = (cache / "native").glob("game-*.json")
+    elsewhere = tmp_path / "elsewhere.json"
+    shutil.copyfile(record, elsewhere)
+    kept = elsewhere.read_bytes()
+    record.unlink()
+    record.symlink_to(elsewhere)
+    done, facts = load_in_fresh_process(cache)
+    assert done.returncode == 0, done.stderr
+    assert facts["codegen"]  # compiled again: the link vouches for nothing
+    assert not record.is_symlink() and elsewhere.read_bytes() == kept
