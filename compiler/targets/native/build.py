@@ -167,21 +167,27 @@ def build_extension(c_source: str) -> Path:
     source_hash = hashlib.sha256(c_source.encode("utf-8")).hexdigest()
     target = out_dir / f"{name}{SUFFIX}"
     record_path = out_dir / f"{name}.json"
-    with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
-        src = Path(tmp) / f"{name}.c"
-        src.write_text(c_source, encoding="utf-8")
-        built = Path(tmp) / f"{name}{SUFFIX}"
-        command = [compiler, "-O2", "-shared", "-fPIC", "-std=gnu11", f"-I{include}"]
-        command += ["-o", str(built), str(src)]
-        result = subprocess.run(command, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise HansaError(
-                f"the C compiler failed on the native module {name}:\n{result.stderr[-4000:]}"
-            )
-        digest = hashlib.sha256(built.read_bytes()).hexdigest()
-        _remove(record_path)  # no record vouches for the file while it is being replaced
-        os.replace(built, target)  # atomic; a link or a foreign file there is replaced, not used
-        os.replace(src, out_dir / f"{name}.c")  # kept for reading; never compiled from
+    try:
+        with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
+            src = Path(tmp) / f"{name}.c"
+            src.write_text(c_source, encoding="utf-8")
+            built = Path(tmp) / f"{name}{SUFFIX}"
+            command = [compiler, "-O2", "-shared", "-fPIC", "-std=gnu11", f"-I{include}"]
+            command += ["-o", str(built), str(src)]
+            result = subprocess.run(command, capture_output=True, text=True)
+            if result.returncode != 0:
+                raise HansaError(
+                    f"the C compiler failed on the native module {name}:\n{result.stderr[-4000:]}"
+                )
+            digest = hashlib.sha256(built.read_bytes()).hexdigest()
+            _remove(record_path)  # no record vouches for the file while it is being replaced
+            os.replace(built, target)  # atomic; a link or foreign file there is replaced, not used
+            os.replace(src, out_dir / f"{name}.c")  # kept for reading; never compiled from
+    except OSError as exc:  # e.g. a folder planted where the extension goes
+        raise HansaError(
+            f"cannot write {target} into the native build cache: {exc.strerror or exc};"
+            " remove it, or set HANSA_CACHE to another private folder"
+        ) from None
     record = {
         "format": RECORD_FORMAT,
         "module": name,
