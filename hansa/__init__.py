@@ -81,9 +81,10 @@ def compile_game(
 
 def _native(name: str, players: int | None, spec_dir: str | None) -> Game:
     """The native game `name` of the spec folder (the installed spec by default), bound to the
-    Python rule module compiled from the same spec (so both backends read one set of rules)."""
-    from hansa.compiler.targets.python.codegen import compile_module
-    from hansa.native import model_of, native_game
+    Python rule module compiled from the same spec (so both backends read one set of rules). A
+    game loaded before, by this user, comes from the verified cache without compiling anything
+    (hansa.native.load_native)."""
+    from hansa.native import NativeGame, load_native
 
     if spec_dir is None:
         from hansa.native import installed_spec
@@ -91,11 +92,5 @@ def _native(name: str, players: int | None, spec_dir: str | None) -> Game:
         spec_dir = str(installed_spec())
     if not isinstance(name, str):
         raise HansaError(f"unknown game {name!r}")
-    key = (name, spec_dir)
-    if key not in _NATIVE_LOADED:  # the installed spec does not change while a program runs
-        _NATIVE_LOADED[key] = (model_of(name, spec_dir), compile_module(name, spec_dir=spec_dir))
-    model, module = _NATIVE_LOADED[key]
-    return native_game(model, module, players)
-
-
-_NATIVE_LOADED: dict = {}
+    ext, module, end_names = load_native(name, spec_dir)
+    return NativeGame(module, ext, end_names, players)

@@ -11,6 +11,8 @@ and observations by construction (docs/native.md).
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 from types import ModuleType
 
 from hansa.compiler.errors import HansaError
@@ -647,6 +649,137 @@ def native_game(model, module: ModuleType, players: int | None = None) -> Native
 
     ext = load_extension(render_native(model))
     return NativeGame(module, ext, end_rule_names(model), players)
+
+
+# The sources a native build depends on besides the spec: the compiler (its code, grammar,
+# templates, prelude) and the runtime (the model folds some tables with runtime/tables.py).
+_SOURCE_SUFFIXES = (".py", ".lark", ".j2", ".hansa", ".json")
+_FINGERPRINT: list[str] = []
+
+
+def _tree_digest(digest, base, label: str) -> None:
+    """Feed every source file under `base` (its path and bytes) into `digest`."""
+    for root, dirs, files in os.walk(base):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(_SOURCE_SUFFIXES) and not name.startswith("."):
+                path = os.path.join(root, name)
+                with open(path, "rb") as stream:
+                    data = stream.read()
+                relative = os.path.relpath(path, base).encode("utf-8", "surrogateescape")
+                digest.update(
+                    label.encode() + relative + b"\0" + hashlib.sha256(data).digest() + b"\0"
+                )
+
+
+def _tool_fingerprint() -> str:
+    """The compiler and runtime sources, the Python ABI, and the versions of the libraries the
+    compiler renders and parses with (computed once per process: code does not change under a
+    running program)."""
+    if not _FINGERPRINT:
+        import importlib.machinery
+        import importlib.util
+        import sys
+        from pathlib import Path
+
+        import hansa.compiler
+        import hansa.runtime
+
+        digest = hashlib.sha256(b"hansa-native-key 1\n")
+        digest.update(f"{sys.version}\n{importlib.machinery.EXTENSION_SUFFIXES[0]}\n".encode())
+        for package in (hansa.compiler, hansa.runtime):
+            _tree_digest(digest, Path(package.__file__).parent, package.__name__)
+        for library in ("jinja2", "lark", "networkx"):  # their version lines, not imported
+            found = importlib.util.find_spec(library)
+            origin = found.origin if found is not None else None
+            data = Path(origin).read_bytes() if origin else b"<missing>"
+            digest.update(library.encode() + b"\0" + hashlib.sha256(data).digest())
+        _FINGERPRINT.append(digest.hexdigest())
+    return _FINGERPRINT[0]
+
+
+def game_key(name: str, spec_dir: str) -> str:
+    """The cache key of game `name` of `spec_dir` on the native backend: a hash of everything the
+    Python module and the C source are made from (the spec folder's files and the built-in spec's,
+    the folder's path, the compiler and runtime sources, the Python ABI, jinja2/lark/networkx).
+    Any change to any of them gives another key, so a record never names a stale build."""
+    from pathlib import Path
+
+    from hansa.compiler import LIBRARY_DIR
+
+    digest = hashlib.sha256(f"{_tool_fingerprint()}\n{name}\n".encode("utf-8", "surrogateescape"))
+    folder = Path(spec_dir)
+    digest.update(f"{folder}\0{folder.resolve()}\0".encode("utf-8", "surrogateescape"))
+    _tree_digest(digest, folder, "spec:")
+    _tree_digest(digest, LIBRARY_DIR, "built-in:")
+    return digest.hexdigest()
+
+
+def _python_module(record: dict) -> ModuleType | None:
+    """The Python rule module of a game record: the committed module when its text is the
+    recorded one (imported as usual, from its bytecode), else the recorded text run in memory."""
+    import importlib
+
+    import hansa
+
+    want = record.get("python_sha256")
+    text = record.get("python_text")
+    if not isinstance(text, str) or hashlib.sha256(text.encode()).hexdigest() != want:
+        return None
+    module_name = hansa.available_games().get(record.get("game"))
+    if module_name is not None:
+        committed = importlib.import_module(f"hansa.generated.{module_name}")
+        try:
+            with open(committed.__file__, "rb") as stream:
+                if hashlib.sha256(stream.read()).hexdigest() == want:
+                    return committed
+        except OSError:
+            pass
+    module = ModuleType(str(record.get("python_module")))
+    module.__dict__["__generated_text__"] = text
+    exec(compile(text, f"<generated {record.get('game')}>", "exec"), module.__dict__)
+    return module
+
+
+def load_native(name: str, spec_dir: str) -> tuple[ModuleType, ModuleType, list[str]]:
+    """The native extension, the Python rule module and the end rules' names of game `name`
+    declared in `spec_dir`. A warm load reads the game record of its key (`game_key`) and the
+    verified extension it names; it renders no C and compiles no spec. A cold one compiles the
+    game, builds (or takes) the extension and writes the record."""
+    from hansa.compiler.targets.native import build
+
+    key = game_key(name, spec_dir)
+    record = build.read_game_record(key)
+    if record is not None and record.get("game") == name:
+        ext = build.load_cached(str(record.get("module")))
+        module = _python_module(record) if ext is not None else None
+        if module is not None:
+            return ext, module, list(record.get("end_rules", ()))
+
+    from hansa.compiler.targets.native.codegen import (
+        end_rule_names,
+        native_module_name,
+        render_native,
+    )
+    from hansa.compiler.targets.python.codegen import compile_module, generated_text
+
+    model = model_of(name, spec_dir)
+    compiled = compile_module(name, spec_dir=spec_dir)
+    c_source = render_native(model)
+    ext = build.load_extension(c_source)
+    text = generated_text(vars(compiled))
+    ends = end_rule_names(model)
+    record = {
+        "game": name,
+        "module": native_module_name(c_source),
+        "end_rules": ends,
+        "python_module": compiled.__name__,
+        "python_sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "python_text": text,
+    }
+    if game_key(name, spec_dir) == key:  # nothing changed while it was compiled
+        build.write_game_record(key, record)
+    return ext, _python_module(record) or compiled, ends
 
 
 def model_of(name: str, spec_dir: str | None = None, extra: list[str] | None = None):

@@ -429,7 +429,6 @@ def test_strong_searches_the_python_position_where_no_c_compiler_is(monkeypatch,
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("CC", raising=False)
     monkeypatch.setattr(build, "_LOADED", {})
-    monkeypatch.setattr(hansa, "_NATIVE_LOADED", {})
     game = hansa.load_game("bigbox-hanseatic-3p", players=3)
     state = game.new_initial_state(2)
     auto = make_agent("strong:iterations=3", 4)

@@ -98,10 +98,11 @@ def build_native(spec: Path, games: list[str]) -> int:
     """Build the native extensions (cached by source hash); a named game the native target
     cannot play is an error naming the construct, an unnamed one is listed."""
     from hansa.compiler.project import load_project
-    from hansa.compiler.targets.native.build import build_extension, cache_dir
+    from hansa.compiler.targets.native.build import build_extension, private_cache_dir
     from hansa.compiler.targets.native.codegen import render_native
     from hansa.native import model_of
 
+    cache = private_cache_dir()  # an unsafe cache folder: one error, not one per game
     project = load_project([spec])
     names = games or sorted(project.games)
     started = time.perf_counter()
@@ -116,7 +117,6 @@ def build_native(spec: Path, games: list[str]) -> int:
             continue
         built.append(name)
     print(
-        f"built {len(built)} native games in {time.perf_counter() - started:.1f} s"
-        f" (cache: {cache_dir()})"
+        f"built {len(built)} native games in {time.perf_counter() - started:.1f} s (cache: {cache})"
     )
     return 0
