@@ -905,6 +905,75 @@ EFFECTS = {
     ),
 }
 
+# Each effect's statements in each target, side by side: (Python lines, C lines), with the holes
+# {who} (the player it acts on), {you} (the rule's player), {amount}, {value}, {a} (an ability's
+# index), {kind} (0 trader, 1 merchant), {kinds}, {marker} (a marker type's index), {index} (a
+# parameter's). `develop_chosen`: `develop an ability`, a decision of the player.
+EFFECT_CODE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "gain_pp": (
+        ("s.track[{who}] += max(0, {amount})",),
+        ("s->track[{who}] += max64(0, {amount});",),
+    ),
+    "lose_pp": (
+        ("s.track[{who}] = max(0, s.track[{who}] - {amount})",),
+        ("s->track[{who}] = max64(0, s->track[{who}] - {amount});",),
+    ),
+    "extra_actions": (
+        ("if {you} == s.player:", "    s.actions_left += max(0, {amount})"),
+        ("if ({you} == s->player) s->actions_left += max64(0, {amount});",),
+    ),
+    "develop": (
+        ("if _can_develop(s, {who}, {a}):", "    _develop(s, {who}, {a})"),
+        ("if (can_develop(s, {who}, {a})) develop(s, {who}, {a});",),
+    ),
+    "develop_chosen": (
+        ("if _develop_options(s, {you}, -1):", "    s.stack.append((F_DEVELOP, {you}, -1))"),
+        ("if (develop_options(s, {you}, -1, NULL)) push_frame(s, F_DEVELOP, {you})->a = -1;",),
+    ),
+    "take": (("_x_take(s, {who}, {kind}, {value})",), ("x_take(s, {who}, {kind}, {value});",)),
+    "set_param": (
+        ("s.xparam[{you} * N_X_PARAMS + {index}] = max(0, {value})",),
+        ("s->xparam[({you}) * N_X_PARAMS + {index}] = max64(0, {value});",),
+    ),
+    # a decision frame for the player (the take-from-stock frame of the favour templates)
+    "may_take": (
+        ("_x_may_take(s, {you}, {kinds}, {value})",),
+        ("x_may_take(s, {you}, {kinds}, {value});",),
+    ),
+    # the draw itself (the draw_keep templates): N markers, a keep decision if they differ
+    "draw_keep": (("_x_draw_keep(s, {you}, {value})",), ("x_draw_keep(s, {you}, {value});",)),
+    "receive": (("_x_receive(s, {who}, {marker})",), ("x_receive(s, {who}, {marker});",)),
+}
+# What a forbidden action would do, as the locals a `forbid` condition reads: per action, each
+# fact's name, type and code in each target (Python, C).
+FORBID_FACT_CODE: dict[str, dict[str, tuple[str, str, str]]] = {
+    "income": {
+        "traders_taken": (
+            "int64",
+            "(action - A_INCOME) // (MERCHANTS + 1)",
+            "(action - A_INCOME) / (MERCHANTS + 1)",
+        ),
+        "merchants_taken": (
+            "int64",
+            "(action - A_INCOME) % (MERCHANTS + 1)",
+            "(action - A_INCOME) % (MERCHANTS + 1)",
+        ),
+    },
+    "displace": {
+        "v": (
+            "int",
+            "s.pt[(action - A_DISPLACE) >> 1] >> 1",
+            "s->pt[(action - A_DISPLACE) >> 1] >> 1",
+        ),
+        "displaced_kind": (
+            "int",
+            "s.pt[(action - A_DISPLACE) >> 1] & 1",
+            "s->pt[(action - A_DISPLACE) >> 1] & 1",
+        ),
+    },
+    "use_marker": {"marker_used": ("int", "action - A_USE_MARKER", "action - A_USE_MARKER")},
+}
+
 # Per-player parameters an effect may set (Emperor's Favour style), and what each changes.
 SETTABLE: dict[str, str] = {
     "control pp": "PP its controller gets for a city next to a created route (step 1).",

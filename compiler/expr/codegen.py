@@ -39,7 +39,14 @@ from ..nodes.expr import (
     Num,
     Ref,
 )
-from .catalogue import AFTER_HOOKS, QUANTITIES, SETTABLE, Quantity
+from .catalogue import (
+    AFTER_HOOKS,
+    EFFECT_CODE,
+    FORBID_FACT_CODE,
+    QUANTITIES,
+    SETTABLE,
+    Quantity,
+)
 from .check import MAY_TAKE_KINDS, Names, Scope, hook_scope, resolve_ref
 
 
@@ -137,43 +144,84 @@ def where_of(rule: HookRule) -> str:
 
 class Dialect:
     """What one target writes for each piece of a rule: the text of numbers, quantities,
-    operators, aggregates, statements, effects and functions. Subclasses fill the tables."""
+    operators, statements, effects and functions. A subclass is mostly tables (`TEXT`, the
+    catalogue's column `FORM`); the methods here read them, and a subclass writes a method only
+    where its target's form is more than a pattern (aggregates, dispatch, function heads)."""
 
     name = ""
     num_players = ""  # the expression of the player count
     true, false = "", ""
     empty: tuple[str, ...] = ()  # the body of a function without statements
-    # Effect kind -> its statement lines, with the holes {who} (the player it acts on), {you},
-    # {amount}, {value}, {a} (ability index), {kind}, {kinds}, {marker}, {index}
-    EFFECTS: dict[str, tuple[str, ...]] = {}
-    # Forbidden action -> the facts of the considered action, as locals: name -> (type, code)
-    FORBID_FACTS: dict[str, dict[str, tuple[str, str]]] = {}
+    FORM = -1  # which target's code this dialect takes of EFFECT_CODE and FORBID_FACT_CODE
     # Whether the end test `x_end` is written when no end rule is tested at once
     ALWAYS_END = False
+    TYPES: dict[str, str] = {}  # int, int64, bool, void, names -> the target's type
+    JOIN = {"and": "", "or": ""}  # the target's word for each boolean operator
+    # Patterns, by piece: each fills its named holes
+    TEXT: dict[str, str] = {}
+    # The forms of a quantity this dialect reads: (code, code with per-player parameters, code
+    # with shared control) of the catalogue's Quantity
+    QUANTITY_FORMS = ("", "", "")
+    WHOLE_FORM = ""  # the quantity's form for every player at once, if the dialect has one
 
-    def quantity(self, q: Quantity, x_params: bool, shared: bool) -> str: ...
+    def quantity(self, q: Quantity, x_params: bool, shared: bool) -> str:
+        plain, params, shared_code = (getattr(q, name) for name in self.QUANTITY_FORMS)
+        code = shared_code if shared and shared_code else plain
+        return params if x_params and params else code
+
     def whole(self, q: Quantity) -> str:
-        return ""
+        return getattr(q, self.WHOLE_FORM) if self.WHOLE_FORM else ""
 
-    def num(self, value: int) -> str: ...
-    def value(self, code: str) -> str: ...
-    def binop(self, op: str, left: str, right: str) -> str: ...
-    def compare(self, op: str, left: str, right: str) -> str: ...
-    def boolop(self, op: str, items: list[str]) -> str: ...
-    def negate(self, item: str) -> str: ...
-    def any_of(self, tests: list[str]) -> str: ...
-    def city_in_country(self, city: str, country: int) -> str: ...
-    def lookup(self, table: str, value: str, top: int) -> str: ...
+    def text(self, piece: str, **holes) -> str:
+        return self.TEXT[piece].format(**holes)
+
+    def num(self, value: int) -> str:
+        return self.text("num", n=int(value))
+
+    def value(self, code: str) -> str:
+        return self.text("value", code=code)
+
+    def binop(self, op: str, left: str, right: str) -> str:
+        return self.text("binop", op=op, left=left, right=right)
+
+    def compare(self, op: str, left: str, right: str) -> str:
+        return self.text("compare", op=op, left=left, right=right)
+
+    def boolop(self, op: str, items: list[str]) -> str:
+        return self.text("boolop", items=f" {self.JOIN[op]} ".join(items))
+
+    def negate(self, item: str) -> str:
+        return self.text("negate", item=item)
+
+    def any_of(self, tests: list[str]) -> str:
+        return f" {self.JOIN['or']} ".join(tests)
+
+    def city_in_country(self, city: str, country: int) -> str:
+        return self.text("city_in_country", city=city, country=country)
+
+    def lookup(self, table: str, value: str, top: int) -> str:
+        return self.text("lookup", table=table, value=value, top=top)
+
+    def mark_applied(self) -> str:
+        return self.text("mark_applied")
+
+    def count(self, index: int) -> str:
+        return self.text("count", index=index)
+
+    def action_test(self, first: str, end: str) -> str:
+        return self.text("one_id" if not end else "id_range", first=first, end=end)
+
+    def local(self, name: str, type_: str, code: str) -> str:
+        return self.text("local", type=self.TYPES[type_], name=name, code=code)
+
+    def ret(self, value: str) -> str:
+        return self.text("return", value=value)
+
     def aggregate(self, fn: str, var: str, bound: str, conds: list[str], body: str) -> str: ...
     def if_(self, test: str, body: list[str]) -> list[str]: ...
     def one_player(self, var: str, player: str, body: list[str]) -> list[str]: ...
     def each_player(self, var: str, bound: str, conds: list[str], body: list[str]) -> list[str]: ...
     def applied(self, index: int, body: list[str]) -> list[str]: ...
-    def mark_applied(self) -> str: ...
-    def count(self, index: int) -> str: ...
-    def action_test(self, first: str, end: str) -> str: ...
-    def local(self, name: str, type_: str, code: str) -> str: ...
-    def ret(self, value: str) -> str: ...
     def set_aside(self, body: list[str]) -> list[str]: ...
     def function(self, name: str, params, returns: str, lines: list[str], player="p") -> str: ...
     def cases(
@@ -365,8 +413,9 @@ class ExprGenerator:
         kind = effect.kind
         if kind == "develop" and not effect.name:
             kind = "develop_chosen"  # the player's choice: a develop decision of any ability
-        lines = self.d.EFFECTS.get(kind)
-        if lines is None:
+        forms = EFFECT_CODE.get(kind)
+        lines = forms[self.d.FORM] if forms is not None else None
+        if not lines:
             raise Unsupported(f"the effect '{effect.kind}' (no {self.d.name} form)")
         holes = {"who": env.subject or env.you, "you": env.you}
         if effect.amount is not None:
@@ -473,8 +522,8 @@ class ExprGenerator:
             inner = replace(env, facts=facts.facts, victim="v" if facts.victim else "")
             condition = self._rule_expr(rule, rule.condition, inner)
             body = [
-                d.local(local, type_, code)
-                for local, (type_, code) in d.FORBID_FACTS.get(rule.target, {}).items()
+                d.local(local, type_, code[d.FORM])
+                for local, (type_, *code) in FORBID_FACT_CODE.get(rule.target, {}).items()
                 if re.search(rf"\b{local}\b", condition)
             ]
             index = self.rule_index.get(id(rule))
@@ -560,76 +609,32 @@ def _indent(lines: list[str], by: str = "    ") -> list[str]:
     return [by + line for line in lines]
 
 
-_PY_TYPES = {"int": "int", "int64": "int", "bool": "bool", "void": "None", "names": "list[str]"}
-
-
 class PythonDialect(Dialect):
     name = "Python"
     num_players = "s.num_players"
     true, false = "True", "False"
     empty = ("pass",)
-    EFFECTS = {
-        "gain_pp": ("s.track[{who}] += max(0, {amount})",),
-        "lose_pp": ("s.track[{who}] = max(0, s.track[{who}] - {amount})",),
-        "extra_actions": ("if {you} == s.player:", "    s.actions_left += max(0, {amount})"),
-        "develop": ("if _can_develop(s, {who}, {a}):", "    _develop(s, {who}, {a})"),
-        "develop_chosen": (
-            "if _develop_options(s, {you}, -1):",
-            "    s.stack.append((F_DEVELOP, {you}, -1))",
-        ),
-        "take": ("_x_take(s, {who}, {kind}, {value})",),
-        "set_param": ("s.xparam[{you} * N_X_PARAMS + {index}] = max(0, {value})",),
-        # a decision frame for the player (core/favour.py.j2's take-from-stock frame)
-        "may_take": ("_x_may_take(s, {you}, {kinds}, {value})",),
-        # the draw itself (core/draw_keep.py.j2): N markers, a keep decision if they differ
-        "draw_keep": ("_x_draw_keep(s, {you}, {value})",),
-        "receive": ("_x_receive(s, {who}, {marker})",),
+    FORM = 0  # the Python code of the catalogue's tables (EFFECT_CODE, FORBID_FACT_CODE)
+    TYPES = {"int": "int", "int64": "int", "bool": "bool", "void": "None", "names": "list[str]"}
+    JOIN = {"and": "and", "or": "or"}
+    QUANTITY_FORMS = ("code", "code_params", "code_shared")
+    WHOLE_FORM = "whole"
+    TEXT = {
+        "num": "{n}",
+        "value": "{code}",  # a bool quantity's code yields a bool (a comparison, a table of bools)
+        "binop": "({left} {op} {right})",
+        "compare": "({left} {op} {right})",
+        "boolop": "({items})",
+        "negate": "(not {item})",
+        "city_in_country": "{country} in CITY_COUNTRIES[{city}]",
+        "lookup": "{table}[min(max({value}, 0), {top})]",
+        "mark_applied": "applied = True",
+        "count": "RULE_FIRED[{index}] += 1",
+        "one_id": "action == {first}",
+        "id_range": "{first} <= action < {end}",
+        "local": "{name} = {code}",
+        "return": "return {value}",
     }
-    FORBID_FACTS = {
-        "income": {
-            "traders_taken": ("int64", "(action - A_INCOME) // (MERCHANTS + 1)"),
-            "merchants_taken": ("int64", "(action - A_INCOME) % (MERCHANTS + 1)"),
-        },
-        "displace": {
-            "v": ("int", "s.pt[(action - A_DISPLACE) >> 1] >> 1"),
-            "displaced_kind": ("int", "s.pt[(action - A_DISPLACE) >> 1] & 1"),
-        },
-        MARKER_TRIGGER: {"marker_used": ("int", "action - A_USE_MARKER")},
-    }
-
-    def quantity(self, q: Quantity, x_params: bool, shared: bool) -> str:
-        code = q.code_params if x_params and q.code_params else q.code
-        return q.code_shared if shared and q.code_shared else code
-
-    def whole(self, q: Quantity) -> str:
-        return q.whole
-
-    def num(self, value: int) -> str:
-        return str(int(value))
-
-    def value(self, code: str) -> str:
-        return code  # a bool quantity's code yields a bool (a comparison or a table of bools)
-
-    def binop(self, op: str, left: str, right: str) -> str:
-        return f"({left} {op} {right})"
-
-    def city_in_country(self, city: str, country: int) -> str:
-        return f"{country} in CITY_COUNTRIES[{city}]"
-
-    def compare(self, op: str, left: str, right: str) -> str:
-        return f"({left} {op} {right})"
-
-    def boolop(self, op: str, items: list[str]) -> str:
-        return "(" + f" {op} ".join(items) + ")"
-
-    def negate(self, item: str) -> str:
-        return f"(not {item})"
-
-    def any_of(self, tests: list[str]) -> str:
-        return " or ".join(tests)
-
-    def lookup(self, table: str, value: str, top: int) -> str:
-        return f"{table}[min(max({value}, 0), {top})]"
 
     def _loop(self, var: str, bound: str, conds: list[str]) -> str:
         where = " if " + " and ".join(conds) if conds else ""
@@ -655,30 +660,15 @@ class PythonDialect(Dialect):
         return [f"for {var} in [{var} {self._loop(var, bound, conds)}]:", *_indent(body)]
 
     def applied(self, index: int, body: list[str]) -> list[str]:
-        return ["applied = False", *body, "if applied:", f"    RULE_FIRED[{index}] += 1"]
-
-    def mark_applied(self) -> str:
-        return "applied = True"
-
-    def count(self, index: int) -> str:
-        return f"RULE_FIRED[{index}] += 1"
-
-    def action_test(self, first: str, end: str) -> str:
-        return f"action == {first}" if not end else f"{first} <= action < {end}"
-
-    def local(self, name: str, type_: str, code: str) -> str:
-        return f"{name} = {code}"
-
-    def ret(self, value: str) -> str:
-        return f"return {value}"
+        return ["applied = False", *body, "if applied:", "    " + self.count(index)]
 
     def set_aside(self, body: list[str]) -> list[str]:
         return ["own = s.stack[base:]", "del s.stack[base:]", *body, "s.stack.extend(own)"]
 
     def function(self, name: str, params, returns: str, lines: list[str], player="p") -> str:
         """A function's source; it sits in a `fmt: off` block, so a long line is marked for ruff."""
-        args = "".join(f", {n}: {_PY_TYPES[t]}" for n, t in params)
-        head = _fit(f"def _{name}(s: State, {player}: int{args}) -> {_PY_TYPES[returns]}:")
+        args = "".join(f", {n}: {self.TYPES[t]}" for n, t in params)
+        head = _fit(f"def _{name}(s: State, {player}: int{args}) -> {self.TYPES[returns]}:")
         body = "\n".join(_fit("    " + line) for line in (lines or self.empty))
         return f"{head}\n{body}\n"
 

@@ -11,13 +11,10 @@ target never compiles a rule it cannot play.
 
 from __future__ import annotations
 
-from ...expr.catalogue import Quantity
 from ...expr.codegen import ACTION_IDS, Dialect, ExprGenerator, Unsupported
-from ...nodes.expr import MARKER_TRIGGER, HookRule
+from ...nodes.expr import HookRule
 
 __all__ = ["CDialect", "Unsupported", "c_generator", "end_names"]
-
-_C_TYPES = {"int": "int", "int64": "int64_t", "bool": "int", "void": "void"}
 
 
 def _indent(lines: list[str]) -> list[str]:
@@ -29,71 +26,33 @@ class CDialect(Dialect):
     num_players = "s->num_players"
     true, false = "1", "0"
     ALWAYS_END = True  # the templates test x_end after every action
-    EFFECTS = {
-        "gain_pp": ("s->track[{who}] += max64(0, {amount});",),
-        "lose_pp": ("s->track[{who}] = max64(0, s->track[{who}] - {amount});",),
-        "extra_actions": ("if ({you} == s->player) s->actions_left += max64(0, {amount});",),
-        "develop": ("if (can_develop(s, {who}, {a})) develop(s, {who}, {a});",),
-        "develop_chosen": (
-            "if (develop_options(s, {you}, -1, NULL)) push_frame(s, F_DEVELOP, {you})->a = -1;",
-        ),
-        "take": ("x_take(s, {who}, {kind}, {value});",),
-        "set_param": ("s->xparam[({you}) * N_X_PARAMS + {index}] = max64(0, {value});",),
-        # a decision frame for the player (rules.c.j2's take-from-stock frame)
-        "may_take": ("x_may_take(s, {you}, {kinds}, {value});",),
-        # the draw itself (draw_keep.c.j2): N markers, a keep decision if they differ
-        "draw_keep": ("x_draw_keep(s, {you}, {value});",),
-        "receive": ("x_receive(s, {who}, {marker});",),
+    FORM = 1  # the C code of the catalogue's tables (EFFECT_CODE, FORBID_FACT_CODE)
+    TYPES = {"int": "int", "int64": "int64_t", "bool": "int", "void": "void"}
+    JOIN = {"and": "&&", "or": "||"}
+    QUANTITY_FORMS = ("c", "c_params", "c_shared")
+    TEXT = {  # every value an int64_t
+        "num": "((int64_t){n})",
+        "value": "((int64_t){code})",
+        "binop": "({left} {op} {right})",
+        "compare": "((int64_t)({left} {op} {right}))",
+        "boolop": "((int64_t)({items}))",
+        "negate": "((int64_t)!{item})",
+        "city_in_country": "x_city_in_country({city}, {country})",
+        "lookup": "((int64_t){table}[clamp({value}, 0, {top})])",
+        "mark_applied": "applied = 1;",
+        "count": "RULE_FIRED[{index}]++;",
+        "one_id": "(action == {first})",
+        "id_range": "({first} <= action && action < {end})",
+        "local": "{type} {name} = {code};",
+        "return": "return {value};",
     }
-    FORBID_FACTS = {
-        "income": {
-            "traders_taken": ("int64", "(action - A_INCOME) / (MERCHANTS + 1)"),
-            "merchants_taken": ("int64", "(action - A_INCOME) % (MERCHANTS + 1)"),
-        },
-        "displace": {
-            "v": ("int", "s->pt[(action - A_DISPLACE) >> 1] >> 1"),
-            "displaced_kind": ("int", "s->pt[(action - A_DISPLACE) >> 1] & 1"),
-        },
-        MARKER_TRIGGER: {"marker_used": ("int", "action - A_USE_MARKER")},
-    }
-
-    def quantity(self, q: Quantity, x_params: bool, shared: bool) -> str:
-        code = q.c_shared if shared and q.c_shared else q.c
-        return q.c_params if x_params and q.c_params else code
-
-    def num(self, value: int) -> str:
-        return f"((int64_t){int(value)})"
-
-    def value(self, code: str) -> str:
-        return f"((int64_t){code})"
 
     def binop(self, op: str, left: str, right: str) -> str:
         if op == "//":
             return f"floordiv({left}, {right})"
         if op not in ("+", "-", "*"):
             raise Unsupported(f"the operator {op!r}")
-        return f"({left} {op} {right})"
-
-    def compare(self, op: str, left: str, right: str) -> str:
-        if op not in (">=", "<=", ">", "<", "==", "!="):
-            raise Unsupported(f"the comparison {op!r}")
-        return f"((int64_t)({left} {op} {right}))"
-
-    def boolop(self, op: str, items: list[str]) -> str:
-        joined = f" {'&&' if op == 'and' else '||'} ".join(items)
-        return f"((int64_t)({joined}))"
-
-    def negate(self, item: str) -> str:
-        return f"((int64_t)!{item})"
-
-    def any_of(self, tests: list[str]) -> str:
-        return " || ".join(tests)
-
-    def city_in_country(self, city: str, country: int) -> str:
-        return f"x_city_in_country({city}, {country})"
-
-    def lookup(self, table: str, value: str, top: int) -> str:
-        return f"((int64_t){table}[clamp({value}, 0, {top})])"
+        return super().binop(op, left, right)
 
     def aggregate(self, fn: str, var: str, bound: str, conds: list[str], body: str) -> str:
         if fn in ("count", "sum"):
@@ -148,21 +107,6 @@ class CDialect(Dialect):
             "}",
         ]
 
-    def mark_applied(self) -> str:
-        return "applied = 1;"
-
-    def count(self, index: int) -> str:
-        return f"RULE_FIRED[{index}]++;"
-
-    def action_test(self, first: str, end: str) -> str:
-        return f"(action == {first})" if not end else f"({first} <= action && action < {end})"
-
-    def local(self, name: str, type_: str, code: str) -> str:
-        return f"{_C_TYPES[type_]} {name} = {code};"
-
-    def ret(self, value: str) -> str:
-        return f"return {value};"
-
     def set_aside(self, body: list[str]) -> list[str]:
         return [
             "Frame own[MAX_STACK];",
@@ -175,9 +119,9 @@ class CDialect(Dialect):
         ]
 
     def function(self, name: str, params, returns: str, lines: list[str], player="p") -> str:
-        args = "".join(f", {_C_TYPES[t]} {n}" for n, t in params)
+        args = "".join(f", {self.TYPES[t]} {n}" for n, t in params)
         body = "\n".join("    " + line for line in lines)
-        return f"static {_C_TYPES[returns]} {name}(S *s, int {player}{args}) {{\n{body}\n}}\n"
+        return f"static {self.TYPES[returns]} {name}(S *s, int {player}{args}) {{\n{body}\n}}\n"
 
     def cases(self, name, case, params, selector, cases, count, dense) -> dict[str, str]:
         """One function switching on `selector` (the marker type, the tile)."""
