@@ -164,6 +164,17 @@ ACTION_RANGES = (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 222),
                  ('EXTRA', 1138, 2), ('LIFT', 1140, 111), ('DECLINE', 1251, 1),
                  ('PLACE_MARKER', 1252, 35), ('PERM_USE', 1287, 1), ('COUNTRY_PLACE', 1288, 222),
                  ('COUNTRY_LIFT', 1510, 111))
+F_PAY = 1
+F_DISPLACED = 2
+F_MOVE = 3
+F_REMOVE = 4
+F_ROUTE = 5
+F_EXCHANGE = 6
+F_DEVELOP = 7
+F_MARKERS = 8
+F_PERMANENT = 9
+FRAME_NAMES = ('turn', 'pay_displacement_cost', 'displaced', 'move', 'remove', 'create_route',
+               'exchange', 'develop', 'place_markers', 'permanent_marker')
 GAME_NAME = 'bigbox-britannia-3p'
 PLAYER_COUNTS = (3,)
 RULES_NAME = 'bigbox_2021'
@@ -218,10 +229,7 @@ GROUP_ROUTE = tuple(ROUTE_GROUP.index(g) for g in range(len(_GROUP_KEYS)))
 
 
 # ---- the state
-# Frame kinds of the decision stack (an empty stack is the active player's turn decision; FRAMES,
-# at the end, names each and gives its rules).
-F_PAY, F_DISPLACED, F_MOVE, F_REMOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = range(1, 9)
-F_PERMANENT = 9
+# Frame kinds of the decision stack: F_PAY … and FRAME_NAMES, numbered by the model (above).
 WHOSE_NAMES = ("own", "opponents", "any")
 
 
@@ -1504,19 +1512,20 @@ def _apply_none(s: State, top: tuple, action: int) -> None:
     raise AssertionError("no decision of this kind in this game")
 
 
-# Per frame kind (F_*): its name (the state JSON's), its legal actions, how an action applies,
-# and what settles without a choice (kind 0, the turn: _legal_turn, _apply_turn, _settle).
+# Per frame kind (F_*, numbered by the model: FRAME_NAMES): its legal actions, how an action
+# applies, and what settles without a choice (kind 0, the turn: _legal_turn, _apply_turn,
+# _settle).
 FRAMES = (
-    ("turn", None, None, None),
-    ("pay_displacement_cost", _legal_pay, _apply_pay, _settle_never),  # F_PAY
-    ("displaced", _legal_displaced, _apply_displaced, _settle_displaced),  # F_DISPLACED
-    ("move", _legal_move_frame, _apply_move_frame, _settle_move),  # F_MOVE
-    ("remove", _legal_none, _apply_none, _settle_never),  # F_REMOVE (no such marker)
-    ("create_route", _legal_route, _apply_route, _settle_never),  # F_ROUTE
-    ("exchange", _legal_exchange, _apply_exchange, _settle_never),  # F_EXCHANGE
-    ("develop", _legal_develop, _apply_develop, _settle_never),  # F_DEVELOP
-    ("place_markers", _legal_markers, _apply_markers, _settle_markers),  # F_MARKERS
-    ("permanent_marker", _legal_permanent, _apply_permanent, _settle_permanent),  # F_PERMANENT
+    (None, None, None),  # the turn
+    (_legal_pay, _apply_pay, _settle_never),  # F_PAY
+    (_legal_displaced, _apply_displaced, _settle_displaced),  # F_DISPLACED
+    (_legal_move_frame, _apply_move_frame, _settle_move),  # F_MOVE
+    (_legal_none, _apply_none, _settle_never),  # F_REMOVE
+    (_legal_route, _apply_route, _settle_never),  # F_ROUTE
+    (_legal_exchange, _apply_exchange, _settle_never),  # F_EXCHANGE
+    (_legal_develop, _apply_develop, _settle_never),  # F_DEVELOP
+    (_legal_markers, _apply_markers, _settle_markers),  # F_MARKERS
+    (_legal_permanent, _apply_permanent, _settle_permanent),  # F_PERMANENT
 )
-FRAME_NAMES, LEGAL, APPLY, SETTLE = zip(*FRAMES, strict=True)
+LEGAL, APPLY, SETTLE = zip(*FRAMES, strict=True)
 INFO = GameInfo.from_tables(globals())

@@ -173,6 +173,17 @@ ACTION_RANGES = (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 202),
                  ('EXCHANGE', 1010, 57), ('PLACE_DISPLACED', 1067, 101), ('EXTRA', 1168, 2),
                  ('LIFT', 1170, 101), ('DECLINE', 1271, 1), ('PLACE_MARKER', 1272, 32),
                  ('PAWN', 1304, 11), ('PAWN_PAY', 1315, 1))
+F_PAY = 1
+F_DISPLACED = 2
+F_MOVE = 3
+F_REMOVE = 4
+F_ROUTE = 5
+F_EXCHANGE = 6
+F_DEVELOP = 7
+F_MARKERS = 8
+F_PAWN = 9
+FRAME_NAMES = ('turn', 'pay_displacement_cost', 'displaced', 'move', 'remove', 'create_route',
+               'exchange', 'develop', 'place_markers', 'move_pawn')
 GAME_NAME = 'original-hanseatic-2p'
 PLAYER_COUNTS = (2,)
 RULES_NAME = 'original_2009_2p'
@@ -207,10 +218,7 @@ _income_options = tables.income_options(A_INCOME, MERCHANTS)
 
 
 # ---- the state
-# Frame kinds of the decision stack (an empty stack is the active player's turn decision; FRAMES,
-# at the end, names each and gives its rules).
-F_PAY, F_DISPLACED, F_MOVE, F_REMOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = range(1, 9)
-F_PAWN = 9
+# Frame kinds of the decision stack: F_PAY … and FRAME_NAMES, numbered by the model (above).
 WHOSE_NAMES = ("own", "opponents", "any")
 
 
@@ -1322,19 +1330,20 @@ def _apply_none(s: State, top: tuple, action: int) -> None:
     raise AssertionError("no decision of this kind in this game")
 
 
-# Per frame kind (F_*): its name (the state JSON's), its legal actions, how an action applies,
-# and what settles without a choice (kind 0, the turn: _legal_turn, _apply_turn, _settle).
+# Per frame kind (F_*, numbered by the model: FRAME_NAMES): its legal actions, how an action
+# applies, and what settles without a choice (kind 0, the turn: _legal_turn, _apply_turn,
+# _settle).
 FRAMES = (
-    ("turn", None, None, None),
-    ("pay_displacement_cost", _legal_pay, _apply_pay, _settle_never),  # F_PAY
-    ("displaced", _legal_displaced, _apply_displaced, _settle_displaced),  # F_DISPLACED
-    ("move", _legal_move_frame, _apply_move_frame, _settle_move),  # F_MOVE
-    ("remove", _legal_remove, _apply_remove, _settle_remove),  # F_REMOVE
-    ("create_route", _legal_route, _apply_route, _settle_never),  # F_ROUTE
-    ("exchange", _legal_exchange, _apply_exchange, _settle_never),  # F_EXCHANGE
-    ("develop", _legal_develop, _apply_develop, _settle_never),  # F_DEVELOP
-    ("place_markers", _legal_markers, _apply_markers, _settle_markers),  # F_MARKERS
-    ("move_pawn", _legal_pawn_frame, _apply_pawn_frame, _settle_never),  # F_PAWN
+    (None, None, None),  # the turn
+    (_legal_pay, _apply_pay, _settle_never),  # F_PAY
+    (_legal_displaced, _apply_displaced, _settle_displaced),  # F_DISPLACED
+    (_legal_move_frame, _apply_move_frame, _settle_move),  # F_MOVE
+    (_legal_remove, _apply_remove, _settle_remove),  # F_REMOVE
+    (_legal_route, _apply_route, _settle_never),  # F_ROUTE
+    (_legal_exchange, _apply_exchange, _settle_never),  # F_EXCHANGE
+    (_legal_develop, _apply_develop, _settle_never),  # F_DEVELOP
+    (_legal_markers, _apply_markers, _settle_markers),  # F_MARKERS
+    (_legal_pawn_frame, _apply_pawn_frame, _settle_never),  # F_PAWN
 )
-FRAME_NAMES, LEGAL, APPLY, SETTLE = zip(*FRAMES, strict=True)
+LEGAL, APPLY, SETTLE = zip(*FRAMES, strict=True)
 INFO = GameInfo.from_tables(globals())

@@ -16,6 +16,7 @@ import os
 from types import ModuleType
 
 from hansa.compiler.errors import HansaError
+from hansa.compiler.model.frames import COMMON_FRAMES
 from hansa.compiler.targets.native.fields import FIELD_INDEX, FIELD_NAMES
 from hansa.runtime.game import Game
 from hansa.runtime.observation import check_observer
@@ -25,9 +26,12 @@ from hansa.runtime.state import TableState, _as_action_id, check_rollout
 # Frame kinds shared by both targets (compiler/targets/*/templates): the native frame is
 # (kind, player, a, b, c, d, held, picked points, picked codes). The permanent marker's frame
 # (F_PERMANENT) and the neutral pawn's are numbered after these, per game (the module's F_*).
-F_PAY, F_DISPLACED, F_MOVE, F_REMOVE = 1, 2, 3, 4
-F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = 5, 6, 7, 8
-F_MORE = 9  # the first kind numbered per game
+F_PAY, F_DISPLACED, F_MOVE, F_REMOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = (
+    COMMON_FRAMES[name]
+    for name in ("F_PAY", "F_DISPLACED", "F_MOVE", "F_REMOVE", "F_ROUTE", "F_EXCHANGE")
+    + ("F_DEVELOP", "F_MARKERS")
+)
+F_MORE = len(COMMON_FRAMES) + 1  # the first kind numbered per game
 DEFAULT_PLAYOUT_CAP = 2_000_000
 MAX_STEPS = 2**62  # what the C loop's counter holds (a larger request plays to the end anyway)
 # Frames numbered per game whose tuple is (kind, player, *numbers): the native frame holds the

@@ -22,6 +22,7 @@ from .board import fold_board, fold_point_masks, fold_special_prestige
 from .ending import END_KINDS, fold_end_triggers
 from .features import fold_countries, fold_green_cities, fold_permanent_markers
 from .fold import Fold, GameModel
+from .frames import fold_frames
 from .layout import fold_action_layout, fold_names
 from .markers import MARKER_KINDS, fold_bonus_markers, fold_marker_placement
 from .modules import fold_favour, fold_pawn
@@ -55,6 +56,7 @@ BUILDERS = (
     fold_rules_in_words,
     fold_favour,
     fold_action_layout,
+    fold_frames,
     fold_names,
 )
 

@@ -288,15 +288,7 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         "MAX_LEGAL": k["NUM_ACTIONS"] + 8,
         "N_SCORES": len(model.components["scoring"]),
         "MAX_PERMITS": max(1, len(k.get("PERMISSION_CITIES", ()))),
-        "F_PAY": 1,
-        "F_DISPLACED": 2,
-        "F_MOVE": 3,
-        "F_REMOVE": 4,
-        "F_ROUTE": 5,
-        "F_EXCHANGE": 6,
-        "F_DEVELOP": 7,
-        "F_MARKERS": 8,
-    }
+    }  # the frame kinds (F_PAY, …) are the model's constants, defined with the others above
     n_words = (k["N_POINTS"] + 63) // 64
     defines["NW"] = n_words
     defines["NRW"] = (k["N_ROUTES"] + 63) // 64  # words of a route bitset
@@ -368,12 +360,7 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         lines.append(_ragged("REGION_ROUTES", regions))
         lines.append(_ragged("PAWN_NEAR", near))
         lines.append(_array("PAWN_ROUTE_OK", ok))
-        f_pawn = 10 if model.components.get("permanent") else 9  # core/state.py.j2
-        lines.append(f"#define N_REGIONS {n_regions}\n#define F_PAWN {f_pawn}")
-    if model.components.get("x_draw_keep"):  # core/state.py.j2's F_KEEP
-        comp = model.components
-        f_keep = 9 + sum(bool(comp.get(c)) for c in ("permanent", "pawn", "favour", "x_may_take"))
-        lines.append(f"#define F_KEEP {f_keep}")
+        lines.append(f"#define N_REGIONS {n_regions}")
     if model.components.get("green_cities"):
         lines.append(_array("GREEN_CITIES", k["GREEN_CITIES"]))
         lines.append(f"#define N_GREEN_CITIES {len(k['GREEN_CITIES'])}")
@@ -386,7 +373,6 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         sources = [entry[2] if isinstance(entry[2], tuple) else () for entry in rows]
         lines.append(_ragged("PERMANENT_SOURCES", sources))
         lines.append(_array("ROUTE_PERMANENT", k["ROUTE_PERMANENT"]))
-        lines.append("#define F_PERMANENT 9")
         lines.append(
             "enum { PK_MOVE, PK_DEVELOP, PK_GREEN_POST, PK_ROUTE_PLACE, PK_COUNTRY_PLACE };"
         )
@@ -492,19 +478,14 @@ def _country_tables(model: GameModel, n_words: int) -> list[str]:
 
 
 def _favour_tables(model: GameModel) -> list[str]:
-    """The per-player parameters' defaults, the favour tiles' flip pairs and the frame kinds of
-    the flip and take-from-stock decisions, numbered as core/state.py.j2 numbers them."""
+    """The per-player parameters' defaults and the favour tiles' flip pairs."""
     k, comp = model.constants, model.components
     lines = []
     if comp.get("x_params"):
         lines.append(_array("X_PARAM_DEFAULTS", k["X_PARAM_DEFAULTS"]))
-    next_frame = 9 + bool(comp.get("permanent")) + bool(comp.get("pawn"))
     if comp.get("favour"):
         lines.append(_array("FLIP_PAIRS", [v for pair in k["FLIP_PAIRS"] for v in pair]))
         lines.append(f"#define N_FLIP_PAIRS {len(k['FLIP_PAIRS'])}")
-        lines.append(f"#define F_FLIP {next_frame}")
-    if comp.get("x_may_take"):
-        lines.append(f"#define F_TAKE_STOCK {next_frame + bool(comp.get('favour'))}")
     return lines
 
 

@@ -21,6 +21,7 @@ import jinja2
 from ....runtime.state_json import SWITCH_NAMES
 from ...errors import HansaError
 from ...model.build import END_KINDS, MARKER_KINDS, GameModel, build_model
+from ...model.frames import frame_kinds
 from ...nodes.board import Board
 from ...nodes.rules import Game, RuleSet, mangle_module_name
 from .. import template_environment
@@ -39,6 +40,30 @@ DERIVED_AT_IMPORT = (
     "FREE_HOUSE_POINTS",
 )
 LINE_WIDTH = 99
+# Each frame kind's rules in the templates (legal, apply, settle), by the model's constant
+# (compiler/model/frames.py numbers the kinds); a kind whose rules the game lacks (no marker of
+# that kind) has none.
+FRAME_FUNCTIONS = {
+    "F_PAY": ("_legal_pay", "_apply_pay", "_settle_never"),
+    "F_DISPLACED": ("_legal_displaced", "_apply_displaced", "_settle_displaced"),
+    "F_MOVE": ("_legal_move_frame", "_apply_move_frame", "_settle_move"),
+    "F_REMOVE": ("_legal_remove", "_apply_remove", "_settle_remove"),
+    "F_ROUTE": ("_legal_route", "_apply_route", "_settle_never"),
+    "F_EXCHANGE": ("_legal_exchange", "_apply_exchange", "_settle_never"),
+    "F_DEVELOP": ("_legal_develop", "_apply_develop", "_settle_never"),
+    "F_MARKERS": ("_legal_markers", "_apply_markers", "_settle_markers"),
+    "F_PERMANENT": ("_legal_permanent", "_apply_permanent", "_settle_permanent"),
+    "F_PAWN": ("_legal_pawn_frame", "_apply_pawn_frame", "_settle_never"),
+    "F_FLIP": ("_legal_flip", "_apply_flip", "_settle_flip"),
+    "F_TAKE_STOCK": ("_legal_take_stock", "_apply_take_stock", "_settle_take_stock"),
+    "F_KEEP": ("_legal_keep", "_apply_keep", "_settle_keep"),
+}
+NO_FRAME_RULES = ("_legal_none", "_apply_none", "_settle_never")
+FRAME_RULES_WHEN = {
+    "F_REMOVE": ("marker_remove_tradesmen",),
+    "F_EXCHANGE": ("marker_exchange_trading_posts",),
+    "F_DEVELOP": ("marker_develop_ability", "permanent_develop_ability"),
+}
 # Model tables only the compiled rules in words read: a module holds those its rules read
 WORDS_ONLY = ("CITY_COINS", "CITY_COLOUR_SPACES", "ROUTE_SHIPS", "ROUTE_TAVERN")
 
@@ -230,6 +255,7 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         x_helpers=_called_helpers(comp.get("expr_functions", ())),
         scorers=_names_tuple("SCORERS", [f"_score_{key}" for key, _kind, _p in comp["scoring"]]),
         coin_pp=bool(model.constants["COIN_PP"]),
+        frame_rows=_frame_rows(model),
     )
     context["switches"] = render_constant(
         "SWITCHES", tuple(name for name in SWITCH_NAMES if context[name])
@@ -239,6 +265,17 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
     except jinja2.TemplateError as exc:  # a broken template is a bug of ours, not of the spec
         raise HansaError(f"code generation failed for game {model.game!r}: {exc}") from exc
     return _tidy(text)
+
+
+def _frame_rows(model: GameModel) -> list[tuple[str, tuple[str, str, str]]]:
+    """(constant, its rules) of each frame kind after the turn, in the model's numbering."""
+    comp = model.components
+    rows = []
+    for _name, constant in frame_kinds(comp)[1:]:
+        when = FRAME_RULES_WHEN.get(constant)
+        has = when is None or any(comp.get(switch) for switch in when)
+        rows.append((constant, FRAME_FUNCTIONS[constant] if has else NO_FRAME_RULES))
+    return rows
 
 
 def _render_constants(tables: list[tuple[str, object]]) -> str:
