@@ -8,6 +8,22 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import jinja2
 
+    from ..model.fold import GameModel
+
+
+def template_context(model: GameModel) -> dict:
+    """The switches every target's templates read, one context for all: the model's components
+    (each by its own name) and the facts derived from its tables that select code. A target adds
+    only what is its own (its tables' text, its compiled rules), never a switch of its own."""
+    comp = model.components
+    context = dict(comp)
+    context.update(
+        coin_pp=bool(model.constants["COIN_PP"]),
+        country_majority=any(kind == "country_majority" for _k, kind, _p in comp["scoring"]),
+        displaced_own_or_free=bool(comp["countries"]) and comp["displaced_to"] == "own_or_free",
+    )
+    return context
+
 
 def template_environment(folder: Path) -> jinja2.Environment:
     """The jinja2 environment every target renders its templates with: an unknown name is an

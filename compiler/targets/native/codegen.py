@@ -17,7 +17,7 @@ import jinja2
 from ...errors import HansaError
 from ...model.build import GameModel
 from ...nodes.expr import Num
-from .. import template_environment
+from .. import template_context, template_environment
 from .expr import Unsupported, c_generator, end_names
 from .fields import field_defines
 
@@ -48,18 +48,6 @@ REQUIRED: dict[str, object] = {
     "end_marker_supply_empty": True,
 }
 
-# Switches the templates implement either way, each passed to them by name (Emperor's Favour:
-# the tiles, the per-player parameters they set, tiles triggered by an action or a bonus marker's
-# use, taking from the stock; and `develop an ability`, the player's choice of ability).
-IMPLEMENTED_BOTH_WAYS = (
-    "favour",
-    "x_params",
-    "x_reach",
-    "x_triggers",
-    "x_marker_triggers",
-    "x_may_take",
-    "x_chosen_develop",
-)
 MAX_FAVOUR = 32  # favour tiles a game may have (the state holds them as bits)
 
 # The city-control tie rules the templates implement (controller/controllers in rules.c.j2).
@@ -501,58 +489,14 @@ def render_native(model: GameModel, header_hash: str = "") -> str:
     # one counter per rule of the spec `hansa simulate` counts (RULE_SOURCES), as in Python
     tables += f"\n#define N_RULE_SOURCES {len(model.constants.get('RULE_SOURCES', ()))}"
     module_name = "@MODULE@"
-    context = dict(
+    context = template_context(model)
+    context.update(
         game_comment=repr(model.game).replace("*/", "* /"),
         header_hash=header_hash,
         tables=tables,
         expr_functions=functions,
         n_scores=len(comp["scoring"]),
-        lift_from_board=bool(comp.get("lift_from_board", True)),
-        coin_pp=bool(model.constants["COIN_PP"]),
-        x_forbid=bool(comp.get("x_forbid")),
-        x_setup=bool(comp.get("x_setup")),
-        x_turn_start=bool(comp.get("x_turn_start")),
-        x_turn_end=bool(comp.get("x_turn_end")),
-        x_end_later=bool(comp.get("x_end_later")),
-        x_after_route=bool(comp.get("x_after_route")),
-        x_after_income=bool(comp.get("x_after_income")),
-        x_after_place=bool(comp.get("x_after_place")),
-        x_after_displace=bool(comp.get("x_after_displace")),
-        x_after_use_marker=bool(comp.get("x_after_use_marker")),
-        x_forbid_marker=bool(comp.get("x_forbid_marker")),
-        x_marker_draw=bool(comp.get("x_marker_draw")),
-        x_draw_keep=bool(comp.get("x_draw_keep")),
-        x_control_most=bool(comp.get("x_control_most")),
-        control_tie=comp.get("control_tie", "rightmost_post"),
-        x_end_after_turn=bool(comp.get("x_end_after_turn")),
-        x_end_after_round=bool(comp.get("x_end_after_round")),
-        end_marker_supply_empty_timing=comp.get("end_marker_supply_empty_timing", "now"),
-        x_kinds=bool(comp.get("x_kinds")),
-        green_cities=bool(comp.get("green_cities")),
-        green_first_post_completes=bool(comp.get("green_first_post_completes")),
-        green_additional_post=bool(comp.get("green_additional_post")),
-        permanent=bool(comp.get("permanent")),
-        permanent_move_tradesmen=bool(comp.get("permanent_move_tradesmen")),
-        permanent_develop_ability=bool(comp.get("permanent_develop_ability")),
-        permanent_green_city_post=bool(comp.get("permanent_green_city_post")),
-        permanent_place_from_route=bool(comp.get("permanent_place_from_route")),
-        placement=tuple(comp.get("placement", ())),
-        countries=bool(comp.get("countries")),
-        permissions=bool(comp.get("permissions")),
-        permission_place=bool(comp.get("permission_place")),
-        permission_displace=bool(comp.get("permission_displace")),
-        permission_once=bool(comp.get("permission_once")),
-        displaced_own_or_free=bool(comp.get("countries"))
-        and comp.get("displaced_to") == "own_or_free",
-        country_moves=bool(comp.get("country_moves")),
-        x_turns=bool(comp.get("x_turns")),
-        country_majority=any(kind == "country_majority" for _k, kind, _p in comp["scoring"]),
-        permanent_place_in_countries=bool(comp.get("permanent_place_in_countries")),
-        lift_for_countries=bool(comp.get("lift_for_countries")),
-        missions=bool(comp.get("missions")),
-        pawn=bool(comp.get("pawn")),
         module_name=module_name,
-        **{name: bool(comp.get(name)) for name in IMPLEMENTED_BOTH_WAYS},
     )
     try:
         text = env.get_template("module.c.j2").render(**context)

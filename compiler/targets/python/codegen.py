@@ -24,7 +24,7 @@ from ...model.build import END_KINDS, MARKER_KINDS, GameModel, build_model
 from ...model.frames import frame_kinds
 from ...nodes.board import Board
 from ...nodes.rules import Game, RuleSet, mangle_module_name
-from .. import template_environment
+from .. import template_context, template_environment
 
 TEMPLATES = Path(__file__).parent / "templates"
 GENERATOR_VERSION = "1"
@@ -228,7 +228,7 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         ]
     )
     comp = model.components
-    context = dict(comp)
+    context = template_context(model)
     context.update(
         game_literal=_comment_safe(repr(model.game)),
         rules_literal=_comment_safe(repr(model.rules)),
@@ -254,7 +254,6 @@ def render_model(model: GameModel, sources: dict[str, str], root: Path | None) -
         uses_income=True,
         x_helpers=_called_helpers(comp.get("expr_functions", ())),
         scorers=_names_tuple("SCORERS", [f"_score_{key}" for key, _kind, _p in comp["scoring"]]),
-        coin_pp=bool(model.constants["COIN_PP"]),
         frame_rows=_frame_rows(model),
     )
     context["switches"] = render_constant(
