@@ -288,16 +288,18 @@ class ExprCompiler:
 
     def _effect_gain_pp(self, effect: Effect, env: Env) -> list[str]:
         who = env.subject or env.you
-        return [f"s.track[{who}] += max(0, {self.amount(effect.amount, env)})"]
+        amount = self.amount(effect.amount, env)
+        return [f"s.track[{who}] = min(MAX_PP, s.track[{who}] + max(0, {amount}))"]
 
     def _effect_lose_pp(self, effect: Effect, env: Env) -> list[str]:
         you = env.subject or env.you
         return [f"s.track[{you}] = max(0, s.track[{you}] - {self.amount(effect.amount, env)})"]
 
     def _effect_extra_actions(self, effect: Effect, env: Env) -> list[str]:
+        amount = self.amount(effect.amount, env)
         return [
             f"if {env.you} == s.player:",
-            f"    s.actions_left += max(0, {self.amount(effect.amount, env)})",
+            f"    s.actions_left = min(MAX_ACTIONS_LEFT, s.actions_left + max(0, {amount}))",
         ]
 
     def _effect_develop(self, effect: Effect, env: Env) -> list[str]:

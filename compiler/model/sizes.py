@@ -20,7 +20,29 @@ MAX_ACTIONS = 100_000  # the built-in games have 1,100 to 1,800
 MAX_PIECES = 999  # per player, traders and merchants together: the bank's `all`
 # Bonus markers of a game, all types together (the editions have 15 and 16): every state holds
 # the supply, so its JSON, every log and every clone grow with the count.
-MAX_MARKERS = 500
+# 100 keeps every marker count (the supply, a player's markers of a type, the markers one `draw N
+# keep 1` holds) in the native state's 8-bit counters.
+MAX_MARKERS = 100
+# The value of any level of an ability (the Bank's `all` is MAX_PIECES): what a turn, an income or
+# a network multiplies by.
+MAX_ABILITY_VALUE = MAX_PIECES
+# Pieces one Move, one move marker (bonus or permanent) or one removal picks up: the pieces held
+# in a decision frame (the native frame holds them in fixed arrays, 8-bit counted, in every
+# state's stack, so a larger count makes every state and every clone larger).
+MAX_MOVE = 100
+# Extra actions one bonus marker gives (`extra_actions(count: N)`).
+MAX_EXTRA_ACTIONS = 100
+# The numbers a game holds whatever its rules: PP on the track, actions left in a turn, the turn
+# number. Each saturates at its maximum, identically on both backends (a gain past it stops there),
+# so no sequence of moves makes either overflow; the state JSON reads them back in these bounds.
+MAX_PP = 1_000_000
+MAX_ACTIONS_LEFT = 10_000
+MAX_TURNS = 1_000_000_000
+# Every rule in words is bounded statically (compiler/expr/bounds.py): every quantity it reads has
+# a largest value, and each sum, product and count over a set multiplies them. A rule any of whose
+# parts could exceed MAX_VALUE is refused at check, so its arithmetic is exact in C's 64-bit
+# integers (9.2 * 10**18) as in Python's.
+MAX_VALUE = 10**15
 
 
 def check_action_count(
@@ -64,6 +86,20 @@ def check_piece_count(rules: RuleSet) -> None:
             f" {pieces.merchants:,} merchants",
             pieces.span,
         )
+
+
+def check_value(value: int, limit: int, what: str, span: Span | None) -> None:
+    """Raise a located HansaError when `value` (of `what`, at the statement `span`) exceeds
+    `limit`."""
+    if value > limit:
+        raise HansaError(f"{what} is {value:,}: at most {limit:,}", span)
+
+
+def check_ability_values(name: str, role: str, values: tuple[int, ...], span: Span) -> None:
+    """An ability's values are at most MAX_ABILITY_VALUE; the move count's at most MAX_MOVE."""
+    limit = MAX_MOVE if role == "move_count" else MAX_ABILITY_VALUE
+    what = "pieces a Move picks up" if role == "move_count" else "an ability's value"
+    check_value(max(values), limit, f"{what} (ability {name!r})", span)
 
 
 def check_marker_count(game: Game, counted: list[tuple[int, Span]]) -> None:

@@ -394,7 +394,8 @@ class CExprCompiler:
 
     def _effect_gain_pp(self, effect: Effect, env: Env) -> list[str]:
         who = env.subject or env.you
-        return [f"s->track[{who}] += max64(0, {self.amount(effect.amount, env)});"]
+        amount = self.amount(effect.amount, env)
+        return [f"s->track[{who}] = (int32_t)min64(MAX_PP, s->track[{who}] + max64(0, {amount}));"]
 
     def _effect_lose_pp(self, effect: Effect, env: Env) -> list[str]:
         you = env.subject or env.you
@@ -403,7 +404,8 @@ class CExprCompiler:
     def _effect_extra_actions(self, effect: Effect, env: Env) -> list[str]:
         return [
             f"if ({env.you} == s->player) "
-            f"s->actions_left += max64(0, {self.amount(effect.amount, env)});"
+            f"s->actions_left = (int16_t)min64(MAX_ACTIONS_LEFT, s->actions_left"
+            f" + max64(0, {self.amount(effect.amount, env)}));"
         ]
 
     def _effect_develop(self, effect: Effect, env: Env) -> list[str]:
