@@ -38,7 +38,7 @@ MAX_EXTRA_ACTIONS = 100
 MAX_PP = 1_000_000
 MAX_ACTIONS_LEFT = 10_000
 MAX_TURNS = 1_000_000_000
-# Every rule in words is bounded statically (compiler/expr/bounds.py): every quantity it reads has
+# Every rule in words is bounded statically (compiler/model/bounds.py): every quantity it reads has
 # a largest value, and each sum, product and count over a set multiplies them. A rule any of whose
 # parts could exceed MAX_VALUE is refused at check, so its arithmetic is exact in C's 64-bit
 # integers (9.2 * 10**18) as in Python's.

@@ -13,6 +13,7 @@ from ..expr.codegen import ExprCompiler
 from ..expr.cost import Sizes, costly_rules
 from ..nodes.board import PRIVILEGES
 from ..nodes.expr import MARKER_TRIGGER
+from .bounds import unbounded_rules
 from .fold import Fold, error, where
 
 # Per-player parameters a rule may set (expr/catalogue.py SETTABLE), as X_PARAM_* indices.
@@ -207,6 +208,9 @@ def fold_rules_in_words(f: Fold) -> None:
     costly = costly_rules(hook_rules, f.tie_exprs, names, _sizes(f), kinds)
     if costly:
         raise HansaError(costly)
+    unbounded = unbounded_rules(hook_rules, f.tie_exprs, names, _sizes(f), kinds)
+    if unbounded:
+        raise HansaError(unbounded)
     _switches(f, hook_rules)
     if not comp["uses_expr"]:
         return

@@ -271,7 +271,9 @@ class CExprCompiler:
             return f"floordiv({left}, {right})"
         if node.op not in ("+", "-", "*"):
             raise Unsupported(f"the operator {node.op!r}")
-        return f"({left} {node.op} {right})"
+        # in 64 bits whatever the operands' C types (a quantity may be an int32 field): the
+        # bounds (compiler/model/bounds.py) keep every result far inside them
+        return f"((int64_t)({left}) {node.op} (int64_t)({right}))"
 
     def _Compare(self, node, env: Env) -> str:
         if node.op not in (">=", "<=", ">", "<", "==", "!="):

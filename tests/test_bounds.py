@@ -1,0 +1,185 @@
+"""The bounds of docs/rules-language.md ("Limits"): what `hansa check` accepts plays the same on
+both backends, and one past each limit is one located error at the statement stating the largest
+value allowed. The four reproducers of the user's report (F34-F37) are refused at check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hansa.compiler.model.sizes import (
+    MAX_ABILITY_VALUE,
+    MAX_ACTIONS_LEFT,
+    MAX_EXTRA_ACTIONS,
+    MAX_MARKERS,
+    MAX_MOVE,
+    MAX_PP,
+    MAX_VALUE,
+)
+from hansa.compiler.syntax.limits import MAX_NUMBER
+from hansa.play.differential import verify
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from play_support import needs_c_compiler
+
+import hansa
+from hansa.cli import main
+
+SPEC = Path(__file__).resolve().parent.parent / "spec"
+BIGBOX_MARKERS = 15  # the Big Box's own markers (spec/bigbox_2021.hansa)
+
+
+def rules_text(*lines: str) -> str:
+    body = "\n".join(f"    {line}" for line in lines)
+    return (
+        'rules bounds "bounds" extends bigbox_2021 {\n'
+        f"{body}\n"
+        "}\n"
+        "game bounds-hanseatic-45p = bounds on hanseatic_45p players 4..5\n"
+    )
+
+
+def check(tmp_path, capsys, *lines: str) -> tuple[int, str, Path]:
+    path = tmp_path / "bounds.hansa"
+    path.write_text(rules_text(*lines), encoding="utf-8")
+    code = main(["check", str(path)])
+    return code, capsys.readouterr().err, path
+
+
+def refused(tmp_path, capsys, line: str, *fragments: str, col: int = 5) -> None:
+    """One error, at line 2 (the statement; `col` its column), with every fragment."""
+    code, err, path = check(tmp_path, capsys, line)
+    assert code == 1, err
+    assert err.count("error:") == 1, err
+    assert f"{path}:2:{col}: error:" in err, err
+    for fragment in fragments:
+        assert fragment in err, (fragment, err)
+
+
+def accepted(tmp_path, capsys, *lines: str) -> None:
+    code, err, _path = check(tmp_path, capsys, *lines)
+    assert code == 0, err
+
+
+ACTIONS = (
+    "ability actions values 2, 3, 3, 4, 4, {v} covered_by trader full_pp 4 role actions_per_turn"
+)
+BOOK = "ability book values 2, 3, 4, {v} covered_by merchant full_pp 4 role move_count"
+
+
+# ---- the user's reproducers: each one located error stating the maximum
+
+
+def test_f34_an_ability_value_past_the_limit_is_refused(tmp_path, capsys):
+    line = ACTIONS.replace("2, 3, 3, 4, 4, {v}", ", ".join(["40000"] * 6))
+    refused(tmp_path, capsys, line, "is 40,000: at most 999")
+
+
+def test_f35_two_hundred_bonus_markers_are_refused(tmp_path, capsys):
+    refused(
+        tmp_path,
+        capsys,
+        'bonus "Plenty" count 200 when used: gain 1 PP',
+        "215 bonus markers (at most 100)",
+    )
+
+
+def test_f36_a_number_past_the_limit_is_refused_at_the_number(tmp_path, capsys):
+    line = 'bonus "Fortune" count 2 when used: gain 99999999999 PP'
+    refused(tmp_path, capsys, line, "numbers go up to 1000000", col=5 + line.index("9999"))
+
+
+def test_f36_a_product_past_64_bit_safety_is_refused_at_the_rule(tmp_path, capsys):
+    refused(
+        tmp_path,
+        capsys,
+        'bonus "Fortune" count 2 when used: gain 1000000 * 1000000 * 1001 PP',
+        f"could reach 1,001,000,000,000,000 (at most {MAX_VALUE:,})",
+    )
+
+
+def test_f37_a_million_pieces_moved_is_refused(tmp_path, capsys):
+    refused(tmp_path, capsys, BOOK.format(v=1_000_000), "is 1,000,000: at most 100")
+
+
+# ---- one past each limit
+
+
+@pytest.mark.parametrize(
+    ("line", "fragment"),
+    [
+        (ACTIONS.format(v=MAX_ABILITY_VALUE + 1), f"at most {MAX_ABILITY_VALUE}"),
+        (BOOK.format(v=MAX_MOVE + 1), f"at most {MAX_MOVE}"),
+        (
+            f"bonus move_tradesmen(count: {MAX_MOVE + 1}, whose: any) count 1",
+            f"at most {MAX_MOVE}",
+        ),
+        (
+            f"bonus extra_actions(count: {MAX_EXTRA_ACTIONS + 1}) count 1",
+            f"at most {MAX_EXTRA_ACTIONS}",
+        ),
+        (
+            f'bonus "More" count {MAX_MARKERS - BIGBOX_MARKERS + 1} when used: gain 1 PP',
+            f"(at most {MAX_MARKERS})",
+        ),
+        (
+            'bonus "More" count 1 when used: your city pp becomes 1000000 * 2',
+            f"at most {MAX_NUMBER:,}",
+        ),
+        (
+            'bonus "More" count 1 when used: gain track PP * 1000000 * 1001 PP',
+            f"at most {MAX_VALUE:,}",
+        ),
+    ],
+)
+def test_one_past_each_limit_is_one_located_error(tmp_path, capsys, line, fragment):
+    refused(tmp_path, capsys, line, fragment)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2 * MAX_NUMBER))
+def test_a_number_in_words_is_accepted_exactly_up_to_the_limit(tmp_path_factory, value):
+    path = tmp_path_factory.mktemp("n") / "n.hansa"
+    path.write_text(rules_text(f'bonus "N" count 1 when used: gain {value} PP'), "utf-8")
+    if value <= MAX_NUMBER:
+        hansa.compile_game(str(path), 4, spec_dir=str(SPEC))
+    else:
+        with pytest.raises(hansa.HansaError, match="numbers go up to"):
+            hansa.compile_game(str(path), 4, spec_dir=str(SPEC))
+
+
+# ---- every limit at once, exactly at its value: checked, built natively, the same on both
+
+AT_LIMITS = (
+    BOOK.format(v=MAX_MOVE),
+    f"bonus move_tradesmen(count: {MAX_MOVE}, whose: any) count 2",
+    f"bonus extra_actions(count: {MAX_EXTRA_ACTIONS}) count 2",
+    # 1,000 * 1,000,000 * 1,000,000 = MAX_VALUE: the track saturates at MAX_PP
+    f'bonus "Fortune" count {MAX_MARKERS - BIGBOX_MARKERS - 5} when used:'
+    " gain 1000 * 1000000 * 1000000 PP",
+    f'bonus "Rush" count 1 when used: gain {MAX_NUMBER} actions',
+)
+
+
+def test_values_at_every_limit_are_accepted(tmp_path, capsys):
+    accepted(tmp_path, capsys, *AT_LIMITS)
+    accepted(tmp_path, capsys, ACTIONS.format(v=MAX_ABILITY_VALUE))
+
+
+@needs_c_compiler
+def test_values_at_every_limit_play_the_same_on_both_backends(tmp_path):
+    path = tmp_path / "at_limits.hansa"
+    path.write_text(rules_text(*AT_LIMITS), encoding="utf-8")
+    native = hansa.compile_game(str(path), 4, spec_dir=str(SPEC), backend="native")
+    python = hansa.Game(native.module, 4)
+    for policy, games in (("greedy", 6), ("kinds", 2)):
+        result = verify(python, native, games, seed=11, policy=policy)
+        assert result.divergence is None, result.divergence.report()
+    # the saturating numbers reach their maximum and stay there on both backends
+    for seed in range(3):
+        nat = native.new_initial_state(seed)
+        native.random_steps(nat, 20_000, seed=seed)
+        py = nat.to_python()
+        assert max(py.track) <= MAX_PP and py.actions_left <= MAX_ACTIONS_LEFT
+    results = native.playouts(20, seed=1)
+    assert all(r["length"] > 0 for r in results)
