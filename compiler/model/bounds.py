@@ -203,8 +203,8 @@ def unbounded_rules(
         except BoundError as exc:
             problems.append(
                 Diagnostic(
-                    f"{exc.what} of this rule could reach {exc.bound:,} (at most {exc.limit:,}): every number"
-                    " a rule reads has a largest value (the track at most"
+                    f"{exc.what} of this rule could reach {exc.bound:,} (at most {exc.limit:,}):"
+                    " every number a rule reads has a largest value (the track at most"
                     f" {MAX_PP:,} PP, a written number at most {MAX_NUMBER:,}), and sums,"
                     " products and sets multiply them; write it with smaller numbers or"
                     " fewer products",
