@@ -131,6 +131,7 @@ FLIP_PAIRS = ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 1), (1, 2), (1
               (1, 5), (2, 2), (2, 3), (2, 4), (2, 5), (3, 3), (3, 4), (3, 5), (4, 4), (4, 5),
               (5, 5))
 TAKE_STOCK_SOURCES = ((2, 'another', 3, 1),)
+MAX_TAKE = 1998
 A_END_TURN = 0
 A_INCOME = 1
 A_PLACE = 141
@@ -671,7 +672,7 @@ def _settle_flip(s: State, top: tuple) -> bool:
 # favour tile reacting to another player's Income): play returns to the turn when it is done.
 def _x_may_take(s: State, p: int, kinds: int, count: int) -> None:
     if count > 0:
-        s.stack.append((F_TAKE_STOCK, p, count, kinds))
+        s.stack.append((F_TAKE_STOCK, p, min(count, MAX_TAKE), kinds))
 
 
 def _take_kinds(s: State, top: tuple) -> list[int]:

@@ -8,12 +8,15 @@ from pathlib import Path
 
 import pytest
 from hansa.compiler.model.sizes import (
+    MAX_ABILITY_LEVELS,
     MAX_ABILITY_VALUE,
     MAX_ACTIONS_LEFT,
     MAX_EXTRA_ACTIONS,
     MAX_MARKERS,
     MAX_MOVE,
+    MAX_PARAM,
     MAX_PP,
+    MAX_TAKE,
     MAX_VALUE,
 )
 from hansa.compiler.syntax.limits import MAX_NUMBER
@@ -123,8 +126,15 @@ def test_f37_a_million_pieces_moved_is_refused(tmp_path, capsys):
             f"(at most {MAX_MARKERS})",
         ),
         (
-            'bonus "More" count 1 when used: your city pp becomes 1000000 * 2',
-            f"at most {MAX_NUMBER:,}",
+            f'bonus "More" count 1 when used: your city pp becomes {MAX_PARAM + 1}',
+            f"at most {MAX_PARAM:,}",
+        ),
+        (
+            "ability keys values "
+            + ", ".join(["1"] * (MAX_ABILITY_LEVELS + 1))
+            + " covered_by trader full_pp 0 role network_factor\n"
+            + "    pieces traders 200 merchants 4 score_marker trader",
+            f"at most {MAX_ABILITY_LEVELS}",
         ),
         (
             'bonus "More" count 1 when used: gain track PP * 1000000 * 1001 PP',
@@ -155,15 +165,21 @@ AT_LIMITS = (
     f"bonus move_tradesmen(count: {MAX_MOVE}, whose: any) count 2",
     f"bonus extra_actions(count: {MAX_EXTRA_ACTIONS}) count 2",
     # 1,000 * 1,000,000 * 1,000,000 = MAX_VALUE: the track saturates at MAX_PP
-    f'bonus "Fortune" count {MAX_MARKERS - BIGBOX_MARKERS - 5} when used:'
+    f'bonus "Fortune" count {MAX_MARKERS - BIGBOX_MARKERS - 6} when used:'
     " gain 1000 * 1000000 * 1000000 PP",
     f'bonus "Rush" count 1 when used: gain {MAX_NUMBER} actions',
+    f'bonus "Params" count 1 when used: your trader compensation becomes {MAX_PARAM}',
+    f'bonus "Stock" count 1 when used: you may take {MAX_NUMBER} pieces from the stock',
+    f'bonus "Cities" count 1 when used: your city pp becomes {MAX_PARAM}',
 )
 
 
 def test_values_at_every_limit_are_accepted(tmp_path, capsys):
     accepted(tmp_path, capsys, *AT_LIMITS)
     accepted(tmp_path, capsys, ACTIONS.format(v=MAX_ABILITY_VALUE))
+    levels = ", ".join(["1"] * MAX_ABILITY_LEVELS)
+    keys = f"ability keys values {levels} covered_by trader full_pp 0 role network_factor"
+    accepted(tmp_path, capsys, keys, "pieces traders 200 merchants 4 score_marker trader")
 
 
 @needs_c_compiler
@@ -175,11 +191,16 @@ def test_values_at_every_limit_play_the_same_on_both_backends(tmp_path):
     for policy, games in (("greedy", 6), ("kinds", 2)):
         result = verify(python, native, games, seed=11, policy=policy)
         assert result.divergence is None, result.divergence.report()
+    assert sum(python.module.MARKER_COUNT) == MAX_MARKERS
     # the saturating numbers reach their maximum and stay there on both backends
+    tracks = []
     for seed in range(3):
         nat = native.new_initial_state(seed)
         native.random_steps(nat, 20_000, seed=seed)
         py = nat.to_python()
         assert max(py.track) <= MAX_PP and py.actions_left <= MAX_ACTIONS_LEFT
+        tracks += py.track
+    assert MAX_PP in tracks
+    assert MAX_TAKE < 2**15  # the native frame's 16 bits
     results = native.playouts(20, seed=1)
     assert all(r["length"] > 0 for r in results)

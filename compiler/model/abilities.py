@@ -46,8 +46,7 @@ def fold_abilities(f: Fold) -> None:
         roles[ab.role] = i
         names.append(ab.name)
         values.append(_values(ab))
-        if ab.role != "post_privilege":
-            check_ability_values(ab.name, ab.role, values[-1], ab.span)
+        check_ability_values(ab.name, ab.role, values[-1], ab.span)
         kinds.append(0 if ab.covered_by == "trader" else 1)
         full_pp.append(int(ab.full_pp))
         f.origins[f"ability:{ab.name}"] = where(ab.span)

@@ -4,7 +4,7 @@ The Python backend computes with unbounded integers, the native one with C's 64-
 rule whose arithmetic could leave 64 bits would play differently on them. Every number a rule
 reads is bounded (sizes.py): a written number by MAX_NUMBER, the track by MAX_PP (it saturates),
 an ability's value by MAX_ABILITY_VALUE, a count of pieces, cities, spaces or points by the
-board and MAX_PIECES, a per-player parameter by MAX_NUMBER (below). Sums, differences and
+board and MAX_PIECES, a per-player parameter by MAX_PARAM (below). Sums, differences and
 products of them, and counts and sums over a set (its members times what is inside), are bounded
 in turn: `BoundEstimator` walks a rule as `compiler/expr/cost.py` does and refuses, at the rule,
 one any of whose parts could exceed MAX_VALUE (far inside 64 bits), so both backends compute
@@ -30,7 +30,7 @@ from ..nodes.expr import (
     Ref,
 )
 from ..syntax.limits import MAX_NUMBER
-from .sizes import MAX_ABILITY_VALUE, MAX_PIECES, MAX_PP, MAX_VALUE
+from .sizes import MAX_ABILITY_VALUE, MAX_PARAM, MAX_PIECES, MAX_PP, MAX_VALUE
 
 # the C state holds the turn number in 32 bits (one turn per decision at least: 2**31 turns are
 # hours of play even natively)
@@ -142,8 +142,8 @@ class BoundEstimator:
         for part in (effect.value, effect.when):
             if part is not None:
                 bound = self.expr(part)
-                if effect.kind == "set_param" and part is effect.value and bound > MAX_NUMBER:
-                    raise BoundError(bound, MAX_NUMBER, f"the value its {effect.name} becomes")
+                if effect.kind == "set_param" and part is effect.value and bound > MAX_PARAM:
+                    raise BoundError(bound, MAX_PARAM, f"the value its {effect.name} becomes")
         if effect.whom is not None:
             whom = effect.whom
             for part in (whom.player, whom.value):
@@ -184,7 +184,7 @@ def unbounded_rules(
     categories: list[tuple[str, str]],
 ) -> list[Diagnostic]:
     """An error at each rule in words (and tie-break expression) with a part whose bound exceeds
-    its limit (MAX_VALUE; MAX_NUMBER for a per-player parameter)."""
+    its limit (MAX_VALUE; MAX_PARAM for a per-player parameter)."""
     scored = {r.target: r for r in rules if r.hook == "score" and r.amount is not None}
     by_name: dict[str, HookRule | None] = {}
     for key, kind in categories:

@@ -26,6 +26,14 @@ MAX_MARKERS = 100
 # The value of any level of an ability (the Bank's `all` is MAX_PIECES): what a turn, an income or
 # a network multiplies by.
 MAX_ABILITY_VALUE = MAX_PIECES
+# Levels of one ability track (its values): a level is an 8-bit number in the native state.
+MAX_ABILITY_LEVELS = 100
+# A per-player parameter a rule in words sets (`your city pp becomes N`): the native decision
+# frame holds the trader compensation in 16 bits.
+MAX_PARAM = 10_000
+# Pieces one `you may take N pieces from the stock` offers: a player's stock never holds more, so
+# a larger N takes the same pieces (both backends cut N to this).
+MAX_TAKE = 2 * MAX_PIECES
 # Pieces one Move, one move marker (bonus or permanent) or one removal picks up: the pieces held
 # in a decision frame (the native frame holds them in fixed arrays, 8-bit counted, in every
 # state's stack, so a larger count makes every state and every clone larger).
@@ -97,6 +105,10 @@ def check_value(value: int, limit: int, what: str, span: Span | None) -> None:
 
 def check_ability_values(name: str, role: str, values: tuple[int, ...], span: Span) -> None:
     """An ability's values are at most MAX_ABILITY_VALUE; the move count's at most MAX_MOVE."""
+    if len(values) > MAX_ABILITY_LEVELS:
+        raise HansaError(
+            f"ability {name!r} has {len(values):,} values: at most {MAX_ABILITY_LEVELS}", span
+        )
     limit = MAX_MOVE if role == "move_count" else MAX_ABILITY_VALUE
     what = "pieces a Move picks up" if role == "move_count" else "an ability's value"
     check_value(max(values), limit, f"{what} (ability {name!r})", span)
