@@ -8,6 +8,11 @@ legal ones, so `pieces merchants 1000000` (28 million income choices) would make
 them take gigabytes. A game with more than MAX_ACTIONS ids is refused, at the statement that makes
 most of them, with the count. A player owns at most MAX_PIECES pieces (the bank's `all` is
 that many), and a game has at most MAX_MARKERS bonus markers (every state holds the supply).
+
+The other limits here keep every number a game can hold inside the native state's C types, so
+both backends play it alike (docs/rules-language.md, "Limits"; docs/native.md, "Numbers"): sizes a
+rule set writes are refused at their statement, numbers play accumulates saturate identically on
+both backends, and rules in words are bounded statically (bounds.py).
 """
 
 from __future__ import annotations
