@@ -16,6 +16,7 @@ from hansa.compiler.model.sizes import (
     MAX_MOVE,
     MAX_PARAM,
     MAX_PP,
+    MAX_RULE_DECISIONS,
     MAX_TAKE,
     MAX_VALUE,
 )
@@ -204,3 +205,41 @@ def test_values_at_every_limit_play_the_same_on_both_backends(tmp_path):
     assert MAX_TAKE < 2**15  # the native frame's 16 bits
     results = native.playouts(20, seed=1)
     assert all(r["length"] > 0 for r in results)
+
+
+def test_decisions_rules_leave_pending_past_the_limit_are_refused(tmp_path, capsys):
+    many = ", ".join(["develop an ability"] * (MAX_RULE_DECISIONS + 1))
+    refused(
+        tmp_path,
+        capsys,
+        f'bonus "Deep" count 2 when used: {many}',
+        f"at most {MAX_RULE_DECISIONS}): this rule adds {MAX_RULE_DECISIONS + 1}",
+    )
+
+
+@needs_c_compiler
+def test_a_deep_decision_stack_plays_the_same_on_both_backends(tmp_path):
+    """20 pending `develop an ability` decisions: deeper than the 16 frames the native stack used
+    to hold whatever the rules (it overflowed); now sized by the rules' decisions."""
+    import random
+
+    path = tmp_path / "deep.hansa"
+    effects = ", ".join(["develop an ability"] * 20)
+    path.write_text(rules_text(f'bonus "Deep" count 2 when used: {effects}'), encoding="utf-8")
+    native = hansa.compile_game(str(path), 4, spec_dir=str(SPEC), backend="native")
+    python = hansa.Game(native.module, 4)
+    seed = 3  # this seed's random game stacks 20 develop decisions
+    py, nat = python.new_initial_state(seed), native.new_initial_state(seed)
+    rng = random.Random(seed)
+    deepest = 0
+    for _ in range(50_000):
+        legal = py.legal_actions()
+        assert legal == nat.legal_actions()
+        if py.is_terminal() or not legal:
+            break
+        action = rng.choice(legal)
+        py.apply_action(action)
+        nat.apply_action(action)
+        deepest = max(deepest, len(py.stack))
+    assert deepest == 20
+    assert nat.to_python().to_dict() == py.to_dict()

@@ -43,6 +43,13 @@ MAX_TAKE = 2 * MAX_PIECES
 # in a decision frame (the native frame holds them in fixed arrays, 8-bit counted, in every
 # state's stack, so a larger count makes every state and every clone larger).
 MAX_MOVE = 100
+# Decisions rules in words may leave pending at once (`develop an ability`, `you may take N pieces
+# from the stock`, `draw N keep 1`; one per player for an effect on several players or a favour
+# tile): the native state's decision stack is sized by them (BASE_STACK more for the rules' own
+# frames), so more would make every state larger.
+MAX_RULE_DECISIONS = 50
+BASE_STACK = 16
+DECISION_EFFECTS = ("may_take", "draw_keep")
 # Extra actions one bonus marker gives (`extra_actions(count: N)`).
 MAX_EXTRA_ACTIONS = 100
 # The numbers a game holds whatever its rules: PP on the track, actions left in a turn, the turn
@@ -117,6 +124,34 @@ def check_ability_values(name: str, role: str, values: tuple[int, ...], span: Sp
     limit = MAX_MOVE if role == "move_count" else MAX_ABILITY_VALUE
     what = "pieces a Move picks up" if role == "move_count" else "an ability's value"
     check_value(max(values), limit, f"{what} (ability {name!r})", span)
+
+
+def rule_decisions(rule, players: int) -> int:
+    """The decision frames one rule in words may push when it applies: one per decision effect,
+    times the players when it acts on several or is a favour tile (each holder decides)."""
+    n = 0
+    for effect in rule.effects:
+        if effect.kind in DECISION_EFFECTS or (effect.kind == "develop" and not effect.name):
+            many = rule.hook == "favour" or (
+                effect.whom is not None and effect.whom.kind != "player"
+            )
+            n += players if many else 1
+    return n
+
+
+def check_rule_decisions(game: Game, rules, players: int) -> int:
+    """The decision frames all rules in words may leave pending together, refused past
+    MAX_RULE_DECISIONS at the rule that adds most."""
+    counted = [(rule_decisions(r, players), r.span) for r in rules]
+    total = sum(n for n, _span in counted)
+    if total > MAX_RULE_DECISIONS:
+        n, span = max(counted, key=lambda item: item[0])
+        raise HansaError(
+            f"game {game.name!r}: its rules in words could leave {total:,} decisions pending at"
+            f" once (at most {MAX_RULE_DECISIONS}): this rule adds {n:,}",
+            span,
+        )
+    return total
 
 
 def check_marker_count(game: Game, counted: list[tuple[int, Span]]) -> None:
