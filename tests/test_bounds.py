@@ -147,6 +147,12 @@ def test_one_past_each_limit_is_one_located_error(tmp_path, capsys, line, fragme
     refused(tmp_path, capsys, line, fragment)
 
 
+def test_the_state_json_reads_every_saturated_number_back():
+    from hansa.runtime.state_json import TRACK_LIMIT
+
+    assert TRACK_LIMIT == MAX_PP
+
+
 @settings(max_examples=12, deadline=None)
 @given(st.integers(0, 2 * MAX_NUMBER))
 def test_a_number_in_words_is_accepted_exactly_up_to_the_limit(tmp_path_factory, value):
@@ -201,6 +207,8 @@ def test_values_at_every_limit_play_the_same_on_both_backends(tmp_path):
         py = nat.to_python()
         assert max(py.track) <= MAX_PP and py.actions_left <= MAX_ACTIONS_LEFT
         tracks += py.track
+        # a saturated position is one the state JSON reads back (its bounds are these)
+        assert python.state_from_json(py.to_json()).to_dict() == py.to_dict()
     assert MAX_PP in tracks
     assert MAX_TAKE < 2**15  # the native frame's 16 bits
     results = native.playouts(20, seed=1)

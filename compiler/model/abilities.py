@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..nodes.board import PRIVILEGES
 from ..nodes.rules import ABILITY_ROLES
 from .fold import Fold, error, where
-from .sizes import MAX_ACTIONS_LEFT, MAX_PIECES, MAX_PP, check_ability_values
+from .sizes import MAX_ACTIONS_LEFT, MAX_PIECES, MAX_PP, MAX_TURNS, check_ability_values
 
 # Bank value "all": every piece a player can own (sizes.check_piece_count keeps it so).
 ALL_PIECES = MAX_PIECES
@@ -67,6 +67,7 @@ def fold_abilities(f: Fold) -> None:
     # the numbers that saturate on both backends (sizes.py): the track, the actions of a turn
     k["MAX_PP"] = MAX_PP
     k["MAX_ACTIONS_LEFT"] = MAX_ACTIONS_LEFT
+    k["MAX_TURNS"] = MAX_TURNS  # the turn number (`turn number`, where a rule reads it)
     for role, idx in roles.items():
         k["AB_" + role.upper()] = idx
 

@@ -30,17 +30,14 @@ from ..nodes.expr import (
     Ref,
 )
 from ..syntax.limits import MAX_NUMBER
-from .sizes import MAX_ABILITY_VALUE, MAX_PARAM, MAX_PIECES, MAX_PP, MAX_VALUE
+from .sizes import MAX_ABILITY_VALUE, MAX_PARAM, MAX_PIECES, MAX_PP, MAX_TURNS, MAX_VALUE
 
-# the C state holds the turn number in 32 bits (one turn per decision at least: 2**31 turns are
-# hours of play even natively)
-TURN_BOUND = 2**31 - 1
 # Quantities bounded by something smaller than a board-wide sum of PP values.
 SMALL = {
     "track pp": MAX_PP,
     "level": MAX_ABILITY_VALUE,
     "value": MAX_ABILITY_VALUE,
-    "turn number": TURN_BOUND,
+    "turn number": MAX_TURNS,
 }
 PP_WORDS = ("pp", "coins", "prestige", "score")
 

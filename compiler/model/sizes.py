@@ -35,7 +35,7 @@ MAX_ABILITY_VALUE = MAX_PIECES
 MAX_ABILITY_LEVELS = 100
 # A per-player parameter a rule in words sets (`your city pp becomes N`): the native decision
 # frame holds the trader compensation in 16 bits.
-MAX_PARAM = 10_000
+MAX_PARAM = 1_000  # and the state JSON reads a parameter up to 1,000
 # Pieces one `you may take N pieces from the stock` offers: a player's stock never holds more, so
 # a larger N takes the same pieces (both backends cut N to this).
 MAX_TAKE = 2 * MAX_PIECES
@@ -54,9 +54,10 @@ DECISION_EFFECTS = ("may_take", "draw_keep")
 MAX_EXTRA_ACTIONS = 100
 # The numbers a game holds whatever its rules: PP on the track, actions left in a turn, the turn
 # number. Each saturates at its maximum, identically on both backends (a gain past it stops there),
-# so no sequence of moves makes either overflow; the state JSON reads them back in these bounds.
+# so no sequence of moves makes either overflow; the state JSON reads them back in these bounds
+# (runtime/state_json.py: TRACK_LIMIT, and 1,000 actions left, 10**9 turns; tests/test_bounds.py).
 MAX_PP = 1_000_000
-MAX_ACTIONS_LEFT = 10_000
+MAX_ACTIONS_LEFT = 1_000
 MAX_TURNS = 1_000_000_000
 # Every rule in words is bounded statically (compiler/model/bounds.py): every quantity it reads has
 # a largest value, and each sum, product and count over a set multiplies them. A rule any of whose
