@@ -169,6 +169,7 @@ def test_a_number_in_words_is_accepted_exactly_up_to_the_limit(tmp_path_factory,
 
 AT_LIMITS = (
     BOOK.format(v=MAX_MOVE),
+    ACTIONS.format(v=MAX_ABILITY_VALUE),
     f"bonus move_tradesmen(count: {MAX_MOVE}, whose: any) count 2",
     f"bonus extra_actions(count: {MAX_EXTRA_ACTIONS}) count 2",
     # 1,000 * 1,000,000 * 1,000,000 = MAX_VALUE: the track saturates at MAX_PP
@@ -183,7 +184,6 @@ AT_LIMITS = (
 
 def test_values_at_every_limit_are_accepted(tmp_path, capsys):
     accepted(tmp_path, capsys, *AT_LIMITS)
-    accepted(tmp_path, capsys, ACTIONS.format(v=MAX_ABILITY_VALUE))
     levels = ", ".join(["1"] * MAX_ABILITY_LEVELS)
     keys = f"ability keys values {levels} covered_by trader full_pp 0 role network_factor"
     accepted(tmp_path, capsys, keys, "pieces traders 200 merchants 4 score_marker trader")
