@@ -30,6 +30,9 @@ ABILITY_VALUES = ((1, 2, 2, 3, 4), (2, 3, 3, 4, 4, 5), (0, 1, 2, 3), (2, 3, 4, 5
 ABILITY_KIND = (0, 0, 0, 1, 0)
 ABILITY_FULL_PP = (0, 4, 4, 4, 4)
 ABILITY_MAX = (4, 5, 3, 3, 3)
+MAX_PP = 1000000
+MAX_ACTIONS_LEFT = 1000
+MAX_TURNS = 1000000000
 AB_NETWORK_FACTOR = 0
 AB_ACTIONS_PER_TURN = 1
 AB_POST_PRIVILEGE = 2
@@ -128,6 +131,7 @@ FLIP_PAIRS = ((0, 0), (0, 1), (0, 2), (0, 3), (0, 4), (0, 5), (1, 1), (1, 2), (1
               (1, 5), (2, 2), (2, 3), (2, 4), (2, 5), (3, 3), (3, 4), (3, 5), (4, 4), (4, 5),
               (5, 5))
 TAKE_STOCK_SOURCES = ((2, 'another', 3, 1),)
+MAX_TAKE = 1998
 A_END_TURN = 0
 A_INCOME = 1
 A_PLACE = 141
@@ -329,7 +333,8 @@ def _ability_value(s: State, p: int, ability: int) -> int:
 
 def _actions_value(s: State, p: int) -> int:
     extra = s.xparam[p * N_X_PARAMS + X_EXTRA_ACTIONS]  # a rule may grant actions every turn
-    return ABILITY_VALUES[AB_ACTIONS_PER_TURN][s.level[p * NA + AB_ACTIONS_PER_TURN]] + extra
+    value = ABILITY_VALUES[AB_ACTIONS_PER_TURN][s.level[p * NA + AB_ACTIONS_PER_TURN]] + extra
+    return min(MAX_ACTIONS_LEFT, value)
 
 
 def _can_develop(s: State, p: int, ability: int) -> bool:
@@ -343,7 +348,8 @@ def _develop(s: State, p: int, ability: int) -> None:
     s.level[i] += 1
     s.supply[2 * p + ABILITY_KIND[ability]] += 1
     if ability == AB_ACTIONS_PER_TURN and p == s.player:
-        s.actions_left += ABILITY_VALUES[ability][s.level[i]] - old
+        more = ABILITY_VALUES[ability][s.level[i]] - old
+        s.actions_left = min(MAX_ACTIONS_LEFT, s.actions_left + more)
 
 
 def _posts_left_to_right(s: State, c: int) -> list[int]:
@@ -401,7 +407,7 @@ def _check_east_west(s: State, p: int) -> None:
     if p in s.ew or len(s.ew) >= len(EAST_WEST_AWARDS):
         return
     if graph.connected(_post_counts(s, p), CITY_NEIGHBORS, EAST_WEST[0], EAST_WEST[1]):
-        s.track[p] += EAST_WEST_AWARDS[len(s.ew)]
+        s.track[p] = min(MAX_PP, s.track[p] + EAST_WEST_AWARDS[len(s.ew)])
         s.ew += (p,)
 
 
@@ -674,7 +680,7 @@ def _settle_flip(s: State, top: tuple) -> bool:
 # favour tile reacting to another player's Income): play returns to the turn when it is done.
 def _x_may_take(s: State, p: int, kinds: int, count: int) -> None:
     if count > 0:
-        s.stack.append((F_TAKE_STOCK, p, count, kinds))
+        s.stack.append((F_TAKE_STOCK, p, min(count, MAX_TAKE), kinds))
 
 
 def _take_kinds(s: State, top: tuple) -> list[int]:
@@ -1056,7 +1062,8 @@ def _apply_create_route(s: State, p: int, action: int) -> None:
     for c in ROUTE_CITIES[r]:
         owner = _controller(s, c)
         if owner >= 0:
-            s.track[owner] += s.xparam[owner * N_X_PARAMS + X_CONTROL_PP]
+            pp = s.xparam[owner * N_X_PARAMS + X_CONTROL_PP]
+            s.track[owner] = min(MAX_PP, s.track[owner] + pp)
     marker = s.rmark[r]
     if marker >= 0:
         s.rmark[r] = -1
@@ -1130,7 +1137,7 @@ def _apply_route(s: State, top: tuple, action: int) -> None:
         space = CITY_SPACES[c][s.filled[c]]
         s.post[space] = code
         s.filled[c] += 1
-        s.track[p] += SPACE_COIN[space]
+        s.track[p] = min(MAX_PP, s.track[p] + SPACE_COIN[space])
         if s.filled[c] == CITY_SIZE[c]:
             s.completed += 1
         _check_east_west(s, p)
@@ -1231,7 +1238,7 @@ def _usable_extra_actions(s: State, p: int, m: int) -> bool:
 
 
 def _effect_extra_actions(s: State, p: int, m: int) -> None:
-    s.actions_left += EXTRA_ACTIONS[m]
+    s.actions_left = min(MAX_ACTIONS_LEFT, s.actions_left + EXTRA_ACTIONS[m])
 
 
 # ---- marker: move other players' tradesmen

@@ -30,6 +30,9 @@ ABILITY_VALUES = ((1, 2, 2, 3, 4), (2, 3, 3, 4, 4, 5), (0, 1, 2, 3), (2, 3, 4, 5
 ABILITY_KIND = (0, 0, 0, 1, 0)
 ABILITY_FULL_PP = (0, 4, 4, 4, 4)
 ABILITY_MAX = (4, 5, 3, 3, 3)
+MAX_PP = 1000000
+MAX_ACTIONS_LEFT = 1000
+MAX_TURNS = 1000000000
 AB_NETWORK_FACTOR = 0
 AB_ACTIONS_PER_TURN = 1
 AB_POST_PRIVILEGE = 2
@@ -298,7 +301,8 @@ def _develop(s: State, p: int, ability: int) -> None:
     s.level[i] += 1
     s.supply[2 * p + ABILITY_KIND[ability]] += 1
     if ability == AB_ACTIONS_PER_TURN and p == s.player:
-        s.actions_left += ABILITY_VALUES[ability][s.level[i]] - old
+        more = ABILITY_VALUES[ability][s.level[i]] - old
+        s.actions_left = min(MAX_ACTIONS_LEFT, s.actions_left + more)
 
 
 def _posts_left_to_right(s: State, c: int) -> list[int]:
@@ -356,7 +360,7 @@ def _check_east_west(s: State, p: int) -> None:
     if p in s.ew or len(s.ew) >= len(EAST_WEST_AWARDS):
         return
     if graph.connected(_post_counts(s, p), CITY_NEIGHBORS, EAST_WEST[0], EAST_WEST[1]):
-        s.track[p] += EAST_WEST_AWARDS[len(s.ew)]
+        s.track[p] = min(MAX_PP, s.track[p] + EAST_WEST_AWARDS[len(s.ew)])
         s.ew += (p,)
 
 
@@ -807,7 +811,7 @@ def _apply_create_route(s: State, p: int, action: int) -> None:
     for c in ROUTE_CITIES[r]:
         owner = _controller(s, c)
         if owner >= 0:
-            s.track[owner] += CONTROL_PP
+            s.track[owner] = min(MAX_PP, s.track[owner] + CONTROL_PP)
     marker = s.rmark[r]
     if marker >= 0:
         s.rmark[r] = -1
@@ -881,7 +885,7 @@ def _apply_route(s: State, top: tuple, action: int) -> None:
         space = CITY_SPACES[c][s.filled[c]]
         s.post[space] = code
         s.filled[c] += 1
-        s.track[p] += SPACE_COIN[space]
+        s.track[p] = min(MAX_PP, s.track[p] + SPACE_COIN[space])
         if s.filled[c] == CITY_SIZE[c]:
             s.completed += 1
         _check_east_west(s, p)
@@ -982,7 +986,7 @@ def _usable_extra_actions(s: State, p: int, m: int) -> bool:
 
 
 def _effect_extra_actions(s: State, p: int, m: int) -> None:
-    s.actions_left += EXTRA_ACTIONS[m]
+    s.actions_left = min(MAX_ACTIONS_LEFT, s.actions_left + EXTRA_ACTIONS[m])
 
 
 # ---- marker: move other players' tradesmen

@@ -32,7 +32,7 @@ from ..nodes.board import (
     SpecialPrestige,
     SpecialSpace,
 )
-from ..syntax.limits import text_problem
+from ..syntax.limits import MAX_NUMBER, text_problem
 from ..syntax.parser import span_of
 
 # The board language's point words and the IR's point types (docs/board-language.md, "Routes").
@@ -117,6 +117,9 @@ class _BoardLowerer:
         except ValueError:  # e.g. more digits than Python converts
             self.error(f"bad number for {what}: too many digits", token)
             return low if low is not None else 0
+        if high is None and value > MAX_NUMBER:  # every number of a spec has this bound
+            high = MAX_NUMBER
+            low = None if value > MAX_NUMBER else low
         if (low is not None and value < low) or (high is not None and value > high):
             if high is None:
                 bounds = f"at least {low}"

@@ -910,17 +910,25 @@ EFFECTS = {
 # index), {kind} (0 trader, 1 merchant), {kinds}, {marker} (a marker type's index), {index} (a
 # parameter's). `develop_chosen`: `develop an ability`, a decision of the player.
 EFFECT_CODE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # the track and the actions left saturate at their bounds (compiler/model/sizes.py)
     "gain_pp": (
-        ("s.track[{who}] += max(0, {amount})",),
-        ("s->track[{who}] += max64(0, {amount});",),
+        ("s.track[{who}] = min(MAX_PP, s.track[{who}] + max(0, {amount}))",),
+        ("s->track[{who}] = (int32_t)min64(MAX_PP, s->track[{who}] + max64(0, {amount}));",),
     ),
     "lose_pp": (
         ("s.track[{who}] = max(0, s.track[{who}] - {amount})",),
         ("s->track[{who}] = max64(0, s->track[{who}] - {amount});",),
     ),
     "extra_actions": (
-        ("if {you} == s.player:", "    s.actions_left += max(0, {amount})"),
-        ("if ({you} == s->player) s->actions_left += max64(0, {amount});",),
+        (
+            "if {you} == s.player:",
+            "    s.actions_left = min(MAX_ACTIONS_LEFT, s.actions_left + max(0, {amount}))",
+        ),
+        (
+            "if ({you} == s->player)",
+            "    s->actions_left = (int16_t)min64(MAX_ACTIONS_LEFT, s->actions_left"
+            " + max64(0, {amount}));",
+        ),
     ),
     "develop": (
         ("if _can_develop(s, {who}, {a}):", "    _develop(s, {who}, {a})"),

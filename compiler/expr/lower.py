@@ -33,6 +33,7 @@ from ..nodes.expr import (
     Ref,
     Whom,
 )
+from ..syntax.limits import number_problem
 from ..syntax.parser import span_of
 from .catalogue import DOMAINS
 
@@ -60,7 +61,11 @@ def _words(tree: lark.Tree) -> str:
     return " ".join(kept or words)  # `of A`: a category key, not an article
 
 
-def _int(token: lark.Token) -> int:
+def _int(token: lark.Token, file: str) -> int:
+    """A number in a rule in words, or a HansaError at it when it exceeds MAX_NUMBER."""
+    problem = number_problem(str(token))
+    if problem:
+        raise HansaError(problem, span_of(token, file))
     return int(str(token))
 
 
@@ -71,7 +76,7 @@ def lower_expr(tree: lark.Tree | lark.Token, file: str) -> Expr:
     data = tree.data
     kids = tree.children
     if data == "x_int":
-        return Num(_int(kids[0]), span=span)
+        return Num(_int(kids[0], file), span=span)
     if data == "x_int_unit":
         unit = str(kids[1]).lower()
         if unit not in UNITS:
@@ -79,9 +84,9 @@ def lower_expr(tree: lark.Tree | lark.Token, file: str) -> Expr:
                 f"unknown unit '{kids[1]}' after {kids[0]} (units: PP, actions)",
                 span_of(kids[1], file),
             )
-        return Num(_int(kids[0]), UNITS[unit], span=span)
+        return Num(_int(kids[0], file), UNITS[unit], span=span)
     if data == "x_int_action":
-        return Num(_int(kids[0]), "actions", span=span)
+        return Num(_int(kids[0], file), "actions", span=span)
     if data == "x_ref":
         owner = ""
         rest = list(kids)
@@ -97,7 +102,7 @@ def lower_expr(tree: lark.Tree | lark.Token, file: str) -> Expr:
         op = {"x_add": "+", "x_sub": "-", "x_mul": "*"}[data]
         return BinOp(op, lower_expr(kids[0], file), lower_expr(kids[1], file), span=span)
     if data == "x_div":
-        divisor = _int(kids[1])
+        divisor = _int(kids[1], file)
         if divisor == 0:
             raise HansaError("division by zero", span_of(kids[1], file))
         return BinOp("//", lower_expr(kids[0], file), Num(divisor, span=span), span=span)
@@ -279,14 +284,14 @@ def _effect(tree: lark.Tree, when: Expr | None, file: str) -> Effect:
         label = str(token)[1:-1] if token.type == "STRING" else str(token)
         return Effect("receive", name=label, when=when, span=span)
     if data == "x_draw_keep":  # the player chooses which drawn marker stays; keep is always 1
-        keep = Num(_int(kids[1]), span=span_of(kids[1], file))
+        keep = Num(_int(kids[1], file), span=span_of(kids[1], file))
         if keep.value != 1:
             raise HansaError(
                 "`draw N keep 1`: one drawn marker is kept (it replaces the marker taken), the"
                 " others go back to the supply",
                 span_of(kids[1], file),
             )
-        count = Num(_int(kids[0]), span=span_of(kids[0], file))
+        count = Num(_int(kids[0], file), span=span_of(kids[0], file))
         return Effect("draw_keep", value=count, when=when, span=span)
     if data == "x_set_param":
         return Effect(

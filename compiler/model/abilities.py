@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..nodes.board import PRIVILEGES
 from ..nodes.rules import ABILITY_ROLES
 from .fold import Fold, error, where
-from .sizes import MAX_PIECES
+from .sizes import MAX_ACTIONS_LEFT, MAX_PIECES, MAX_PP, MAX_TURNS, check_ability_values
 
 # Bank value "all": every piece a player can own (sizes.check_piece_count keeps it so).
 ALL_PIECES = MAX_PIECES
@@ -46,6 +46,7 @@ def fold_abilities(f: Fold) -> None:
         roles[ab.role] = i
         names.append(ab.name)
         values.append(_values(ab))
+        check_ability_values(ab.name, ab.role, values[-1], ab.span)
         kinds.append(0 if ab.covered_by == "trader" else 1)
         full_pp.append(int(ab.full_pp))
         f.origins[f"ability:{ab.name}"] = where(ab.span)
@@ -63,6 +64,10 @@ def fold_abilities(f: Fold) -> None:
     k["ABILITY_KIND"] = tuple(kinds)
     k["ABILITY_FULL_PP"] = tuple(full_pp)
     k["ABILITY_MAX"] = tuple(len(v) - 1 for v in values)
+    # the numbers that saturate on both backends (sizes.py): the track, the actions of a turn
+    k["MAX_PP"] = MAX_PP
+    k["MAX_ACTIONS_LEFT"] = MAX_ACTIONS_LEFT
+    k["MAX_TURNS"] = MAX_TURNS  # the turn number (`turn number`, where a rule reads it)
     for role, idx in roles.items():
         k["AB_" + role.upper()] = idx
 

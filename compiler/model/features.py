@@ -6,6 +6,7 @@ at the board's line."""
 from __future__ import annotations
 
 from .fold import Fold, error, where
+from .sizes import MAX_MOVE, check_value
 
 PERMANENT_KINDS = (
     "move_tradesmen",
@@ -136,6 +137,9 @@ def _check_permanent(f: Fold, route, pm) -> None:
     game, board = f.game.name, f.board
     if pm.kind not in PERMANENT_KINDS:
         raise error(f"permanent marker kind {pm.kind!r} has no template", pm.span)
+    count = pm.param("count", 2)
+    if pm.kind in ("move_tradesmen", "place_from_route", "place_in_countries"):
+        check_value(count, MAX_MOVE, f"pieces the permanent marker {pm.name!r} moves", pm.span)
     if pm.kind == "develop_ability":
         ab = pm.param("ability", "any")
         if ab != "any" and ab not in f.k["ABILITY_NAMES"]:

@@ -7,7 +7,7 @@ import re
 import unicodedata
 
 from .fold import Fold, error, where
-from .sizes import check_marker_count
+from .sizes import MAX_EXTRA_ACTIONS, MAX_MOVE, check_marker_count, check_value
 
 MARKER_KINDS = (
     "additional_trading_post",
@@ -152,6 +152,14 @@ def _check_marker_total(f: Fold) -> None:
     counted = [(bm.count, bm.span) for bm in f.rules.bonus_markers]
     counted += [(dict(r.params).get("count", 1), r.span) for r in words]
     check_marker_count(f.game, counted)
+    for bm in f.rules.bonus_markers:
+        count = dict(bm.params).get("count")
+        if not isinstance(count, int) or isinstance(count, bool):
+            continue
+        if bm.kind in ("move_tradesmen", "remove_tradesmen"):
+            check_value(count, MAX_MOVE, f"pieces one {bm.kind} marker picks up", bm.span)
+        elif bm.kind == "extra_actions":
+            check_value(count, MAX_EXTRA_ACTIONS, "actions one extra_actions marker gives", bm.span)
 
 
 def fold_bonus_markers(f: Fold) -> None:

@@ -8,6 +8,7 @@ from ..errors import HansaError
 from ..expr.check import MAY_TAKE_KINDS
 from ..nodes.expr import Num
 from .fold import Fold, where
+from .sizes import MAX_TAKE
 
 
 def fold_pawn(f: Fold) -> None:
@@ -52,6 +53,7 @@ def fold_favour(f: Fold) -> None:
     comp["x_may_take"] = any(e.kind == "may_take" for r in hook_rules for e in r.effects)
     if comp["x_may_take"]:
         k["TAKE_STOCK_SOURCES"] = take_stock_sources(hook_rules)
+        k["MAX_TAKE"] = MAX_TAKE  # the most pieces `you may take N pieces` offers
 
 
 def take_stock_sources(hook_rules) -> tuple[tuple[int, str, int, int], ...]:

@@ -13,7 +13,9 @@ from ..expr.codegen import ExprGenerator, python_generator
 from ..expr.cost import Sizes, costly_rules
 from ..nodes.board import PRIVILEGES
 from ..nodes.expr import MARKER_TRIGGER
+from .bounds import unbounded_rules
 from .fold import Fold, error, where
+from .sizes import BASE_STACK, check_rule_decisions
 
 # Per-player parameters a rule may set (expr/catalogue.py SETTABLE), as X_PARAM_* indices.
 X_PARAMS = (
@@ -207,6 +209,9 @@ def fold_rules_in_words(f: Fold) -> None:
     costly = costly_rules(hook_rules, f.tie_exprs, names, _sizes(f), kinds)
     if costly:
         raise HansaError(costly)
+    unbounded = unbounded_rules(hook_rules, f.tie_exprs, names, _sizes(f), kinds)
+    if unbounded:
+        raise HansaError(unbounded)
     _switches(f, hook_rules)
     if not comp["uses_expr"]:
         return
@@ -231,6 +236,8 @@ def fold_rules_in_words(f: Fold) -> None:
     # The checked rules themselves, for targets that compile them into another language (the
     # native target's C twin of the expression compiler): frozen nodes, read only.
     comp["expr_rules"] = hook_rules
+    # the decision stack natively: the rules' own frames and what rules in words may push
+    comp["max_stack"] = BASE_STACK + check_rule_decisions(f.game, hook_rules, max(f.game.players))
     comp["expr_names"] = names
     comp["expr_tie_exprs"] = tuple(f.tie_exprs)
     comp["expr_marker_ids"] = _marker_ids(f, hook_rules)

@@ -45,6 +45,7 @@ from ..nodes.rules import (
     Setup,
     TieBreakStep,
 )
+from ..syntax.limits import number_problem
 from ..syntax.parser import span_of, unquote
 from .catalogue import (
     CATALOGUE,
@@ -123,21 +124,12 @@ def _board_name(tree: lark.Tree, file: str) -> str:
     return unquote(token, file, "board name") if token.type == "STRING" else _word(token)
 
 
-# Every number of the rules language is a count, a PP value or a threshold: far below this. A
-# bound here keeps a 5,000-digit literal (which Python refuses to convert) and absurd sizes that
-# would make generated tables enormous out of every later stage.
-MAX_NUMBER = 1_000_000
-
-
 def _int(token: lark.Token, file: str) -> int:
     """An INT token's value, or a HansaError at it when it is larger than MAX_NUMBER."""
-    digits = str(token).lstrip("0") or "0"
-    if len(digits) > len(str(MAX_NUMBER)) or int(digits) > MAX_NUMBER:
-        shown = digits if len(digits) <= 20 else f"a number of {len(digits)} digits"
-        raise HansaError(
-            f"{shown} is too large (numbers go up to {MAX_NUMBER})", span_of(token, file)
-        )
-    return int(digits)
+    problem = number_problem(str(token))
+    if problem:
+        raise HansaError(problem, span_of(token, file))
+    return int(str(token))
 
 
 def _raw_atom(tree: lark.Tree, file: str) -> Word | Number | Text:

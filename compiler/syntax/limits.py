@@ -24,6 +24,20 @@ from hansa.runtime.errors import HIDDEN_CATEGORIES
 MAX_NAME = 64  # characters of a name: a city, a board, a rule set, a game, a label, a word
 MAX_TEXT = 1000  # characters of a text: a title, a board side, a verification note
 MAX_EXPR_DEPTH = 64  # levels of one expression's syntax tree (operators, `not`, sets, `where`)
+# Every number written in a spec (a parameter, a table, a number in a rule in words) is a count, a
+# PP value or a threshold: far below this. It keeps a 5,000-digit literal (which Python refuses to
+# convert) and absurd sizes out of every later stage, and every literal well inside C's integers.
+MAX_NUMBER = 1_000_000
+
+
+def number_problem(digits: str) -> str | None:
+    """Why a written whole number is too large, else None."""
+    digits = digits.lstrip("0") or "0"
+    if len(digits) <= len(str(MAX_NUMBER)) and int(digits) <= MAX_NUMBER:
+        return None
+    shown = digits if len(digits) <= 20 else f"a number of {len(digits)} digits"
+    return f"{shown} is too large (numbers go up to {MAX_NUMBER})"
+
 
 # Parents whose quoted strings are texts (descriptions) rather than names.
 TEXT_PARENTS = frozenset(

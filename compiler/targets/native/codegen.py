@@ -16,6 +16,7 @@ import jinja2
 
 from ...errors import HansaError
 from ...model.build import GameModel
+from ...model.sizes import BASE_STACK
 from ...nodes.expr import Num
 from .. import template_context, template_environment
 from .expr import Unsupported, c_generator, end_names
@@ -272,7 +273,7 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         "MAX_EXTRA": max_extra,
         "MAX_MARKERS": max(8, n_markers + 2),
         "MAX_CITY_SIZE": max(len(s) for s in city_spaces),
-        "MAX_STACK": 16,
+        "MAX_STACK": model.components.get("max_stack", BASE_STACK),
         "MAX_LEGAL": k["NUM_ACTIONS"] + 8,
         "N_SCORES": len(model.components["scoring"]),
         "MAX_PERMITS": max(1, len(k.get("PERMISSION_CITIES", ()))),

@@ -33,7 +33,9 @@ class CDialect(Dialect):
     TEXT = {  # every value an int64_t
         "num": "((int64_t){n})",
         "value": "((int64_t){code})",
-        "binop": "({left} {op} {right})",
+        # in 64 bits whatever the operands' C types (a quantity may be an int32 field): the
+        # bounds (compiler/model/bounds.py) keep every result far inside them
+        "binop": "((int64_t)({left}) {op} (int64_t)({right}))",
         "compare": "((int64_t)({left} {op} {right}))",
         "boolop": "((int64_t)({items}))",
         "negate": "((int64_t)!{item})",
