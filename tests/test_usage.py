@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from hansa.play.simulate import make_agents, play_game, simulate, usage_elements
-from play_support import run_cli
+from play_support import run_cli, without_cost
 
 import hansa
 
@@ -74,9 +74,8 @@ def test_the_usage_table_lists_every_element_with_intervals():
     assert usage["rule:spec/house/guild_charter.hansa:4"]["label"].startswith(
         "spec/house/guild_charter.hansa:4 bonus"
     )
-    assert (
-        result.to_json() == simulate("guild-charter-hanseatic-45p", 3, players=4, jobs=2).to_json()
-    )
+    two = simulate("guild-charter-hanseatic-45p", 3, players=4, jobs=2).to_json()
+    assert without_cost(result.to_json()) == without_cost(two)  # CPU and wall seconds vary
 
 
 def test_simulate_prints_the_usage(capsys):
