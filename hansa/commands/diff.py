@@ -93,8 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         default=None,
         metavar="A[,B…]",
-        help="agent for every seat, or one per seat: greedy, random, mcts or module:Class, "
-        "optionally with :key=value,… arguments (default greedy)",
+        help="agent for every seat, or one per seat: greedy, random, mcts, strong or "
+        "module:Class (your own class with a step method), optionally with :key=value,… "
+        "arguments, e.g. mcts:iterations=200 (default greedy)",
     )
     sim.add_argument(
         "--seed", type=int, default=None, help="seed of the run; game i gets its own (default 0)"
