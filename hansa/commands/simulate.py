@@ -6,8 +6,12 @@ Game i is played with a seed derived from --seed and i, so the report is the sam
 mean PP per scoring category, the winners' PP, end-trigger shares (with Wilson intervals) and game
 length in turns, rounds and decisions, and how often each element of the game was used or applied
 (action kinds, bonus markers by name, permanent markers, scoring categories, end triggers, rules in
-words by source location; docs/play.md, "Which rules fired"). A progress bar runs on standard
-error when it is a terminal (never with --json).
+words by source location; docs/play.md, "Which rules fired"); each seat's win rate against an even
+share (tested, Holm-corrected) and balance flags for the end triggers, cities, routes and bonus
+markers the games never saw end, completed, created or used (docs/play.md, "Balance flags"); and
+what the games cost: CPU seconds (summed over workers) per game and per decision, and wall time.
+Only that cost changes between runs. A progress bar runs on standard error when it is a terminal
+(never with --json).
 
 Agents as for `hansa play`: greedy, random, mcts, strong or module:Class (with :key=value
 arguments), one for every seat or one per seat. Agents that differ rotate over the seats game by
