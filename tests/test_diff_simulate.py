@@ -535,3 +535,17 @@ def test_a_side_the_native_target_refuses_is_one_error(capsys, tmp_path) -> None
     assert "cannot be built natively" in err and "no_op_actions" in err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "behaviour:" not in out  # no game was played
+
+
+def test_detectable_differences_by_hand() -> None:
+    """(1.95996 + 0.84162)·√(10²/20 + 10²/20) = 8.8594; half of it takes four times the games."""
+    from hansa.compiler.diff.behaviour import detectable_mean, detectable_share
+
+    side = {"n": 20, "mean": 50.0, "sd": 10.0}
+    d, half = detectable_mean(side, side)
+    assert d == pytest.approx(2.80158 * math.sqrt(10.0), abs=1e-3) and half == 80
+    assert detectable_mean(side | {"sd": 0.0}, side | {"sd": 0.0}) == (None, None)
+    # pooled share 0.5 over 100 + 100 games: 2.80158·√(0.25·0.02) = 0.1981
+    d, half = detectable_share({"n": 100, "count": 40}, {"n": 100, "count": 60})
+    assert d == pytest.approx(0.19810, abs=1e-4) and half == 400
+    assert detectable_share({"n": 10, "count": 0}, {"n": 10, "count": 0}) == (None, None)
