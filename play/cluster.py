@@ -81,12 +81,14 @@ def play_batch(
     indices: list[int],
     max_decisions: int | None,
     rotate: bool,
+    record_moves: bool = False,
 ) -> list[tuple[int, dict]]:
-    """A Ray task's body: games `indices` of the study, as `simulate`'s local workers play them."""
+    """A Ray task's body: games `indices` of the study, as `simulate`'s local workers play them
+    (each record with the CPU seconds this worker spent on its game)."""
     from .simulate import play_games
 
     game = _game_from_text(module_name, text, players)
-    return play_games(game, agents, seed, indices, max_decisions, rotate)
+    return play_games(game, agents, seed, indices, max_decisions, rotate, record_moves)
 
 
 def run_on_ray(
@@ -99,6 +101,7 @@ def run_on_ray(
     progress: Callable[[int], None],
     address: str | None = None,
     cpus: int | None = None,
+    record_moves: bool = False,
 ) -> dict[int, dict]:
     """Play every batch as a Ray task; game index -> record. `progress(done)` after each batch.
 
@@ -108,7 +111,7 @@ def run_on_ray(
     this study's tasks cancelled."""
     ray = import_ray()
     with study(address, cpus):
-        return _run(ray, game, agents, seed, batches, max_decisions, rotate, progress)
+        return _run(ray, game, agents, seed, batches, max_decisions, rotate, progress, record_moves)
 
 
 @contextmanager
@@ -139,14 +142,16 @@ def session(address: str | None = None, cpus: int | None = None):
         ray.shutdown()
 
 
-def _run(ray, game, agents, seed, batches, max_decisions, rotate, progress) -> dict[int, dict]:
+def _run(
+    ray, game, agents, seed, batches, max_decisions, rotate, progress, record_moves=False
+) -> dict[int, dict]:
     module_name, text = module_text(game)
     task = ray.remote(max_retries=RETRIES, retry_exceptions=False)(play_batch)
     text_ref = ray.put(text)  # once into the object store, not once per task
     players = game.num_players()
     pending = {
         task.remote(
-            module_name, text_ref, players, agents, seed, batch, max_decisions, rotate
+            module_name, text_ref, players, agents, seed, batch, max_decisions, rotate, record_moves
         ): batch
         for batch in batches
     }

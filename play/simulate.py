@@ -14,6 +14,7 @@ import inspect
 import math
 import os
 import signal
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -209,6 +210,10 @@ class GameRecord:
     # How often each element of the game was used or applied (`usage_keys`): "action:PLACE",
     # "marker:Guild charter", "permanent:NAME", "category:G", "end:track_pp", "rule:FILE:LINE".
     usage: dict[str, int] = field(default_factory=dict)
+    # What the board looked like at the end: the cities complete (every space taken), by name,
+    # and the routes created in the game (indices into the module's ROUTE_CITIES), ascending.
+    cities_completed: list[str] = field(default_factory=list)
+    routes_created: list[int] = field(default_factory=list)
 
     def summary(self) -> dict:
         data = asdict(self)
@@ -233,6 +238,7 @@ class GameTracker:
         self.turn_player = -1
         self.before_create = None
         self.created_route = -1
+        self.routes_created: set[int] = set()
         self.kind_of: list[str] = [""] * ns["NUM_ACTIONS"]
         for kind, base, size in ns["ACTION_RANGES"]:
             self.kind_of[base : base + size] = [kind] * size
@@ -275,6 +281,7 @@ class GameTracker:
         if base <= action < base + size:
             self.before_create = state.clone()
             self.created_route = action - base
+            self.routes_created.add(self.created_route)
         kind = self.kind_of[action]
         self._count("action:" + kind)
         if kind in PERMANENT_ACTION_KINDS and self.last_kind not in PERMANENT_ACTION_KINDS:
@@ -323,6 +330,15 @@ class GameTracker:
             elif hook == "end" and name in fired:
                 self._count("rule:" + where)
         return dict(sorted(self.usage.items()))
+
+    def board_facts(self, state) -> tuple[list[str], list[int]]:
+        """Once, at the end: the cities complete (every space taken) and the routes created."""
+        cities = [
+            city["name"]
+            for city in state.to_dict()["cities"]
+            if city["posts"] and all(post is not None for post in city["posts"])
+        ]
+        return cities, sorted(self.routes_created)
 
     def end_trigger(self, state) -> str:
         if not state.is_terminal():
@@ -381,6 +397,7 @@ def play_game(
             moves.append((player, action))
     breakdown = state.score_breakdown()
     end_trigger = tracker.end_trigger(state)
+    cities, routes = tracker.board_facts(state)
     return GameRecord(
         seed=seed,
         players=game.num_players(),
@@ -392,6 +409,8 @@ def play_game(
         decisions=decisions,
         moves=moves,
         usage=tracker.finish(state, breakdown, end_trigger),
+        cities_completed=cities,
+        routes_created=routes,
     ), state
 
 
@@ -477,6 +496,11 @@ class SimulationResult:
     records: list[dict] = field(repr=False)
     elements: dict[str, str] = field(default_factory=dict, repr=False)  # usage_elements(game)
     seats: str = "fixed"  # "rotate": game i seats the agents shifted by i (`seated`)
+    wall_seconds: float = 0.0  # the games' wall time (not loading the game, not the report)
+    end_names: tuple[str, ...] = ()  # `end_trigger_names(game)`: the triggers that can end it
+    city_names: tuple[str, ...] = ()
+    route_names: tuple[str, ...] = ()  # `route_names(game)`, by route index
+    marker_names: tuple[str, ...] = ()  # `marker_names(game)`: the bonus marker types in play
 
     def _column(self, key: str) -> list[float]:
         return [r[key] for r in self.records]
@@ -529,6 +553,22 @@ class SimulationResult:
         interval), so an element never used shows as 0 of N games."""
         return usage_table(self.records, self.elements)
 
+    def cost(self) -> dict[str, float | int]:
+        """What the games cost (`study_cost`); the one part of the report that varies by run."""
+        return study_cost(self.records, self.wall_seconds)
+
+    def balance(self) -> dict:
+        """Seat win rates against an even share, and what never happened (`balance_report`)."""
+        return balance_report(
+            self.records,
+            self.players,
+            self.end_names,
+            self.city_names,
+            self.route_names,
+            self.marker_names,
+            self.usage(),
+        )
+
     def to_json(self) -> dict:
         return {
             "format": "hansa-simulation",
@@ -552,7 +592,159 @@ class SimulationResult:
             "rounds": spread([r["turns"] / self.players for r in self.records]),
             "decisions": spread(self._column("decisions")),
             "usage": self.usage(),
+            "balance": self.balance(),
+            "cost": self.cost(),
         }
+
+
+def study_cost(records: Sequence[dict], wall_seconds: float) -> dict[str, float | int]:
+    """CPU seconds of the games (each record's `cpu_seconds`, measured in the process that played
+    it, summed), per game and per decision, and the wall time of the run."""
+    games = len(records)
+    decisions = sum(r["decisions"] for r in records)
+    cpu = math.fsum(r.get("cpu_seconds", 0.0) for r in records)
+    return {
+        "games": games,
+        "decisions": decisions,
+        "cpu_seconds": round(cpu, 3),
+        "cpu_seconds_per_game": round(cpu / games, 6) if games else 0.0,
+        "cpu_seconds_per_decision": round(cpu / decisions, 8) if decisions else 0.0,
+        "wall_seconds": round(wall_seconds, 3),
+    }
+
+
+# ---- balance flags
+def end_trigger_names(game: Game) -> tuple[str, ...]:
+    """The end triggers a game has: the catalogue's (track PP, completed cities), its end rules
+    in words, and the empty marker supply when it is on."""
+    ns = vars(game.module)
+    names = [k.partition(":")[2] for k in usage_elements(game) if k.startswith("end:")]
+    if "end_marker_supply_empty" in ns.get("SWITCHES", ()):
+        names.append(MARKER_SUPPLY_EMPTY)
+    return tuple(dict.fromkeys(names))
+
+
+def route_names(game: Game) -> tuple[str, ...]:
+    """Each route by the cities it joins ("Arnheim–Duisburg"; "(2)" for a second such route)."""
+    ns = vars(game.module)
+    cities = ns["CITY_NAMES"]
+    out: list[str] = []
+    for a, b in ns["ROUTE_CITIES"]:
+        name = f"{cities[a]}–{cities[b]}"
+        same = sum(1 for n in out if n == name or n.startswith(name + " ("))
+        out.append(name if not same else f"{name} ({same + 1})")
+    return tuple(out)
+
+
+def marker_names(game: Game) -> tuple[str, ...]:
+    """The labels of the bonus marker types the game deals (a count above 0, start tiles in it)."""
+    ns = vars(game.module)
+    pairs = zip(ns["MARKER_LABELS"], ns["MARKER_COUNT"], strict=True)
+    return tuple(dict.fromkeys(label for label, count in pairs if count > 0))
+
+
+def binomial_p(k: int, n: int, p: float) -> float:
+    """Two-sided exact binomial p-value: the probability of an outcome no likelier than k."""
+    if n == 0:
+        return 1.0
+
+    def log_pmf(i: int) -> float:
+        if p in (0.0, 1.0):
+            return 0.0 if i == round(n * p) else -math.inf
+        return (
+            math.lgamma(n + 1)
+            - math.lgamma(i + 1)
+            - math.lgamma(n - i + 1)
+            + i * math.log(p)
+            + (n - i) * math.log1p(-p)
+        )
+
+    observed = log_pmf(k)
+    total = math.fsum(math.exp(v) for i in range(n + 1) if (v := log_pmf(i)) <= observed + 1e-7)
+    return min(1.0, total)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the order given."""
+    m = len(p_values)
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(sorted(range(m), key=lambda j: p_values[j])):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+BALANCE_ALPHA = 0.05
+
+
+def balance_report(
+    records: Sequence[dict],
+    players: int,
+    end_names: Sequence[str],
+    city_names: Sequence[str],
+    route_names: Sequence[str],
+    marker_names: Sequence[str],
+    usage: dict[str, dict],
+) -> dict:
+    """What a map author wants flagged: per seat its wins (a shared win counts 1/k) against the
+    even share 1/P with a Wilson interval and an exact two-sided binomial test (on the wins
+    rounded to whole games), Holm-corrected over the seats; and the end triggers, cities, routes
+    and bonus marker types that never ended, were never completed, created or used."""
+    n = len(records)
+    even = 1 / players
+    seats = []
+    for seat in range(players):
+        wins = math.fsum(1 / len(r["winners"]) for r in records if seat in r["winners"])
+        row = share(round(wins, 4), n)
+        seats.append(row | {"p": binomial_p(round(wins), n, even)})
+    for row, adjusted in zip(seats, holm([row["p"] for row in seats]), strict=True):
+        row["p"] = round(row["p"], 6)
+        row["p_holm"] = round(adjusted, 6)
+        row["clear"] = adjusted < BALANCE_ALPHA
+    ended = {t for r in records for t in r["end_trigger"].split("+")}
+    completed = {c for r in records for c in r.get("cities_completed", ())}
+    created = {i for r in records for i in r.get("routes_created", ())}
+    never = {
+        "end_triggers": [t for t in end_names if t not in ended],
+        "cities_completed": [c for c in city_names if c not in completed],
+        "routes_created": [name for i, name in enumerate(route_names) if i not in created],
+        "markers_used": [
+            m for m in marker_names if usage.get("marker:" + m, {"total": 0})["total"] == 0
+        ],
+    }
+    word = "game" if n == 1 else "games"
+    flags = []
+    for seat, row in enumerate(seats):
+        if row["clear"]:
+            side = "more" if row["share"] > even else "less"
+            flags.append(
+                f"seat {seat} won {100 * row['share']:.1f}% of {n} {word} "
+                f"[{100 * row['low']:.1f}–{100 * row['high']:.1f}%], {side} than an even share "
+                f"of {100 * even:.1f}% (Holm p {_p_text(row['p_holm'])})"
+            )
+    for key, what, total in (
+        ("end_triggers", "end triggers that never ended a game", len(end_names)),
+        ("cities_completed", "cities never completed", len(city_names)),
+        ("routes_created", "routes never created", len(route_names)),
+        ("markers_used", "bonus marker types never used", len(marker_names)),
+    ):
+        if never[key]:
+            names = ", ".join(never[key])
+            flags.append(f"{what} in {n} {word} ({len(never[key])} of {total}): {names}")
+    return {
+        "even_share": round(even, 4),
+        "alpha": BALANCE_ALPHA,
+        "test": "binomial_exact",
+        "correction": "holm",
+        "seats": seats,
+        "never": never,
+        "flags": flags,
+    }
+
+
+def _p_text(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def usage_table(records: Sequence[dict], elements: dict[str, str]) -> dict[str, dict]:
@@ -602,9 +794,10 @@ def _play_chunk(
     max_decisions: int | None,
     loader: Callable[[str, int], Game],
     rotate: bool = False,
+    record_moves: bool = False,
 ) -> list[tuple[int, dict]]:
     return play_games(
-        _game_for(name, players, loader), agents, seed, indices, max_decisions, rotate
+        _game_for(name, players, loader), agents, seed, indices, max_decisions, rotate, record_moves
     )
 
 
@@ -615,15 +808,24 @@ def play_games(
     indices: list[int],
     max_decisions: int | None,
     rotate: bool,
+    record_moves: bool = False,
 ) -> list[tuple[int, dict]]:
-    """Games `indices` of a run with `seed`: (index, record summary) each, wherever they run."""
+    """Games `indices` of a run with `seed`: (index, record summary) each, wherever they run.
+
+    Each summary carries `cpu_seconds`, the CPU time of this process spent on the game (making
+    its agents and playing it), so a study's cost adds up over worker processes and Ray tasks;
+    with `record_moves`, also `moves`, the game's (player, action) pairs in order."""
     out = []
     for i in indices:
+        started = time.process_time()
         s = game_seed(seed, i)
         names = seated(agents, i) if rotate else list(agents)
-        record, _state = play_game(game, make_agents(names, s), s, max_decisions)
+        record, _state = play_game(game, make_agents(names, s), s, max_decisions, record_moves)
         summary = record.summary()
         summary["agents"] = names
+        if record_moves:
+            summary["moves"] = [list(move) for move in record.moves]
+        summary["cpu_seconds"] = time.process_time() - started
         out.append((i, summary))
     return out
 
@@ -649,6 +851,7 @@ def simulate(
     seats: str = "rotate",
     executor: str = "local",
     address: str | None = None,
+    record_moves: bool = False,
 ) -> SimulationResult:
     """Play `n` games (game i with seed `game_seed(seed, i)`) over `jobs` processes and summarise.
 
@@ -657,7 +860,10 @@ def simulate(
     finish. With agents that differ and `seats="rotate"` (the default), game i seats them shifted
     by i (`seated`), so agent and seat are not confounded; `seats="fixed"` keeps the given order.
     `executor="ray"` plays the games as Ray tasks (`hansa.play.cluster`): on a local Ray with
-    `jobs` CPUs, or on the cluster at `address`.
+    `jobs` CPUs, or on the cluster at `address`. With `record_moves` every record keeps its
+    game's moves (`hansa diff --simulate` pairs the games of its two sides by them). The result's
+    `cost()` (CPU seconds of the games, summed over workers, and the wall time) is the only part
+    that changes from run to run.
     """
     if seats not in ("rotate", "fixed"):
         raise HansaError(f"--seats must be rotate or fixed, not {seats!r}")
@@ -687,14 +893,26 @@ def simulate(
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise HansaError(f"--jobs must be at least 1, got {jobs!r}")
     report = progress or (lambda done, total: None)
+    started = time.perf_counter()
     if executor == "ray":
         results = _play_on_ray(
-            game, seat_agents, seed, n, max_decisions, rotate, report, jobs, address
+            game, seat_agents, seed, n, max_decisions, rotate, report, jobs, address, record_moves
         )
     else:
         results = _play_local(
-            name, players, seat_agents, seed, n, jobs, max_decisions, loader, rotate, report
+            name,
+            players,
+            seat_agents,
+            seed,
+            n,
+            jobs,
+            max_decisions,
+            loader,
+            rotate,
+            report,
+            record_moves,
         )
+    wall = time.perf_counter() - started
     missing = [i for i in range(n) if i not in results]
     if missing:  # never reached: a study is reported with every game or not at all
         raise HansaError(f"{len(missing)} games were not played (first: game {missing[0]})")
@@ -707,10 +925,17 @@ def simulate(
         games=n,
         records=[results[i] for i in range(n)],
         elements=usage_elements(game),
+        wall_seconds=wall,
+        end_names=end_trigger_names(game),
+        city_names=tuple(vars(game.module)["CITY_NAMES"]),
+        route_names=route_names(game),
+        marker_names=marker_names(game),
     )
 
 
-def _play_on_ray(game, agents, seed, n, max_decisions, rotate, progress, cpus, address):
+def _play_on_ray(
+    game, agents, seed, n, max_decisions, rotate, progress, cpus, address, record_moves=False
+):
     """The games as Ray tasks of two games each (a cluster's size is not known here, and a batch
     whose worker dies costs little to rerun)."""
     from .cluster import import_ray, run_on_ray
@@ -729,12 +954,15 @@ def _play_on_ray(game, agents, seed, n, max_decisions, rotate, progress, cpus, a
             lambda done: progress(done, n),
             address=address,
             cpus=cpus,
+            record_moves=record_moves,
         )
     finally:
         _restore_sigterm(previous_term)
 
 
-def _play_local(name, players, agents, seed, n, jobs, max_decisions, loader, rotate, progress):
+def _play_local(
+    name, players, agents, seed, n, jobs, max_decisions, loader, rotate, progress, moves=False
+):
     """The games here (`jobs` 1) or over `jobs` forked processes; game index -> record."""
     jobs = min((os.cpu_count() or 1) if jobs is None else jobs, n)
     results: dict[int, dict] = {}
@@ -743,7 +971,7 @@ def _play_local(name, players, agents, seed, n, jobs, max_decisions, loader, rot
     if jobs == 1:
         for batch in batches:
             for i, summary in _play_chunk(
-                name, players, agents, seed, batch, max_decisions, loader, rotate
+                name, players, agents, seed, batch, max_decisions, loader, rotate, moves
             ):
                 results[i] = summary
             progress(len(results), n)
@@ -755,7 +983,16 @@ def _play_local(name, players, agents, seed, n, jobs, max_decisions, loader, rot
     try:
         futures = [
             pool.submit(
-                _play_chunk, name, players, agents, seed, batch, max_decisions, loader, rotate
+                _play_chunk,
+                name,
+                players,
+                agents,
+                seed,
+                batch,
+                max_decisions,
+                loader,
+                rotate,
+                moves,
             )
             for batch in batches
         ]

@@ -41,3 +41,14 @@ def assert_clean_error(code: int, out: str, err: str, *fragments: str) -> None:
 def write_json(path: Path, data) -> Path:
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+def without_cost(report: str | dict) -> str:
+    """A JSON report (`hansa simulate --json`, `hansa diff --simulate --format json` or a
+    `to_json()` dict) without its `cost` object, the one part that changes from run to run
+    (CPU and wall seconds): what must be byte-identical across --jobs and executors."""
+    data = json.loads(report) if isinstance(report, str) else json.loads(json.dumps(report))
+    data.pop("cost", None)
+    if isinstance(data.get("simulation"), dict):
+        data["simulation"].pop("cost", None)
+    return json.dumps(data, indent=1, ensure_ascii=False)

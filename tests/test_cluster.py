@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from hansa.play.simulate import simulate
-from play_support import GAME, assert_clean_error, run_cli
+from play_support import GAME, assert_clean_error, run_cli, without_cost
 
 from hansa.cli import main
 
@@ -70,7 +70,7 @@ def test_a_ray_study_is_byte_identical_to_one_process(capsys, local_ray) -> None
     assert (code, err) == (0, "")
     code, on_ray, err = run_cli(capsys, *args, "--executor", "ray")
     assert code == 0 and only_ray_notes(err)
-    assert on_ray == one
+    assert without_cost(on_ray) == without_cost(one)  # the CPU and wall seconds vary by run
     assert json.loads(on_ray)["seats"] == "rotate"
 
 
@@ -103,7 +103,7 @@ def test_diff_simulate_on_ray_equals_one_process(capsys, local_ray, monkeypatch)
     code_ray = main([*args, "--executor", "ray"])
     on_ray = capsys.readouterr()
     assert code_ray == code_one and one.err == "" and only_ray_notes(on_ray.err)
-    assert on_ray.out == one.out
+    assert without_cost(on_ray.out) == without_cost(one.out)
     assert json.loads(on_ray.out)["simulation"]["games"] == 4
 
 
@@ -125,7 +125,7 @@ def test_games_of_a_killed_worker_are_played_again(local_ray) -> None:
     expected = simulate(GAME, 12, players=4, seed=3, jobs=1).to_json()
     got = simulate(GAME, 12, players=4, seed=3, executor="ray", progress=kill_a_busy_worker)
     assert killed, "no busy Ray worker was found to kill"
-    assert json.dumps(got.to_json()) == json.dumps(expected)
+    assert without_cost(got.to_json()) == without_cost(expected)
 
 
 def test_without_ray_the_executor_is_one_clear_error(capsys, monkeypatch) -> None:

@@ -69,6 +69,7 @@ def test_a_quantity_without_a_c_form_is_refused_at_its_rule(tmp_path, monkeypatc
 
 def test_the_generator_is_one_class_for_both_targets():
     """Neither dialect walks nodes: the node methods exist once, on the generator."""
+
     def walks(name: str) -> bool:
         return name.startswith("_") and name[1:2].isupper()
 

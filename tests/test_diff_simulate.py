@@ -30,7 +30,7 @@ from hansa.compiler.nodes.rules import Game, RuleSet
 from hansa.play.simulate import share
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from play_support import needs_c_compiler
+from play_support import needs_c_compiler, without_cost
 
 from hansa.cli import main
 
@@ -147,7 +147,7 @@ def test_json_shape(short_vs_bigbox) -> None:
     assert {f"wins:seat{s}" for s in range(4)} <= measures
     keys = {"group", "measure", "label", "kind", "a", "b", "difference", "test", "p", "p_holm"}
     for c in sim["comparisons"]:
-        assert keys | {"clear"} == set(c)
+        assert keys | {"clear", "detectable_difference", "games_for_half"} == set(c)
         centre = "share" if c["kind"] == "share" else "mean"
         for side in ("a", "b"):
             assert c[side]["low"] <= c[side][centre] <= c[side]["high"]
@@ -156,14 +156,33 @@ def test_json_shape(short_vs_bigbox) -> None:
             assert c["p"] <= c["p_holm"] <= 1
             assert c["clear"] == (c["p_holm"] < ALPHA)
             assert c["test"] == ("welch_t" if c["kind"] == "mean" else "two_proportion_z")
+        if c["detectable_difference"] is not None:
+            assert c["p"] is not None and c["detectable_difference"] > 0
+            assert c["games_for_half"] == 80  # four times 20 games, for equal sides
     assert sim["tested"] == sum(c["p"] is not None for c in sim["comparisons"])
     assert sim["clear_differences"] == sum(c["clear"] for c in sim["comparisons"])
     wins = [c["a"]["share"] for c in sim["comparisons"] if c["group"] == "wins"]
     assert math.isclose(sum(wins), 1.0, abs_tol=1e-3)  # every game has its winner(s)
 
 
+def test_cost_and_paired_games_in_the_json(short_vs_bigbox) -> None:
+    sim = json.loads(short_vs_bigbox["1"][1])["simulation"]
+    for side in ("a", "b"):
+        cost = sim["cost"][side]
+        assert cost["games"] == 20 and cost["cpu_seconds"] > 0 and cost["wall_seconds"] > 0
+        assert cost["cpu_seconds_per_game"] == pytest.approx(cost["cpu_seconds"] / 20, rel=1e-2)
+        assert cost["cpu_seconds_per_decision"] * cost["decisions"] == pytest.approx(
+            cost["cpu_seconds"], rel=1e-2
+        )
+    # the track threshold differs, so the games part once a player reaches 15 PP
+    assert sim["paired_games"] == 20 and sim["diverged_games"] == 20
+    assert sim["mean_divergence_decision"] > 1
+
+
 def test_one_and_two_jobs_give_identical_results(short_vs_bigbox) -> None:
-    assert short_vs_bigbox["1"] == short_vs_bigbox["2"]
+    (code_one, one), (code_two, two) = short_vs_bigbox["1"], short_vs_bigbox["2"]
+    assert code_one == code_two
+    assert without_cost(one) == without_cost(two)  # the CPU and wall seconds vary by run
 
 
 def test_a_shorter_game_is_flagged(short_vs_bigbox) -> None:
@@ -189,6 +208,8 @@ def test_a_game_against_itself_flags_nothing(capsys) -> None:
     for c in sim["comparisons"]:
         assert c["a"] == c["b"]  # same seeds, same rules: the very same games
         assert c["p"] in (None, 1.0) and not c["clear"]
+    assert (sim["paired_games"], sim["diverged_games"]) == (6, 0)  # no pair ever parts
+    assert sim["mean_divergence_decision"] is None
 
 
 def test_text_report_prints_the_semantic_diff_first(capsys) -> None:
@@ -200,6 +221,13 @@ def test_text_report_prints_the_semantic_diff_first(capsys) -> None:
     assert "A: rules 'short_game' on board 'hanseatic_45p', 4 players" in out
     assert "Welch's t" in out and "Holm" in out
     assert "turns" in out and "seat 3" in out and "A track" in out
+    assert (
+        "paired games (same seed and seats on both sides): 4 of 4 diverged, from decision " in out
+    )
+    assert "detectable with 4 games (5%, 80% power): turns " in out
+    assert "half of that: ~16 games per side" in out
+    assert out.count("CPU ms per decision") == 2  # the cost of each side
+    assert max(len(line) for line in out.splitlines()) <= 112
 
 
 def test_markdown_report(capsys) -> None:
@@ -207,7 +235,9 @@ def test_markdown_report(capsys) -> None:
         capsys, SHORT, BIGBOX, "--simulate", "3", "--jobs", "1", "--format", "markdown"
     )
     assert "| area | change |" in out
-    assert "| group | measure | A | B | B − A | Holm p | clear |" in out
+    head = "| group | measure | A | B | B − A | Holm p | clear | detectable | games for half |"
+    assert head in out
+    assert "**Cost:** A " in out and "**Paired games** (same seed" in out
     assert out.index("| area |") < out.index("| group |")
     assert "| game length | turns |" in out
 
@@ -486,7 +516,8 @@ def test_the_native_backend_plays_both_sides_as_the_python_one(
     )
     assert err == ""
     assert built == [SHORT, BIGBOX]
-    assert (code, out) == short_vs_bigbox["1"]
+    assert code == short_vs_bigbox["1"][0]
+    assert without_cost(out) == without_cost(short_vs_bigbox["1"][1])  # CPU seconds vary
 
 
 @needs_c_compiler
@@ -504,3 +535,17 @@ def test_a_side_the_native_target_refuses_is_one_error(capsys, tmp_path) -> None
     assert "cannot be built natively" in err and "no_op_actions" in err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "behaviour:" not in out  # no game was played
+
+
+def test_detectable_differences_by_hand() -> None:
+    """(1.95996 + 0.84162)·√(10²/20 + 10²/20) = 8.8594; half of it takes four times the games."""
+    from hansa.compiler.diff.behaviour import detectable_mean, detectable_share
+
+    side = {"n": 20, "mean": 50.0, "sd": 10.0}
+    d, half = detectable_mean(side, side)
+    assert d == pytest.approx(2.80158 * math.sqrt(10.0), abs=1e-3) and half == 80
+    assert detectable_mean(side | {"sd": 0.0}, side | {"sd": 0.0}) == (None, None)
+    # pooled share 0.5 over 100 + 100 games: 2.80158·√(0.25·0.02) = 0.1981
+    d, half = detectable_share({"n": 100, "count": 40}, {"n": 100, "count": 60})
+    assert d == pytest.approx(0.19810, abs=1e-4) and half == 400
+    assert detectable_share({"n": 10, "count": 0}, {"n": 10, "count": 0}) == (None, None)

@@ -7,7 +7,7 @@ import json
 
 from hansa.play.mcts import MCTSAgent
 from hansa.play.simulate import STRONG_SETTINGS, make_agent, seated, simulate
-from play_support import run_cli
+from play_support import run_cli, without_cost
 
 import hansa
 
@@ -32,7 +32,8 @@ def test_simulate_rotates_differing_agents_and_reports_by_agent():
     # the random agent loses every game to the beginners, whatever its seat
     assert by_agent["random"]["win_rate"]["mean"] == 0.0
     assert abs(sum(r["win_rate"]["mean"] * r["seats"] for r in by_agent.values()) / 4 - 1) < 1e-3
-    assert doc == simulate("bigbox-hanseatic-45p", 4, players=4, agents=AGENTS, jobs=2).to_json()
+    two = simulate("bigbox-hanseatic-45p", 4, players=4, agents=AGENTS, jobs=2).to_json()
+    assert without_cost(doc) == without_cost(two)  # the CPU and wall seconds vary by run
     fixed = simulate("bigbox-hanseatic-45p", 4, players=4, agents=AGENTS, jobs=1, seats="fixed")
     assert fixed.to_json()["seats"] == "fixed"
     assert all(r["agents"] == AGENTS for r in fixed.records)

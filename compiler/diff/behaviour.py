@@ -170,6 +170,43 @@ def two_proportion(
     return {"value": diff, "low": max(-1.0, low), "high": min(1.0, high)}, p
 
 
+POWER = 0.8
+
+
+def _z_sum() -> float:
+    """z(1 − α/2) + z(power): 1.96 + 0.84 for a two-sided 5% test with 80% power."""
+    normal = NormalDist()
+    return normal.inv_cdf(1 - ALPHA / 2) + normal.inv_cdf(POWER)
+
+
+def detectable_mean(a: dict[str, float], b: dict[str, float]) -> tuple[float | None, int | None]:
+    """The smallest B − A in a mean that n₁ and n₂ games detect at ALPHA with POWER,
+    (z + z)·√(s₁²/n₁ + s₂²/n₂), and the games per side that would detect half of it
+    (n = (z + z)²·(s₁² + s₂²)/(d/2)²). None without spread: nothing to scale."""
+    var = a["sd"] ** 2 / a["n"] + b["sd"] ** 2 / b["n"]
+    if var == 0:
+        return None, None
+    d = _z_sum() * math.sqrt(var)
+    return d, _whole(_z_sum() ** 2 * (a["sd"] ** 2 + b["sd"] ** 2) / (d / 2) ** 2)
+
+
+def detectable_share(a: dict[str, float], b: dict[str, float]) -> tuple[float | None, int | None]:
+    """The same for a share, by the two-proportion normal approximation with the pooled share
+    p̄: (z + z)·√(p̄(1 − p̄)(1/n₁ + 1/n₂)); half of it needs (z + z)²·2p̄(1 − p̄)/(d/2)² games
+    per side."""
+    pooled = (a["count"] + b["count"]) / (a["n"] + b["n"])
+    var = pooled * (1 - pooled)
+    if var == 0:
+        return None, None
+    d = _z_sum() * math.sqrt(var * (1 / a["n"] + 1 / b["n"]))
+    return d, _whole(_z_sum() ** 2 * 2 * var / (d / 2) ** 2)
+
+
+def _whole(games: float) -> int:
+    """Games rounded up, but not for a rounding error (4 × 20 games is 80, not 81)."""
+    return math.ceil(games - 1e-9)
+
+
 def holm(p_values: Sequence[float]) -> list[float]:
     """Holm's step-down adjusted p-values (same order as given): reject where adjusted < α."""
     m = len(p_values)
@@ -209,6 +246,12 @@ class SideRun:
     def games(self) -> int:
         return len(self.records)
 
+    def cost(self) -> dict[str, float | int]:
+        """CPU seconds of this side's games (summed over workers) and its wall time."""
+        from hansa.play.simulate import study_cost
+
+        return study_cost(self.records, self.seconds)
+
 
 @dataclass
 class Comparison:
@@ -226,6 +269,10 @@ class Comparison:
     p: float | None = None
     p_holm: float | None = None
     clear: bool = False
+    # the smallest B − A these games would detect (5% two-sided, 80% power) and the games per
+    # side that would detect half of it; None where nothing is tested or nothing varies
+    detectable: float | None = None
+    games_for_half: int | None = None
 
     def to_json(self) -> dict:
         return {
@@ -240,6 +287,8 @@ class Comparison:
             "p": _round(self.p, 6),
             "p_holm": _round(self.p_holm, 6),
             "clear": self.clear,
+            "detectable_difference": _round(self.detectable),
+            "games_for_half": self.games_for_half,
         }
 
 
@@ -284,10 +333,54 @@ class BehaviourDiff:
                                 "side": letter,
                                 "label": row["label"],
                                 "games": run.games,
-                                "text": never_text(row, run.games),
+                                "text": never_text(row, run.games, letter),
                             }
                         )
         return out
+
+    def applied_unclear(self) -> list[dict]:
+        """The differing elements that did apply in their side's games while no compared figure
+        differs clearly: they were exercised, but their effect is not shown by these games
+        (unlike `unexercised`, about which the games say nothing at all)."""
+        if self.clear:
+            return []
+        out = []
+        for key in self.differing():
+            for letter, run in (("A", self.a), ("B", self.b)):
+                if key in run.elements:
+                    row = run.usage()[key]
+                    if row["total"] > 0:
+                        out.append(
+                            {
+                                "key": key,
+                                "side": letter,
+                                "label": row["label"],
+                                "games": run.games,
+                                "games_applied": row["games"]["count"],
+                                "text": unclear_text(row, run.games, letter),
+                            }
+                        )
+        return out
+
+    def divergence(self) -> dict[str, float | int | None]:
+        """Game i of A and game i of B start alike (same seed, same seats): how many of these
+        pairs differ at all, and from which decision (1-based: the first whose player or action
+        differs, or the first one only the longer game has), on average over the pairs that
+        differ. None for the counts when a side's records carry no moves."""
+        pairs = list(zip(self.a.records, self.b.records, strict=False))
+        if any("moves" not in r for pair in pairs for r in pair):
+            return {
+                "paired_games": len(pairs),
+                "diverged_games": None,
+                "mean_divergence_decision": None,
+            }
+        firsts = [first_difference(ra["moves"], rb["moves"]) for ra, rb in pairs]
+        diverged = [f for f in firsts if f is not None]
+        return {
+            "paired_games": len(pairs),
+            "diverged_games": len(diverged),
+            "mean_divergence_decision": _round(_mean(diverged), 2) if diverged else None,
+        }
 
     @property
     def clear(self) -> list[Comparison]:
@@ -314,6 +407,9 @@ class BehaviourDiff:
             "usage": {"a": self.a.usage(), "b": self.b.usage()},
             "differing_elements": self.differing(),
             "never_applied": self.unexercised(),
+            "applied_no_clear_difference": self.applied_unclear(),
+            **self.divergence(),
+            "cost": {"a": self.a.cost(), "b": self.b.cost()},
         }
 
 
@@ -327,13 +423,35 @@ USAGE_VERBS = {
 }
 
 
-def never_text(row: dict, games: int) -> str:
-    """ "'Guild charter' was never used in 1,000 games: these results say nothing about it"."""
+def never_text(row: dict, games: int, side: str = "B") -> str:
+    """ "'Guild charter' (only side B has it) was never used in any of the 1,000 games: these
+    results say nothing about it"."""
     verb = USAGE_VERBS.get(row["group"], "used")
-    word = "game" if games == 1 else "games"
+    games_text = "the one game" if games == 1 else f"any of the {games:,} games"
     return (
-        f"'{row['label']}' was never {verb} in {games:,} {word}: these results say nothing about it"
+        f"'{row['label']}' (only side {side} has it) was never {verb} in {games_text}: "
+        "these results say nothing about it"
     )
+
+
+def unclear_text(row: dict, games: int, side: str = "B") -> str:
+    """ "'Guild charter' (only side B has it) was used in 812 of 1,000 games, but no compared
+    figure differs clearly: any effect it has is too small for these games to show"."""
+    verb = USAGE_VERBS.get(row["group"], "used")
+    return (
+        f"'{row['label']}' (only side {side} has it) was {verb} in {row['games']['count']:,} of "
+        f"{games:,} games, but no compared figure differs clearly: any effect it has is too "
+        "small for these games to show (which is not evidence of no effect)"
+    )
+
+
+def first_difference(a: Sequence, b: Sequence) -> int | None:
+    """The 1-based index of the first decision where two games' (player, action) differ, or
+    the first one only the longer game has; None for the very same game."""
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if list(x) != list(y):
+            return i + 1
+    return None if len(a) == len(b) else min(len(a), len(b)) + 1
 
 
 def _side_json(run: SideRun) -> dict:
@@ -386,6 +504,7 @@ def play_side(
         seats=seats,
         executor=executor,
         address=address,
+        record_moves=True,  # to pair game i of A with game i of B (`BehaviourDiff.divergence`)
     )
     seconds = time.perf_counter() - started
     ns = vars(game.module)
@@ -505,6 +624,8 @@ def _means(
     if va and vb:
         c.difference, c.p = welch(va, vb)
         c.test = WELCH if c.p is not None else None
+    if c.test is not None:
+        c.detectable, c.games_for_half = detectable_mean(c.a, c.b)
     return c
 
 
@@ -525,6 +646,8 @@ def _shares(
     if sa and sb and tested:
         c.difference, c.p = two_proportion(sa, sb)
         c.test = TWO_PROPORTION if c.p is not None else None
+    if c.test is not None:
+        c.detectable, c.games_for_half = detectable_share(c.a, c.b)
     return c
 
 
@@ -581,7 +704,7 @@ def method_text(result: BehaviourDiff) -> str:
 def _side_line(letter: str, run: SideRun) -> str:
     line = (
         f"  {letter}: {run.playable.label}, {run.players} players, "
-        f"agents {agents_text(run.agents)} ({run.seconds:.1f} s)"
+        f"agents {agents_text(run.agents)}\n     {cost_text(run.cost())}"
     )
     if len(run.by_agent) > 1:
         rotated = "seats rotating" if run.seats == "rotate" else "seats fixed"
@@ -591,6 +714,53 @@ def _side_line(letter: str, run: SideRun) -> str:
         )
         line += f"\n     {rotated}; win rate per seat held: {wins}"
     return line
+
+
+def cost_text(cost: dict) -> str:
+    """ "cost: 20.1 CPU s (0.0503 CPU s per game, 0.14 CPU ms per decision), 12.5 s wall"."""
+    return (
+        f"cost: {cost['cpu_seconds']:.1f} CPU s ({cost['cpu_seconds_per_game']:.3g} CPU s per "
+        f"game, {1000 * cost['cpu_seconds_per_decision']:.3g} CPU ms per decision), "
+        f"{cost['wall_seconds']:.1f} s wall"
+    )
+
+
+def divergence_text(result: BehaviourDiff) -> str:
+    """ "paired games (same seed and seats on both sides): 412 of 500 diverged, from decision
+    37 on average"."""
+    d = result.divergence()
+    head = "paired games (same seed and seats on both sides): "
+    if d["diverged_games"] is None:
+        return head + f"{d['paired_games']}, moves not recorded"
+    text = head + f"{d['diverged_games']} of {d['paired_games']} diverged"
+    if d["mean_divergence_decision"] is not None:
+        text += f", from decision {d['mean_divergence_decision']:.0f} on average"
+    return text
+
+
+def detectable_text(c: Comparison) -> str:
+    """The detectable difference of one comparison in its own units: "4.1" or "6.3%"."""
+    if c.detectable is None:
+        return "—"
+    return _number(c.detectable, c.kind, digits=_digits(c))
+
+
+def detectable_lines(comparisons: Sequence[Comparison], games: int) -> list[str]:
+    """One wrapped line per figure group: the smallest difference these games would detect
+    (5% two-sided, 80% power) per figure, and the games per side for half of it."""
+    import textwrap
+
+    rows = [c for c in comparisons if c.detectable is not None]
+    if not rows:
+        return []
+    halves = sorted({c.games_for_half for c in rows})
+    half = f"{halves[0]:,}" if len(halves) == 1 else f"{halves[0]:,}–{halves[-1]:,}"
+    items = ", ".join(f"{c.label} {detectable_text(c)}" for c in rows)
+    text = (
+        f"detectable with {games:,} games (5%, 80% power): {items}; "
+        f"half of that: ~{half} games per side"
+    )
+    return textwrap.wrap(text, 106, initial_indent="    ", subsequent_indent="      ")
 
 
 def agents_text(agents: Sequence[str]) -> str:
@@ -610,6 +780,7 @@ def format_behaviour_text(result: BehaviourDiff, color: bool = False) -> str:
         paint(f"behaviour: {a.games} games per side, seed {result.seed}", "1"),
         _side_line("A", a),
         _side_line("B", b),
+        "  " + divergence_text(result),
         *textwrap.wrap(method_text(result), 98, initial_indent="  ", subsequent_indent="  "),
     ]
     rows = [
@@ -634,6 +805,10 @@ def format_behaviour_text(result: BehaviourDiff, color: bool = False) -> str:
     group = None
     for c, label, sa, sb, diff in rows:
         if c.group != group:
+            if group is not None:
+                lines += detectable_lines(
+                    [x for x in result.comparisons if x.group == group], a.games
+                )
             group = c.group
             lines.append(paint(GROUPS[group], "1"))
         line = (
@@ -641,10 +816,16 @@ def format_behaviour_text(result: BehaviourDiff, color: bool = False) -> str:
             f"{diff:<{widths[3]}}  {p_text(c.p_holm)}"
         )
         lines.append(paint(line + "  *", "33") if c.clear else line.rstrip())
+    if group is not None:
+        lines += detectable_lines([x for x in result.comparisons if x.group == group], a.games)
     lines.append("")
     lines.extend(paint(line, "1") if i == 0 else line for i, line in enumerate(usage_lines(result)))
     for item in result.unexercised():
         lines.append(paint(f"warning: side {item['side']}: {item['text']}", "33"))
+    for item in result.applied_unclear():
+        lines += textwrap.wrap(
+            f"note: side {item['side']}: {item['text']}", 108, subsequent_indent="  "
+        )
     lines.append("")
     lines.append(summary_text(result))
     return "\n".join(lines) + "\n"
@@ -713,10 +894,13 @@ def format_behaviour_markdown(result: BehaviourDiff) -> str:
         f"**Behaviour:** {a.games} games per side, seed {result.seed}  ",
         f"**A:** {a.playable.label}, {a.players} players, agents {agents_text(a.agents)}  ",
         f"**B:** {b.playable.label}, {b.players} players, agents {agents_text(b.agents)}  ",
+        f"**Cost:** A {cost_text(a.cost()).removeprefix('cost: ')}; "
+        f"B {cost_text(b.cost()).removeprefix('cost: ')}  ",
+        f"**Paired games** {divergence_text(result).removeprefix('paired games ')}  ",
         method_text(result),
         "",
-        "| group | measure | A | B | B − A | Holm p | clear |",
-        "|---|---|---|---|---|---|---|",
+        "| group | measure | A | B | B − A | Holm p | clear | detectable | games for half |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for c in result.comparisons:
         cells = [
@@ -727,6 +911,8 @@ def format_behaviour_markdown(result: BehaviourDiff) -> str:
             difference_text(c),
             p_text(c.p_holm),
             "**yes**" if c.clear else "",
+            detectable_text(c),
+            f"{c.games_for_half:,}" if c.games_for_half is not None else "—",
         ]
         lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
     rows = usage_rows(result)
@@ -747,6 +933,10 @@ def format_behaviour_markdown(result: BehaviourDiff) -> str:
     if unexercised:
         lines.append("")
         lines += [f"**Warning:** side {item['side']}: {item['text']}  " for item in unexercised]
+    unclear = result.applied_unclear()
+    if unclear:
+        lines.append("")
+        lines += [f"**Note:** side {item['side']}: {item['text']}  " for item in unclear]
     lines.append("")
     lines.append(summary_text(result))
     return "\n".join(lines) + "\n"

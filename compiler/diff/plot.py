@@ -1,10 +1,11 @@
 """The picture of a behavioural diff (`hansa diff A B --simulate N --plot FILE.png|svg`).
 
-Four panels, side A in blue and side B in orange: mean PP per player by scoring category, the share
-of games each end trigger ended, the distribution of game length in turns, and win rate by seat.
-Bars carry their 95% intervals as whiskers; a star marks a statistically clear difference (the same
-test and Holm correction as the text report). Drawn with matplotlib's object API on the Agg/SVG
-backends (no pyplot state, no display needed) and written atomically.
+Under the title, what the games cost (CPU seconds per game) and how many paired games diverged;
+then four panels, side A in blue and side B in orange: mean PP per player by scoring category, the
+share of games each end trigger ended, the distribution of game length in turns, and win rate by
+seat. Bars carry their 95% intervals as whiskers; a star marks a statistically clear difference
+(the same test and Holm correction as the text report). Drawn with matplotlib's object API on the
+Agg/SVG backends (no pyplot state, no display needed) and written atomically.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from hansa.atomic import write_atomically
 
 from ..errors import HansaError
-from .behaviour import ALPHA, BehaviourDiff, Comparison, SideRun, agents_text
+from .behaviour import ALPHA, BehaviourDiff, Comparison, SideRun, agents_text, divergence_text
 
 COLOURS = ("#1f77b4", "#ff7f0e")  # A blue, B orange (matplotlib's first two, colour-blind safe)
 STAR = "*"
@@ -51,7 +52,7 @@ def draw(result: BehaviourDiff):
     figure.suptitle(
         f"A: {a.playable.label}   vs   B: {b.playable.label}\n"
         f"{a.games} games per side, {_players(a, b)}, agents {agents_text(a.agents)}, "
-        f"seed {result.seed}",
+        f"seed {result.seed}\n{_cost_line(a, b)}; {divergence_text(result)}",
         fontsize=12,
     )
     grid = figure.add_gridspec(4, 2, height_ratios=(0.05, 1, 1, 1))
@@ -132,6 +133,12 @@ def _usage_shares(result: BehaviourDiff) -> list[Comparison]:
         label += " *" if key in differing else ""
         rows.append(Comparison("usage", key, label, "share", stats[0], stats[1]))
     return rows
+
+
+def _cost_line(a: SideRun, b: SideRun) -> str:
+    """ "CPU per game: A 0.022 s, B 0.026 s" — what the games cost, side by side."""
+    per_game = [run.cost()["cpu_seconds_per_game"] for run in (a, b)]
+    return f"CPU per game: A {per_game[0]:.3g} s, B {per_game[1]:.3g} s"
 
 
 def _legend(axes, a: SideRun, b: SideRun) -> None:

@@ -10,9 +10,12 @@ agents and per-game seeds; game length, end-trigger shares, PP per scoring categ
 seat are reported side by side with 95% intervals, and differences that are statistically clear
 (Welch's t / two-proportion z, Holm-corrected at family-wise 0.05) are flagged; so is how often
 each bonus marker, permanent marker, scoring category, end trigger and rule in words applied, with
-a warning for an element only one side has that never applied in its games. Two rule sets are
-played on the board their games in the spec share (or --board); two boards with the rule set their
-games share (or --rules). --plot FILE.png|svg draws the comparison.
+a warning for an element only one side has that never applied in its games (a note, worded apart,
+for one that applied while nothing differs clearly). Each side's cost (CPU seconds per game and
+per decision, wall time), the smallest difference the games could detect per figure (5%, 80%
+power) and how many paired games (same seed, same seats) diverged are reported too. Two rule sets
+are played on the board their games in the spec share (or --board); two boards with the rule set
+their games share (or --rules). --plot FILE.png|svg draws the comparison.
 
 Exit status: 0 equal (and, with --simulate, no clear behavioural difference), 1 different, 2 on
 error (like diff(1)), 3 with --simulate when an element only one side has never applied in the
@@ -93,8 +96,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         default=None,
         metavar="A[,B…]",
-        help="agent for every seat, or one per seat: greedy, random, mcts or module:Class, "
-        "optionally with :key=value,… arguments (default greedy)",
+        help="agent for every seat, or one per seat: greedy, random, mcts, strong or "
+        "module:Class (your own class with a step method), optionally with :key=value,… "
+        "arguments, e.g. mcts:iterations=200 (default greedy)",
     )
     sim.add_argument(
         "--seed", type=int, default=None, help="seed of the run; game i gets its own (default 0)"

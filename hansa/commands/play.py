@@ -70,8 +70,9 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
         "--agents",
         default="greedy",
         metavar="A[,B…]",
-        help="agent for every seat, or one per seat: greedy, random, mcts or module:Class, "
-        "optionally with :key=value,… arguments (default greedy)",
+        help="agent for every seat, or one per seat: greedy, random, mcts, strong or "
+        "module:Class (your own class with a step method), optionally with :key=value,… "
+        "arguments, e.g. mcts:iterations=200 (default greedy)",
     )
     add_backend_option(parser)
     parser.add_argument(

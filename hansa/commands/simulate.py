@@ -6,8 +6,12 @@ Game i is played with a seed derived from --seed and i, so the report is the sam
 mean PP per scoring category, the winners' PP, end-trigger shares (with Wilson intervals) and game
 length in turns, rounds and decisions, and how often each element of the game was used or applied
 (action kinds, bonus markers by name, permanent markers, scoring categories, end triggers, rules in
-words by source location; docs/play.md, "Which rules fired"). A progress bar runs on standard
-error when it is a terminal (never with --json).
+words by source location; docs/play.md, "Which rules fired"); each seat's win rate against an even
+share (tested, Holm-corrected) and balance flags for the end triggers, cities, routes and bonus
+markers the games never saw end, completed, created or used (docs/play.md, "Balance flags"); and
+what the games cost: CPU seconds (summed over workers) per game and per decision, and wall time.
+Only that cost changes between runs. A progress bar runs on standard error when it is a terminal
+(never with --json).
 
 Agents as for `hansa play`: greedy, random, mcts, strong or module:Class (with :key=value
 arguments), one for every seat or one per seat. Agents that differ rotate over the seats game by
@@ -189,6 +193,40 @@ def print_report(report: dict, names: dict[str, str], elapsed: float) -> None:
     print(f"rounds: {_fmt(report['rounds'])}", file=out)
     print(f"decisions: {_fmt(report['decisions'])}", file=out)
     print_usage(report["usage"], report["games"], out)
+    print_balance(report["balance"], out)
+    print(cost_text(report["cost"]), file=out)
+
+
+def cost_text(cost: dict) -> str:
+    """ "cost: 12.3 CPU s (0.062 CPU s per game, 0.19 CPU ms per decision), 7.1 s wall"."""
+    return (
+        f"cost: {cost['cpu_seconds']:.1f} CPU s ({cost['cpu_seconds_per_game']:.3g} CPU s per "
+        f"game, {1000 * cost['cpu_seconds_per_decision']:.3g} CPU ms per decision), "
+        f"{cost['wall_seconds']:.1f} s wall"
+    )
+
+
+def print_balance(balance: dict, out) -> None:
+    """Seat win rates against an even share, then the flags (or "none")."""
+    import textwrap
+
+    even = 100 * balance["even_share"]
+    print(
+        f"seat win rates against an even share of {even:.1f}% "
+        "(Wilson 95% interval, exact binomial test, Holm p):",
+        file=out,
+    )
+    for seat, row in enumerate(balance["seats"]):
+        low, high = 100 * row["low"], 100 * row["high"]
+        mark = "  *" if row["clear"] else ""
+        p = "<0.001" if row["p_holm"] < 0.001 else f"{row['p_holm']:.3f}"
+        print(
+            f"  seat {seat}: {100 * row['share']:5.1f}% [{low:4.1f}–{high:5.1f}]  p {p}{mark}",
+            file=out,
+        )
+    print("Balance flags:" + ("" if balance["flags"] else " none"), file=out)
+    for flag in balance["flags"]:
+        print(textwrap.fill(flag, 108, initial_indent="  - ", subsequent_indent="    "), file=out)
 
 
 def print_usage(usage: dict, games: int, out) -> None:
