@@ -1,7 +1,10 @@
-"""Play seeded random games on the Python and the native backend side by side and compare them
-after every decision: the legal actions and the whole state. The first divergence is reported
-with the decision, the action before it, both sides and the spec line of the rule involved
-(docs/native.md). Games the native target cannot build are named with the construct missing."""
+"""Play seeded games on the Python and the native backend side by side and compare them after
+every decision: the legal actions, how often each rule applied, and the whole state (fields, state
+JSON, scores, returns, end triggers, observation tensors). The seeds cycle through greedy players
+with random moves now and then, uniform random play and random play by action kind. The first
+divergence is reported with the decision, the action before it, both sides and the spec line of
+the rule involved (docs/native.md). Games the native target cannot build are named with the
+construct missing."""
 
 from __future__ import annotations
 
@@ -17,7 +20,14 @@ HELP = "compare the native backend with the Python one over seeded random games"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("games", nargs="*", metavar="GAME", help="games (default: every game)")
+    parser.add_argument(
+        "games", nargs="*", metavar="GAME", help="games (default: every game, as --all)"
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every game of the spec folder: the built games and the house rules of spec/house/",
+    )
     parser.add_argument(
         "--spec", help="spec folder (default: ./spec when present, else the built-in games)"
     )
@@ -38,6 +48,8 @@ def run(args) -> int:
         raise HansaError(f"-n must be at least 1, got {args.n}")
     project = load_project([spec])
     project.raise_for_errors()
+    if args.all and args.games:
+        raise HansaError("name games or give --all, not both")
     names = args.games or sorted(project.games)
     failed = refused = 0
     for name in names:
