@@ -28,6 +28,7 @@ from .markers import MARKER_KINDS, fold_bonus_markers, fold_marker_placement
 from .modules import fold_favour, fold_pawn
 from .options import check_game, fold_options, fold_pieces
 from .scoring import SCORE_KINDS, fold_scoring, fold_tiebreak
+from .state import fold_state_layout
 from .words import fold_rules_in_words
 
 __all__ = ["BUILDERS", "END_KINDS", "MARKER_KINDS", "SCORE_KINDS", "GameModel", "build_model"]
@@ -57,6 +58,7 @@ BUILDERS = (
     fold_favour,
     fold_action_layout,
     fold_frames,
+    fold_state_layout,
     fold_names,
 )
 

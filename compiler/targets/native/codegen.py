@@ -16,8 +16,7 @@ import jinja2
 
 from ...errors import HansaError
 from ...model.build import GameModel
-from ...model.sizes import BASE_STACK
-from ...nodes.expr import Num
+from ...model.state import FRAME_FIELDS, STATE_FIELDS, c_type
 from .. import template_context, template_environment
 from .expr import Unsupported, c_generator, end_names
 from .fields import field_defines
@@ -200,17 +199,6 @@ def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, .
     return texts, tables, len(end_names(rules))
 
 
-def _largest_draw(model: GameModel, n_markers: int) -> int:
-    """The most markers one `draw N keep 1` draws (a number; any other count: every marker)."""
-    counts = [
-        int(e.value.value) if isinstance(e.value, Num) else n_markers
-        for rule in model.components.get("expr_rules", ())
-        for e in rule.effects
-        if e.kind == "draw_keep"
-    ]
-    return min(max(counts, default=1), n_markers)
-
-
 def _ragged(name: str, rows) -> str:
     offsets = [0]
     values: list[int] = []
@@ -246,19 +234,6 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
     route_abilities = [
         sorted(set(city_abilities[a]) | set(city_abilities[b])) for a, b in route_cities
     ]
-    # pieces one move decision may hold: the Move count ability's most, or a move marker's count
-    max_held = max(
-        [max(k["ABILITY_VALUES"][k["AB_MOVE_COUNT"]])]
-        + [entry[1] for entry in k.get("MOVE_MARKERS", ())]
-    )
-    n_markers = sum(k["MARKER_COUNT"])
-    if model.components.get("x_draw_keep"):  # the keep decision holds the drawn markers
-        max_held = max(max_held, _largest_draw(model, n_markers))
-    # posts a city holds beside its spaces: additional posts (one per marker), and in a green city
-    # every piece of every player (a green city has no spaces: the permanent marker adds posts)
-    max_extra = max(4, n_markers)
-    if model.components.get("green_cities"):
-        max_extra = n_markers + max(model.players) * (k["TRADERS"] + k["MERCHANTS"])
     defines = {
         "MAXP": MAX_PLAYERS,
         "NA": len(k["ABILITY_NAMES"]),
@@ -269,14 +244,11 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         "N_EAST_WEST_AWARDS": len(k["EAST_WEST_AWARDS"]),
         "N_TAVERN_ROUTES": len(k["TAVERN_ROUTES"]),
         "MIN_DISPLACE_COST": min(k["DISPLACE_COST"]),
-        "MAX_HELD": max_held + 1,
-        "MAX_EXTRA": max_extra,
-        "MAX_MARKERS": max(8, n_markers + 2),
         "MAX_CITY_SIZE": max(len(s) for s in city_spaces),
-        "MAX_STACK": model.components.get("max_stack", BASE_STACK),
         "MAX_LEGAL": k["NUM_ACTIONS"] + 8,
         "N_SCORES": len(model.components["scoring"]),
-        "MAX_PERMITS": max(1, len(k.get("PERMISSION_CITIES", ()))),
+        # the capacities of the state's lists (compiler/model/state.py)
+        **model.components["state_sizes"],
     }  # the frame kinds (F_PAY, …) are the model's constants, defined with the others above
     n_words = (k["N_POINTS"] + 63) // 64
     defines["NW"] = n_words
@@ -478,8 +450,36 @@ def _favour_tables(model: GameModel) -> list[str]:
     return lines
 
 
-def render_native(model: GameModel, header_hash: str = "") -> str:
-    """The C source of the native rule module of `model` (refused when unsupported)."""
+def _kind_types(model: GameModel, widen: str = "") -> str:
+    """Per kind of value the state holds (compiler/model/state.py): its C type, the narrowest
+    that holds its bounds (`widen`: one type for every kind, to test that the templates depend on
+    no type), and its bounds, which the loader checks (KIND_LOW, KIND_HIGH)."""
+    lines = []
+    for kind, (low, high) in model.components["state_kinds"].items():
+        ctype = widen or c_type(low, high)
+        if kind == "tiles":  # bits of the favour tiles
+            ctype = "uint32_t"
+        lines.append(f"typedef {ctype} {kind}_t;")
+        lines.append(f"#define {kind.upper()}_LOW ({low}LL)")
+        lines.append(f"#define {kind.upper()}_HIGH ({high}LL)")
+    return "\n".join(lines)
+
+
+def _struct_fields(fields, comp: dict) -> str:
+    """The members of a C struct from the model's declaration of the state's fields."""
+    lines = []
+    for name, kind, dims, switch, doc in fields:
+        if switch and not comp.get(switch):
+            continue
+        shape = "".join(f"[{d}]" for d in dims)
+        comment = f"  /* {doc} */" if doc else ""
+        lines.append(f"    {kind}_t {name}{shape};{comment}")
+    return "\n".join(lines)
+
+
+def render_native(model: GameModel, header_hash: str = "", widen: str = "") -> str:
+    """The C source of the native rule module of `model` (refused when unsupported); `widen`
+    names one C type for every kind of value of the state (a test of the templates)."""
     check_supported(model)
     markers = _marker_tables(model)
     functions, folded, n_ends = _expr_functions(model)
@@ -491,6 +491,11 @@ def render_native(model: GameModel, header_hash: str = "") -> str:
     tables += f"\n#define N_RULE_SOURCES {len(model.constants.get('RULE_SOURCES', ()))}"
     module_name = "@MODULE@"
     context = template_context(model)
+    context.update(
+        state_kinds=_kind_types(model, widen),
+        frame_fields=_struct_fields(FRAME_FIELDS, comp),
+        state_fields=_struct_fields(STATE_FIELDS, comp),
+    )
     context.update(
         game_comment=repr(model.game).replace("*/", "* /"),
         header_hash=header_hash,
