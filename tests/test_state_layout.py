@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from hansa.compiler.errors import HansaError
-from hansa.compiler.model.state import FRAME_FIELDS, STATE_FIELDS, c_type
+from hansa.compiler.model.state import FRAME_FIELDS, STATE_FIELDS, c_type, kind_type
 from hansa.compiler.targets.native.build import load_extension
 from hansa.compiler.targets.native.codegen import end_rule_names, render_native
 from hansa.play.differential import verify
@@ -25,6 +25,8 @@ def test_each_kind_takes_the_narrowest_type_of_its_bounds():
     assert c_type(-1, 2**40) == "int64_t"
     with pytest.raises(ValueError):
         c_type(0, 2**64)
+    assert kind_type("mask", 0, 15) == "int32_t"  # a bit set: at least 32 bits
+    assert kind_type("spaces", 0, 15) == "int8_t"
 
 
 def test_every_field_names_a_kind_the_model_bounds():

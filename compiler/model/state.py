@@ -93,12 +93,22 @@ FRAME_FIELDS: tuple[tuple[str, str, tuple[str, ...], str, str], ...] = (
 )
 
 
-def c_type(low: int, high: int) -> str:
-    """The narrowest C integer type holding every value from `low` to `high`."""
+# Kinds whose values are bit sets: a C type of at least 32 bits (native playouts measured 8%
+# faster with the routes' point masks in 32 bits than in 8, 2026-12-07)
+BIT_SETS = ("mask",)
+
+
+def c_type(low: int, high: int, at_least: int = 8) -> str:
+    """The narrowest C integer type of at least `at_least` bits holding `low` to `high`."""
     for name, lo, hi in C_TYPES:
-        if lo <= low and high <= hi:
+        if lo <= low and high <= hi and int(name[3:-2]) >= at_least:
             return name
     raise ValueError(f"no C integer type holds {low}..{high}")
+
+
+def kind_type(kind: str, low: int, high: int) -> str:
+    """The C type of a kind of value of the state (`state_kinds`)."""
+    return c_type(low, high, 32 if kind in BIT_SETS else 8)
 
 
 def _largest_draw(f: Fold, n_markers: int) -> int:

@@ -16,7 +16,7 @@ import jinja2
 
 from ...errors import HansaError
 from ...model.build import GameModel
-from ...model.state import FRAME_FIELDS, STATE_FIELDS, c_type
+from ...model.state import FRAME_FIELDS, STATE_FIELDS, kind_type
 from .. import template_context, template_environment
 from .expr import Unsupported, c_generator, end_names
 from .fields import field_defines
@@ -456,7 +456,7 @@ def _kind_types(model: GameModel, widen: str = "") -> str:
     no type), and its bounds, which the loader checks (KIND_LOW, KIND_HIGH)."""
     lines = []
     for kind, (low, high) in model.components["state_kinds"].items():
-        ctype = widen or c_type(low, high)
+        ctype = widen or kind_type(kind, low, high)
         if kind == "tiles":  # bits of the favour tiles
             ctype = "uint32_t"
         lines.append(f"typedef {ctype} {kind}_t;")
