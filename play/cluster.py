@@ -226,7 +226,9 @@ def _init(ray, address: str | None, cpus: int | None) -> None:
     attempts = 2 if address is None else 1
     for attempt in range(1, attempts + 1):
         try:
-            ray.init(address=address, **options)
+            # "local": a new Ray, never one found on this machine (RAY_ADDRESS, the address file
+            # of the last `ray start`, a running GCS), which `ray.init()` would join instead
+            ray.init(address=address or "local", **options)
             return
         except Exception as exc:  # Ray raises bare Exceptions too (a raylet slow to start, say)
             ray.shutdown()  # whatever it started
