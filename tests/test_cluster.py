@@ -4,6 +4,7 @@ without Ray installed the option is one clear error.
 
 Starting Ray costs seconds, so the in-process tests share one local Ray (2 CPUs, no dashboard)
 and run in one xdist group (`--dist loadgroup` in the pytest options): one worker starts it.
+A two-node cluster (tests/test_cluster_nodes.py) is in that group too, in a module of its own.
 """
 
 from __future__ import annotations
