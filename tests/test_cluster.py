@@ -129,6 +129,24 @@ def test_games_of_a_killed_worker_are_played_again(local_ray) -> None:
     assert json.dumps(got.to_json()) == json.dumps(expected)
 
 
+def test_the_driver_folder_is_hidden_from_workers_unless_the_driver_imports_from_it(
+    tmp_path, monkeypatch
+) -> None:
+    """Ray puts the driver's working folder first on the workers' sys.path; the task takes it
+    off again (tests/test_cluster_nodes.py runs a study from such a folder), except where the
+    driver itself imports from it (`python -m hansa` run there)."""
+    from hansa.play.cluster import driver_folder_to_hide
+
+    monkeypatch.chdir(tmp_path)
+    here = os.getcwd()
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", here)])
+    assert driver_folder_to_hide() == [here]
+    monkeypatch.setattr(sys, "path", [here, *sys.path])
+    assert driver_folder_to_hide() == []
+    monkeypatch.setattr(sys, "path", ["", *sys.path[1:]])
+    assert driver_folder_to_hide() == []
+
+
 def test_without_ray_the_executor_is_one_clear_error(capsys, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
     code, out, err = run_cli(capsys, "simulate", GAME, "-n", "2", "--executor", "ray")
