@@ -11,6 +11,13 @@ Each task plays a batch of games by index, with the seeds of `game_seed`, so the
 depend on where or in which order they ran: a task whose worker dies (a killed process, a lost
 machine) is run again by Ray, up to `RETRIES` times, and a study never ends with a game missing —
 it either has every game or fails with an error that says which games could not be played.
+
+Workers import the installed hansa, whatever folder the study was started from: Ray puts the
+driver's working folder first on every worker's `sys.path`, so a folder holding a `hansa/` (a
+parent of a checkout, say) used to shadow the installed package on the workers ("module 'hansa'
+has no attribute 'load_game'"). The task Ray runs is sent by value, not by name (importing it by
+name would import hansa from that folder before any of our code runs), and it takes the driver's
+folder off `sys.path` before it imports hansa, unless the driver imports from that folder itself.
 """
 
 from __future__ import annotations
@@ -36,6 +43,10 @@ INSTALL_HINT = (
 # Worker side: the games rebuilt from module text, by the text's digest (a worker plays many
 # batches of one study; rebuilding the module for each would cost more than a game).
 _GAMES: dict[tuple[str, int], Game] = {}
+
+# Driver side: game index -> id of the Ray node that played it, for the last study of this
+# process (not part of any report; the tests check that a study spread over a cluster's nodes).
+last_study_nodes: dict[int, str] = {}
 
 
 def import_ray():
@@ -89,6 +100,36 @@ def play_batch(
 
     game = _game_from_text(module_name, text, players)
     return play_games(game, agents, seed, indices, max_decisions, rotate, record_moves)
+
+
+def _task():
+    """The function Ray runs for a batch. It is defined here, inside a function, so that Ray's
+    cloudpickle sends its code (a module-level function is sent by name, and the worker would
+    `import hansa.play.cluster` to find it, from whatever `hansa` comes first on its path). It
+    takes the driver's working folder (`foreign`) off `sys.path` first, then plays the batch with
+    the installed hansa; (id of the node it ran on, records)."""
+
+    def play_batch_on_node(foreign: list[str], *args):
+        import os
+        import sys
+
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) not in foreign]
+        import ray
+        from hansa.play.cluster import play_batch
+
+        return ray.get_runtime_context().get_node_id(), play_batch(*args)
+
+    play_batch_on_node.__name__ = "play_batch"  # the workers' process title: ray::play_batch
+    return play_batch_on_node
+
+
+def driver_folder_to_hide() -> list[str]:
+    """The driver's working folder, which Ray adds to the workers' `sys.path`, unless the driver
+    imports from it too (`python -m` run there, an interactive session): then the workers see
+    what the driver sees."""
+    here = os.path.abspath(os.curdir)
+    seen = {os.path.abspath(p or os.curdir) for p in sys.path}
+    return [] if here in seen else [here]
 
 
 def run_on_ray(
@@ -146,23 +187,40 @@ def _run(
     ray, game, agents, seed, batches, max_decisions, rotate, progress, record_moves=False
 ) -> dict[int, dict]:
     module_name, text = module_text(game)
-    task = ray.remote(max_retries=RETRIES, retry_exceptions=False)(play_batch)
+    # SPREAD: the batches go to every node of the cluster from the start, not first to the
+    # driver's node until it is busy (short batches would then never leave it)
+    task = ray.remote(max_retries=RETRIES, retry_exceptions=False, scheduling_strategy="SPREAD")(
+        _task()
+    )
     text_ref = ray.put(text)  # once into the object store, not once per task
     players = game.num_players()
+    foreign = driver_folder_to_hide()
     pending = {
         task.remote(
-            module_name, text_ref, players, agents, seed, batch, max_decisions, rotate, record_moves
+            foreign,
+            module_name,
+            text_ref,
+            players,
+            agents,
+            seed,
+            batch,
+            max_decisions,
+            rotate,
+            record_moves,
         ): batch
         for batch in batches
     }
     results: dict[int, dict] = {}
+    last_study_nodes.clear()
     try:
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.5)
             for ref in ready:
                 batch = pending.pop(ref)
-                for i, summary in _result(ray, ref, batch):
+                node, records = _result(ray, ref, batch)
+                for i, summary in records:
                     results[i] = summary
+                    last_study_nodes[i] = node
                 progress(len(results))
     except BaseException:
         for ref in pending:  # Ctrl-C, SIGTERM or a failed batch: stop the rest now
@@ -186,7 +244,9 @@ def _init(ray, address: str | None, cpus: int | None) -> None:
     attempts = 2 if address is None else 1
     for attempt in range(1, attempts + 1):
         try:
-            ray.init(address=address, **options)
+            # "local": a new Ray, never one found on this machine (RAY_ADDRESS, the address file
+            # of the last `ray start`, a running GCS), which `ray.init()` would join instead
+            ray.init(address=address or "local", **options)
             return
         except Exception as exc:  # Ray raises bare Exceptions too (a raylet slow to start, say)
             ray.shutdown()  # whatever it started
@@ -210,9 +270,10 @@ def _check_reachable(address: str) -> None:
         raise HansaError(f"--address {address}: no Ray cluster answers there ({reason})") from None
 
 
-def _result(ray, ref, batch: list[int]) -> list[tuple[int, dict]]:
-    """A batch's records; a game's own error (a failing agent) as it was raised, and a batch
-    whose worker kept dying as one error naming its games (never a silently missing game)."""
+def _result(ray, ref, batch: list[int]) -> tuple[str, list[tuple[int, dict]]]:
+    """A batch's node and records; a game's own error (a failing agent) as it was raised, and a
+    batch whose worker kept dying as one error naming its games (never a silently missing
+    game)."""
     from ray import exceptions
 
     try:

@@ -4,6 +4,7 @@ without Ray installed the option is one clear error.
 
 Starting Ray costs seconds, so the in-process tests share one local Ray (2 CPUs, no dashboard)
 and run in one xdist group (`--dist loadgroup` in the pytest options): one worker starts it.
+A two-node cluster (tests/test_cluster_nodes.py) is in that group too, in a module of its own.
 """
 
 from __future__ import annotations
@@ -126,6 +127,24 @@ def test_games_of_a_killed_worker_are_played_again(local_ray) -> None:
     got = simulate(GAME, 12, players=4, seed=3, executor="ray", progress=kill_a_busy_worker)
     assert killed, "no busy Ray worker was found to kill"
     assert without_cost(got.to_json()) == without_cost(expected)
+
+
+def test_the_driver_folder_is_hidden_from_workers_unless_the_driver_imports_from_it(
+    tmp_path, monkeypatch
+) -> None:
+    """Ray puts the driver's working folder first on the workers' sys.path; the task takes it
+    off again (tests/test_cluster_nodes.py runs a study from such a folder), except where the
+    driver itself imports from it (`python -m hansa` run there)."""
+    from hansa.play.cluster import driver_folder_to_hide
+
+    monkeypatch.chdir(tmp_path)
+    here = os.getcwd()
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", here)])
+    assert driver_folder_to_hide() == [here]
+    monkeypatch.setattr(sys, "path", [here, *sys.path])
+    assert driver_folder_to_hide() == []
+    monkeypatch.setattr(sys, "path", ["", *sys.path[1:]])
+    assert driver_folder_to_hide() == []
 
 
 def test_without_ray_the_executor_is_one_clear_error(capsys, monkeypatch) -> None:
