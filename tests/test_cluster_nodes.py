@@ -1,7 +1,7 @@
 """`--executor ray --address` on a real Ray cluster of two working nodes on this machine: three
 raylets (a head without CPUs and two nodes of 1 CPU each, `ray.cluster_utils.Cluster`, bound to
-127.0.0.1), a study whose games land on both nodes with the one-process report byte for byte, and workers that import the
-installed hansa whatever the driver's working folder holds.
+127.0.0.1), a study whose games land on both nodes with the one-process report byte for byte,
+and workers that import the installed hansa whatever the driver's working folder holds.
 
 In the Ray tests' xdist group (one worker runs them one after the other), and in a module of its
 own: the module-scoped local Ray of tests/test_cluster.py is stopped before this cluster starts,
