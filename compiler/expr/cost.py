@@ -64,8 +64,11 @@ class Sizes:
         return getattr(self, domain.kind)
 
 
-class CostEstimator:
-    """Steps per evaluation of expressions and rules of one game (categories memoised by key)."""
+class RuleWalk:
+    """What every static walk of one game's rules in words shares (the cost here, the bounds of
+    `compiler/model/bounds.py`): one number per node, one method per node class in the
+    subclass, and `score of K` worth what category K's own rule is worth, memoised by key; a
+    category without a rule in words (a template) or one reading itself is `template()`."""
 
     def __init__(self, names: Names, sizes: Sizes, categories: dict[str, HookRule | None]):
         self.names = names
@@ -73,6 +76,59 @@ class CostEstimator:
         self.categories = categories  # key and kind → its rule in words (None: a template)
         self._known: dict[str, int] = {}
         self._open: set[str] = set()
+
+    def rule(self, rule: HookRule) -> int:
+        raise NotImplementedError
+
+    def template(self) -> int:
+        raise NotImplementedError
+
+    def category(self, name: str) -> int:
+        if name in self._known:
+            return self._known[name]
+        rule = self.categories.get(name)
+        if rule is None or name in self._open:  # a template, or a category reading itself
+            return self.template()
+        self._open.add(name)
+        try:
+            value = self.rule(rule)
+        finally:
+            self._open.discard(name)
+        self._known[name] = value
+        return value
+
+    @classmethod
+    def of_game(cls, rules, names: Names, sizes: Sizes, categories: list[tuple[str, str]]):
+        """The walk of a game whose categories are (key, kind) and whose `rules` (its own and
+        the prelude's) hold the score rules that say what `score of K` is."""
+        scored = {r.target: r for r in rules if r.hook == "score" and r.amount is not None}
+        by_name: dict[str, HookRule | None] = {}
+        for key, kind in categories:
+            by_name[key] = by_name[kind] = scored.get(key)
+        return cls(names, sizes, by_name)
+
+    def walk(self, rules: tuple[HookRule, ...], tie_exprs: list, refused=()):
+        """(span, value) of each rule and tie-break expression, the value an exception of the
+        `refused` types where the walk raised one; a part naming what the checks refuse is
+        left to their own error."""
+        for part in [*rules, *tie_exprs]:
+            try:
+                value = self.rule(part) if isinstance(part, HookRule) else self.expr(part)
+            except ExprError:
+                continue
+            except refused as exc:
+                value = exc
+            yield part.span, value
+
+    def expr(self, node) -> int:
+        raise NotImplementedError
+
+
+class CostEstimator(RuleWalk):
+    """Steps per evaluation of expressions and rules of one game."""
+
+    def template(self) -> int:
+        return self.sizes.board  # a walk over the board
 
     def expr(self, node) -> int:
         return getattr(self, "_" + type(node).__name__)(node)
@@ -139,21 +195,6 @@ class CostEstimator:
             cost += self.expr(rule.condition)
         return cost
 
-    def category(self, name: str) -> int:
-        """What `score of NAME` costs: its rule in words, or a board walk for a template."""
-        if name in self._known:
-            return self._known[name]
-        rule = self.categories.get(name)
-        if rule is None or name in self._open:  # a template, or a category reading itself
-            return self.sizes.board
-        self._open.add(name)
-        try:
-            cost = self.rule(rule)
-        finally:
-            self._open.discard(name)
-        self._known[name] = cost
-        return cost
-
 
 def costly_rules(
     rules: tuple[HookRule, ...],
@@ -165,18 +206,9 @@ def costly_rules(
     """An error at each rule in words (and tie-break expression) whose estimate exceeds
     MAX_RULE_COST. `categories` are the game's (key, kind); `rules` hold the game's rules in words
     and the prelude's, whose score rules give what `score of K` costs."""
-    scored = {r.target: r for r in rules if r.hook == "score" and r.amount is not None}
-    by_name: dict[str, HookRule | None] = {}
-    for key, kind in categories:
-        by_name[key] = by_name[kind] = scored.get(key)
-    estimator = CostEstimator(names, sizes, by_name)
+    estimator = CostEstimator.of_game(rules, names, sizes, categories)
     problems = []
-    parts = [(r, r.span) for r in rules] + [(e, e.span) for e in tie_exprs]
-    for part, span in parts:
-        try:
-            cost = estimator.rule(part) if isinstance(part, HookRule) else estimator.expr(part)
-        except ExprError:
-            continue  # a name the checks refuse, with their own error
+    for span, cost in estimator.walk(rules, tie_exprs):
         if cost > MAX_RULE_COST:
             problems.append(
                 Diagnostic(

@@ -14,8 +14,8 @@ every rule exactly. Magnitudes are bounded, not signed intervals: `a - b` is bou
 from __future__ import annotations
 
 from ..errors import Diagnostic
-from ..expr.check import ExprError, Names, resolve_ref
-from ..expr.cost import _ANY_SCOPE, Sizes
+from ..expr.check import Names, resolve_ref
+from ..expr.cost import _ANY_SCOPE, RuleWalk, Sizes
 from ..nodes.expr import (
     Aggregate,
     Amount,
@@ -50,16 +50,17 @@ class BoundError(Exception):
         self.bound, self.limit, self.what = bound, limit, what
 
 
-class BoundEstimator:
-    """The largest magnitude of each expression of one game (categories memoised by key)."""
+class BoundEstimator(RuleWalk):
+    """The largest magnitude of each expression of one game."""
 
     def __init__(self, names: Names, sizes: Sizes, categories: dict[str, HookRule | None]):
-        self.names = names
-        self.sizes = sizes
-        self.categories = categories
-        self._known: dict[str, int] = {}
-        self._open: set[str] = set()
+        super().__init__(names, sizes, categories)
         self.things = sizes.board + MAX_PIECES * sizes.player  # pieces, cities, spaces, points
+
+    def template(self) -> int:
+        """A category without a rule in words (mission cards, country majorities): a PP value
+        per thing at most."""
+        return MAX_NUMBER * self.things
 
     def expr(self, node) -> int:
         bound = getattr(self, "_" + type(node).__name__)(node)
@@ -156,22 +157,6 @@ class BoundEstimator:
             self.expr(rule.condition)
         return self.amount(rule.amount) if rule.amount is not None else 0
 
-    def category(self, name: str) -> int:
-        """The bound of `score of NAME`: its rule in words, or a PP value per thing (a template:
-        mission cards, country majorities)."""
-        if name in self._known:
-            return self._known[name]
-        rule = self.categories.get(name)
-        if rule is None or name in self._open:
-            return MAX_NUMBER * self.things
-        self._open.add(name)
-        try:
-            bound = self.rule(rule)
-        finally:
-            self._open.discard(name)
-        self._known[name] = bound
-        return bound
-
 
 def unbounded_rules(
     rules: tuple[HookRule, ...],
@@ -182,22 +167,10 @@ def unbounded_rules(
 ) -> list[Diagnostic]:
     """An error at each rule in words (and tie-break expression) with a part whose bound exceeds
     its limit (MAX_VALUE; MAX_PARAM for a per-player parameter)."""
-    scored = {r.target: r for r in rules if r.hook == "score" and r.amount is not None}
-    by_name: dict[str, HookRule | None] = {}
-    for key, kind in categories:
-        by_name[key] = by_name[kind] = scored.get(key)
-    estimator = BoundEstimator(names, sizes, by_name)
+    estimator = BoundEstimator.of_game(rules, names, sizes, categories)
     problems = []
-    parts = [(r, r.span) for r in rules] + [(e, e.span) for e in tie_exprs]
-    for part, span in parts:
-        try:
-            if isinstance(part, HookRule):
-                estimator.rule(part)
-            else:
-                estimator.expr(part)
-        except ExprError:
-            continue  # a name the checks refuse, with their own error
-        except BoundError as exc:
+    for span, exc in estimator.walk(rules, tie_exprs, refused=BoundError):
+        if isinstance(exc, BoundError):
             problems.append(
                 Diagnostic(
                     f"{exc.what} of this rule could reach {exc.bound:,} (at most {exc.limit:,}):"
