@@ -5,9 +5,11 @@ phrase (`track PP`, `posts here`); `needs` says which focus it reads (a player i
 rule's player or the one being counted over; a city or a route only inside `… where`/`per city`),
 `arg` whether it takes an ability or a scoring category after `of` (or a country after its name:
 `posts in wales`), and `code` is the Python
-expression it compiles to: fixed text whose only holes are variable names and table indices that
-the code generator fills in ({P} player, {C} city, {R} route, {V} victim, {A} ability index, {K}
-category index, {N} country index) — a name the author writes never becomes code.
+expression it compiles to, `c` the C expression (the native target), side by side: fixed text
+whose only holes are variable names and table indices that the code generator fills in ({P}
+player, {C} city, {R} route, {V} victim, {A} ability index, {K} category index, {N} country
+index) — a name the author writes never becomes code. The effects' statements in both targets
+are `EFFECT_CODE`, the facts a `forbid` rule reads `FORBID_FACT_CODE`.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ players it names — and a `forbid` rule counts each otherwise-legal action it r
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 
 from ..errors import HansaError
@@ -142,7 +143,7 @@ def where_of(rule: HookRule) -> str:
     return f"{span.file}:{span.line}" if span.line else ""
 
 
-class Dialect:
+class Dialect(ABC):
     """What one target writes for each piece of a rule: the text of numbers, quantities,
     operators, statements, effects and functions. A subclass is mostly tables (`TEXT`, the
     catalogue's column `FORM`); the methods here read them, and a subclass writes a method only
@@ -217,18 +218,48 @@ class Dialect:
     def ret(self, value: str) -> str:
         return self.text("return", value=value)
 
-    def aggregate(self, fn: str, var: str, bound: str, conds: list[str], body: str) -> str: ...
-    def if_(self, test: str, body: list[str]) -> list[str]: ...
-    def one_player(self, var: str, player: str, body: list[str]) -> list[str]: ...
-    def each_player(self, var: str, bound: str, conds: list[str], body: list[str]) -> list[str]: ...
-    def applied(self, index: int, body: list[str]) -> list[str]: ...
-    def set_aside(self, body: list[str]) -> list[str]: ...
-    def function(self, name: str, params, returns: str, lines: list[str], player="p") -> str: ...
+    # What each target writes its own way (more than a pattern): every dialect implements them.
+    @abstractmethod
+    def aggregate(self, fn: str, var: str, bound: str, conds: list[str], body: str) -> str:
+        """count/sum/max/min/some/every of `body` over the members of a set."""
+
+    @abstractmethod
+    def if_(self, test: str, body: list[str]) -> list[str]:
+        """Statements run when `test` holds."""
+
+    @abstractmethod
+    def one_player(self, var: str, player: str, body: list[str]) -> list[str]:
+        """`body` for one player (`var`), unless the expression names nobody."""
+
+    @abstractmethod
+    def each_player(self, var: str, bound: str, conds: list[str], body: list[str]) -> list[str]:
+        """`body` for each player meeting `conds`, found before any is acted on."""
+
+    @abstractmethod
+    def applied(self, index: int, body: list[str]) -> list[str]:
+        """A counted rule's effects, RULE_FIRED[index] raised if one of them ran."""
+
+    @abstractmethod
+    def set_aside(self, body: list[str]) -> list[str]:
+        """`body` with the action's own decisions set aside while it runs, then put back on top."""
+
+    @abstractmethod
+    def function(self, name: str, params, returns: str, lines: list[str], player="p") -> str:
+        """A function of the module: (state, player, *params) -> returns."""
+
+    @abstractmethod
     def cases(
         self, name: str, case: str, params, selector: str, cases: dict, count: int, dense: bool
-    ) -> dict[str, str]: ...
-    def ends_met(self, names: list[str], tests: list[str]) -> dict[str, str]: ...
-    def after_action(self, by_action: dict[str, list[tuple[int, str]]]) -> dict[str, str]: ...
+    ) -> dict[str, str]:
+        """The effects of the markers or favour tiles written in words, by case."""
+
+    @abstractmethod
+    def ends_met(self, names: list[str], tests: list[str]) -> dict[str, str]:
+        """Which end rules hold, for reports of how a game ended."""
+
+    @abstractmethod
+    def after_action(self, by_action: dict[str, list[tuple[int, str]]]) -> dict[str, str]:
+        """The triggered favour tiles' turn after each action they react to."""
 
 
 class ExprGenerator:
