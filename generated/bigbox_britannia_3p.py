@@ -167,14 +167,7 @@ ACTION_RANGES = (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 222),
                  ('EXTRA', 1138, 2), ('LIFT', 1140, 111), ('DECLINE', 1251, 1),
                  ('PLACE_MARKER', 1252, 35), ('PERM_USE', 1287, 1), ('COUNTRY_PLACE', 1288, 222),
                  ('COUNTRY_LIFT', 1510, 111))
-F_PAY = 1
-F_DISPLACED = 2
-F_MOVE = 3
-F_REMOVE = 4
-F_ROUTE = 5
-F_EXCHANGE = 6
-F_DEVELOP = 7
-F_MARKERS = 8
+F_PAY, F_DISPLACED, F_MOVE, F_REMOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = range(1, 9)
 F_PERMANENT = 9
 FRAME_NAMES = ('turn', 'pay_displacement_cost', 'displaced', 'move', 'remove', 'create_route',
                'exchange', 'develop', 'place_markers', 'permanent_marker')
@@ -1182,6 +1175,14 @@ def _legal_develop(s: State, top: tuple) -> list[int]:
     return _develop_options(s, top[1], top[2])
 
 
+def _settle_develop(s: State, top: tuple) -> bool:
+    """A develop decision with no ability left to develop (of several pending) is dropped."""
+    if _develop_options(s, top[1], top[2]):
+        return False
+    s.stack.pop()
+    return True
+
+
 def _apply_develop(s: State, top: tuple, action: int) -> None:
     s.stack.pop()
     _develop(s, top[1], action - A_DEVELOP)
@@ -1527,7 +1528,7 @@ FRAMES = (
     (_legal_none, _apply_none, _settle_never),  # F_REMOVE
     (_legal_route, _apply_route, _settle_never),  # F_ROUTE
     (_legal_exchange, _apply_exchange, _settle_never),  # F_EXCHANGE
-    (_legal_develop, _apply_develop, _settle_never),  # F_DEVELOP
+    (_legal_develop, _apply_develop, _settle_develop),  # F_DEVELOP
     (_legal_markers, _apply_markers, _settle_markers),  # F_MARKERS
     (_legal_permanent, _apply_permanent, _settle_permanent),  # F_PERMANENT
 )

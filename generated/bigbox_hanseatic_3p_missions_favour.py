@@ -172,16 +172,8 @@ ACTION_RANGES = (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 202),
                  ('EXTRA', 1066, 2), ('LIFT', 1068, 101), ('DECLINE', 1169, 1),
                  ('PLACE_MARKER', 1170, 32), ('FAVOUR', 1202, 6), ('FLIP', 1208, 21),
                  ('TAKE_PIECE', 1229, 3))
-F_PAY = 1
-F_DISPLACED = 2
-F_MOVE = 3
-F_REMOVE = 4
-F_ROUTE = 5
-F_EXCHANGE = 6
-F_DEVELOP = 7
-F_MARKERS = 8
-F_FLIP = 9
-F_TAKE_STOCK = 10
+F_PAY, F_DISPLACED, F_MOVE, F_REMOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = range(1, 9)
+F_FLIP, F_TAKE_STOCK = range(9, 11)
 FRAME_NAMES = ('turn', 'pay_displacement_cost', 'displaced', 'move', 'remove', 'create_route',
                'exchange', 'develop', 'place_markers', 'flip_markers', 'take_from_stock')
 GAME_NAME = 'bigbox-hanseatic-3p-missions-favour'
@@ -1244,6 +1236,14 @@ def _legal_develop(s: State, top: tuple) -> list[int]:
     return _develop_options(s, top[1], top[2])
 
 
+def _settle_develop(s: State, top: tuple) -> bool:
+    """A develop decision with no ability left to develop (of several pending) is dropped."""
+    if _develop_options(s, top[1], top[2]):
+        return False
+    s.stack.pop()
+    return True
+
+
 def _apply_develop(s: State, top: tuple, action: int) -> None:
     s.stack.pop()
     _develop(s, top[1], action - A_DEVELOP)
@@ -1486,7 +1486,7 @@ FRAMES = (
     (_legal_none, _apply_none, _settle_never),  # F_REMOVE
     (_legal_route, _apply_route, _settle_never),  # F_ROUTE
     (_legal_exchange, _apply_exchange, _settle_never),  # F_EXCHANGE
-    (_legal_develop, _apply_develop, _settle_never),  # F_DEVELOP
+    (_legal_develop, _apply_develop, _settle_develop),  # F_DEVELOP
     (_legal_markers, _apply_markers, _settle_markers),  # F_MARKERS
     (_legal_flip, _apply_flip, _settle_flip),  # F_FLIP
     (_legal_take_stock, _apply_take_stock, _settle_take_stock),  # F_TAKE_STOCK

@@ -145,14 +145,7 @@ ACTION_RANGES = (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 214),
                  ('NO_POST', 945, 1), ('EXCHANGE', 946, 62), ('PLACE_DISPLACED', 1008, 107),
                  ('EXTRA', 1115, 2), ('LIFT', 1117, 107), ('DECLINE', 1224, 1),
                  ('PLACE_MARKER', 1225, 34))
-F_PAY = 1
-F_DISPLACED = 2
-F_MOVE = 3
-F_REMOVE = 4
-F_ROUTE = 5
-F_EXCHANGE = 6
-F_DEVELOP = 7
-F_MARKERS = 8
+F_PAY, F_DISPLACED, F_MOVE, F_REMOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = range(1, 9)
 FRAME_NAMES = ('turn', 'pay_displacement_cost', 'displaced', 'move', 'remove', 'create_route',
                'exchange', 'develop', 'place_markers')
 GAME_NAME = 'last-seat-book-hanseatic-45p'
@@ -986,6 +979,14 @@ def _legal_develop(s: State, top: tuple) -> list[int]:
     return _develop_options(s, top[1], top[2])
 
 
+def _settle_develop(s: State, top: tuple) -> bool:
+    """A develop decision with no ability left to develop (of several pending) is dropped."""
+    if _develop_options(s, top[1], top[2]):
+        return False
+    s.stack.pop()
+    return True
+
+
 def _apply_develop(s: State, top: tuple, action: int) -> None:
     s.stack.pop()
     _develop(s, top[1], action - A_DEVELOP)
@@ -1205,7 +1206,7 @@ FRAMES = (
     (_legal_none, _apply_none, _settle_never),  # F_REMOVE
     (_legal_route, _apply_route, _settle_never),  # F_ROUTE
     (_legal_exchange, _apply_exchange, _settle_never),  # F_EXCHANGE
-    (_legal_develop, _apply_develop, _settle_never),  # F_DEVELOP
+    (_legal_develop, _apply_develop, _settle_develop),  # F_DEVELOP
     (_legal_markers, _apply_markers, _settle_markers),  # F_MARKERS
 )
 LEGAL, APPLY, SETTLE = zip(*FRAMES, strict=True)

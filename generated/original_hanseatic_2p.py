@@ -176,14 +176,7 @@ ACTION_RANGES = (('END_TURN', 0, 1), ('INCOME', 1, 140), ('PLACE', 141, 202),
                  ('EXCHANGE', 1010, 57), ('PLACE_DISPLACED', 1067, 101), ('EXTRA', 1168, 2),
                  ('LIFT', 1170, 101), ('DECLINE', 1271, 1), ('PLACE_MARKER', 1272, 32),
                  ('PAWN', 1304, 11), ('PAWN_PAY', 1315, 1))
-F_PAY = 1
-F_DISPLACED = 2
-F_MOVE = 3
-F_REMOVE = 4
-F_ROUTE = 5
-F_EXCHANGE = 6
-F_DEVELOP = 7
-F_MARKERS = 8
+F_PAY, F_DISPLACED, F_MOVE, F_REMOVE, F_ROUTE, F_EXCHANGE, F_DEVELOP, F_MARKERS = range(1, 9)
 F_PAWN = 9
 FRAME_NAMES = ('turn', 'pay_displacement_cost', 'displaced', 'move', 'remove', 'create_route',
                'exchange', 'develop', 'place_markers', 'move_pawn')
@@ -1095,6 +1088,14 @@ def _legal_develop(s: State, top: tuple) -> list[int]:
     return _develop_options(s, top[1], top[2])
 
 
+def _settle_develop(s: State, top: tuple) -> bool:
+    """A develop decision with no ability left to develop (of several pending) is dropped."""
+    if _develop_options(s, top[1], top[2]):
+        return False
+    s.stack.pop()
+    return True
+
+
 def _apply_develop(s: State, top: tuple, action: int) -> None:
     s.stack.pop()
     _develop(s, top[1], action - A_DEVELOP)
@@ -1345,7 +1346,7 @@ FRAMES = (
     (_legal_remove, _apply_remove, _settle_remove),  # F_REMOVE
     (_legal_route, _apply_route, _settle_never),  # F_ROUTE
     (_legal_exchange, _apply_exchange, _settle_never),  # F_EXCHANGE
-    (_legal_develop, _apply_develop, _settle_never),  # F_DEVELOP
+    (_legal_develop, _apply_develop, _settle_develop),  # F_DEVELOP
     (_legal_markers, _apply_markers, _settle_markers),  # F_MARKERS
     (_legal_pawn_frame, _apply_pawn_frame, _settle_never),  # F_PAWN
 )

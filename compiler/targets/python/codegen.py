@@ -50,7 +50,7 @@ FRAME_FUNCTIONS = {
     "F_REMOVE": ("_legal_remove", "_apply_remove", "_settle_remove"),
     "F_ROUTE": ("_legal_route", "_apply_route", "_settle_never"),
     "F_EXCHANGE": ("_legal_exchange", "_apply_exchange", "_settle_never"),
-    "F_DEVELOP": ("_legal_develop", "_apply_develop", "_settle_never"),
+    "F_DEVELOP": ("_legal_develop", "_apply_develop", "_settle_develop"),
     "F_MARKERS": ("_legal_markers", "_apply_markers", "_settle_markers"),
     "F_PERMANENT": ("_legal_permanent", "_apply_permanent", "_settle_permanent"),
     "F_PAWN": ("_legal_pawn_frame", "_apply_pawn_frame", "_settle_never"),
@@ -282,8 +282,18 @@ def _render_constants(tables: list[tuple[str, object]]) -> str:
     have hold no ids) share a line while it fits: `A_REMOVE = A_DONE_REMOVING = 828`."""
     lines: list[str] = []
     chained: list[str] = []
+    numbered: list[tuple[str, int]] = []  # frame kinds F_* numbered one after another
     for i, (name, value) in enumerate(tables):
         following = tables[i + 1] if i + 1 < len(tables) else None
+        if name.startswith("F_") and type(value) is int:
+            if numbered and value != numbered[-1][1] + 1:
+                lines.extend(_numbered_lines(numbered))
+                numbered = []
+            numbered.append((name, value))
+            if following is None or not following[0].startswith("F_"):
+                lines.extend(_numbered_lines(numbered))
+                numbered = []
+            continue
         joined = " = ".join([*chained, name])
         if (
             following is not None
@@ -299,6 +309,27 @@ def _render_constants(tables: list[tuple[str, object]]) -> str:
         lines.append(render_constant(joined, value))
         chained = []
     return "\n".join(lines)
+
+
+def _numbered_lines(numbered: list[tuple[str, int]]) -> list[str]:
+    """Names numbered one after another, as few lines as fit: `F_PAY, F_MOVE = range(1, 3)`."""
+    lines: list[str] = []
+    start = 0
+    for end in range(1, len(numbered) + 1):
+        names = ", ".join(name for name, _v in numbered[start:end])
+        line = f"{names} = range({numbered[start][1]}, {numbered[end - 1][1] + 1})"
+        if len(line) > LINE_WIDTH and end - start > 1:
+            lines.append(_range_line(numbered[start : end - 1]))
+            start = end - 1
+    lines.append(_range_line(numbered[start:]))
+    return lines
+
+
+def _range_line(numbered: list[tuple[str, int]]) -> str:
+    if len(numbered) == 1:
+        return f"{numbered[0][0]} = {numbered[0][1]}"
+    names = ", ".join(name for name, _v in numbered)
+    return f"{names} = range({numbered[0][1]}, {numbered[-1][1] + 1})"
 
 
 def _names_tuple(name: str, names: list[str]) -> str:
