@@ -217,23 +217,19 @@ def _array(name: str, values, ctype: str = "int32_t") -> str:
 
 
 def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
+    """The C tables and defines of a game: its sizes, its board, the board's and the modules'
+    features (`extra`: the marker kinds and the folded tables of the rules in words)."""
+    n_words = (model.constants["N_POINTS"] + 63) // 64
+    lines = _defines(model, n_words)
+    lines += _board_tables(model, extra, n_words)
+    lines += _feature_tables(model, n_words)
+    return "\n".join(lines)
+
+
+def _defines(model: GameModel, n_words: int) -> list[str]:
+    """Every scalar constant of the model, and the sizes the templates are written against."""
     k = model.constants
-    lines = []
-    scalars = [name for name, v in k.items() if isinstance(v, (bool, int))]
-    for name in scalars:
-        lines.append(f"#define {name} {int(k[name])}")
-    n_routes = k["N_ROUTES"]
-    route_cities = k["ROUTE_CITIES"]
-    city_spaces = k["CITY_SPACES"]
-    city_abilities = k["CITY_ABILITIES"]
-    route_points = k["ROUTE_POINTS"]
-    route_adjacent = [
-        sorted({r2 for c in route_cities[r] for r2 in k["CITY_ROUTES"][c]} - {r})
-        for r in range(n_routes)
-    ]
-    route_abilities = [
-        sorted(set(city_abilities[a]) | set(city_abilities[b])) for a, b in route_cities
-    ]
+    lines = [f"#define {name} {int(v)}" for name, v in k.items() if isinstance(v, (bool, int))]
     defines = {
         "MAXP": MAX_PLAYERS,
         "NA": len(k["ABILITY_NAMES"]),
@@ -244,19 +240,30 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         "N_EAST_WEST_AWARDS": len(k["EAST_WEST_AWARDS"]),
         "N_TAVERN_ROUTES": len(k["TAVERN_ROUTES"]),
         "MIN_DISPLACE_COST": min(k["DISPLACE_COST"]),
-        "MAX_CITY_SIZE": max(len(s) for s in city_spaces),
+        "MAX_CITY_SIZE": max(len(s) for s in k["CITY_SPACES"]),
         "MAX_LEGAL": k["NUM_ACTIONS"] + 8,
         "N_SCORES": len(model.components["scoring"]),
         # the capacities of the state's lists (compiler/model/state.py)
         **model.components["state_sizes"],
     }  # the frame kinds (F_PAY, …) are the model's constants, defined with the others above
-    n_words = (k["N_POINTS"] + 63) // 64
     defines["NW"] = n_words
     defines["NRW"] = (k["N_ROUTES"] + 63) // 64  # words of a route bitset
     defines.update({name: number for number, (name, _t) in enumerate(MARKER_TABLES)})
-    for name, value in defines.items():
-        lines.append(f"#define {name} {value}")
-    lines.extend(field_defines())
+    lines += [f"#define {name} {value}" for name, value in defines.items()]
+    return lines + field_defines()
+
+
+def _board_tables(model: GameModel, extra: dict[str, tuple[int, ...]], n_words: int) -> list[str]:
+    """The board's and the rules' tables every game has, flat or ragged."""
+    k = model.constants
+    route_cities, city_abilities = k["ROUTE_CITIES"], k["CITY_ABILITIES"]
+    route_adjacent = [
+        sorted({r2 for c in route_cities[r] for r2 in k["CITY_ROUTES"][c]} - {r})
+        for r in range(k["N_ROUTES"])
+    ]
+    route_abilities = [
+        sorted(set(city_abilities[a]) | set(city_abilities[b])) for a, b in route_cities
+    ]
     flat = {
         "SETUP_PERSONAL": k["SETUP_PERSONAL"],
         "OFF_BOARD": k["OFF_BOARD"],
@@ -272,7 +279,7 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         "FULL_MASK": k["FULL_MASK"],
         "ROUTE_CITIES": [c for pair in route_cities for c in pair],
         "ROUTE_CITIES_SORTED": [c for pair in route_cities for c in sorted(pair)],
-        "CITY_SIZE": [len(s) for s in city_spaces],
+        "CITY_SIZE": [len(s) for s in k["CITY_SPACES"]],
         "TAVERN_ROUTES": k["TAVERN_ROUTES"],
         "EAST_WEST": tuple(k["EAST_WEST"]) or (0, 0),
         "EAST_WEST_AWARDS": k["EAST_WEST_AWARDS"],
@@ -290,23 +297,30 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         ],
         "ROUTE_SHIPS": k.get("ROUTE_SHIPS", (0,)),
         "ROUTE_TAVERN": k.get("ROUTE_TAVERN", (0,)),
+        **extra,
     }
     merchant_only = [x for x, only in enumerate(k["POINT_MERCHANT_ONLY"]) if only]
-    lines.append(_bit_words("MERCHANT_ONLY_BITS", merchant_only, n_words))
-    flat.update(extra)
-    for name, values in flat.items():
-        lines.append(_array(name, values))
+    lines = [_bit_words("MERCHANT_ONLY_BITS", merchant_only, n_words)]
+    lines += [_array(name, values) for name, values in flat.items()]
     for name, rows in (
         ("ABILITY_VALUES", k["ABILITY_VALUES"]),
-        ("CITY_SPACES", city_spaces),
+        ("CITY_SPACES", k["CITY_SPACES"]),
         ("CITY_ABILITIES", city_abilities),
         ("CITY_NEIGHBORS", k["CITY_NEIGHBORS"]),
-        ("ROUTE_POINTS", route_points),
+        ("ROUTE_POINTS", k["ROUTE_POINTS"]),
         ("ROUTE_ADJACENT", route_adjacent),
         ("ROUTE_ABILITIES", route_abilities),
     ):
         lines.append(_ragged(name, rows))
-    if model.components.get("pawn"):  # the 2-player variant's neutral pawn (core/pawn.py.j2)
+    return lines
+
+
+def _feature_tables(model: GameModel, n_words: int) -> list[str]:
+    """The tables of the board's features and the modules a game has: the neutral pawn, green
+    cities, permanent markers, countries, Emperor's Favour, mission cards."""
+    k, comp = model.constants, model.components
+    lines = []
+    if comp.get("pawn"):  # the 2-player variant's neutral pawn (core/pawn.py.j2)
         regions = k["REGION_ROUTES"]
         n_regions = len(regions)
         near = [
@@ -317,15 +331,15 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
             ]
             for g in range(n_regions)
         ]
-        ok = [int(r in regions[g]) for g in range(n_regions) for r in range(n_routes)]
+        ok = [int(r in regions[g]) for g in range(n_regions) for r in range(k["N_ROUTES"])]
         lines.append(_ragged("REGION_ROUTES", regions))
         lines.append(_ragged("PAWN_NEAR", near))
         lines.append(_array("PAWN_ROUTE_OK", ok))
         lines.append(f"#define N_REGIONS {n_regions}")
-    if model.components.get("green_cities"):
+    if comp.get("green_cities"):
         lines.append(_array("GREEN_CITIES", k["GREEN_CITIES"]))
         lines.append(f"#define N_GREEN_CITIES {len(k['GREEN_CITIES'])}")
-    if model.components.get("permanent"):  # markers/permanent.py.j2
+    if comp.get("permanent"):  # markers/permanent.py.j2
         # a row's third entry is a number, or (place_in_countries) the zones pieces come from,
         # which go to PERMANENT_SOURCES
         rows = k["PERMANENT"]
@@ -339,7 +353,7 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
         )
     if "MARKER_ROUTE_ALLOWED" in k:  # no_permanent_marker, not_in_permission_country
         lines.append(_array("MARKER_ROUTE_ALLOWED", k["MARKER_ROUTE_ALLOWED"]))
-    if model.components.get("countries"):
+    if comp.get("countries"):
         lines.extend(_country_tables(model, n_words))
     lines.extend(_favour_tables(model))
     cards = k.get("MISSION_CARDS", ())
@@ -347,7 +361,7 @@ def _tables(model: GameModel, extra: dict[str, tuple[int, ...]]) -> str:
     lines.append(f"#define N_MISSION_CARDS {len(cards)}")
     if not cards:
         lines.append("#define MISSION_POST_PP 0\n#define MISSION_ALL_PP 0")
-    return "\n".join(lines)
+    return lines
 
 
 def _point_words(points, n_words: int) -> list[int]:
