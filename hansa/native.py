@@ -258,205 +258,219 @@ def _answered_in_c(ext: ModuleType, name: str, arities: tuple[int, ...]):
     return functools.update_wrapper(read, getattr(TableState, name))
 
 
+class NativeStateAPI:
+    """The State API of a native state beyond what its C type answers: conversions to the Python
+    backend's state, the reads agents make (answered in C where they can be), scores, JSON. Mixed
+    into each game's state type by `state_class`, which sets the game's facts as class
+    attributes (`python_module`, `_ext`, `_end_names`, `_mission_cards`, `_route_frames`)."""
+
+    __slots__ = ()
+
+    # ---- conversions
+    def to_python(self):
+        """The Python backend's state of this position (a copy)."""
+        return python_state(self.python_module, self._export())
+
+    def _view(self):
+        """The Python backend's state of this position, shared: read it, never change it."""
+        key = self.legal_actions()
+        try:
+            if self._key is key:
+                return self._py
+        except AttributeError:
+            pass
+        view = python_state(self.python_module, self._export())
+        self._py, self._key = view, key
+        return view
+
+    def _observer(self, player) -> int:
+        # called by the C observation_tensor for an observer that is not a plain int in
+        # range: the Python backend's check (its message), else the player as an int
+        check_observer(self, player)
+        return int(player)
+
+    def _tensor_through_python(self, player: int, out):
+        # called by the C observation_tensor for a buffer it does not write (not a
+        # C-contiguous float32 vector of the size): the Python codec's message, or its write
+        return self.python_module.observation_tensor(self._view(), player, out)
+
+    def _illegal(self, action):
+        # called by the C apply_action for anything but a legal int: an integer-like action
+        # (numpy.int64, …) is applied as its int, anything else raises the Python message
+        if action.__class__ is not int and not isinstance(action, bool):
+            as_int = _as_action_id(action)
+            if as_int.__class__ is int:
+                return self.apply_action(as_int)
+        raise HansaError(self._view()._illegal_message(action))
+
+    # ---- fast reads and rule facts for agents (runtime/state.py), answered in C: an agent
+    # reading them needs no Python copy of the position. Where C returns NotImplemented (an
+    # argument off its fast path) the Python backend's view answers, as it does every read
+    # not listed here (__getattr__ below).
+    def point_pieces(self) -> list[int]:
+        return self._field(FIELD_PT)
+
+    def space_posts(self) -> list[int]:
+        return self._field(FIELD_POST)
+
+    def posts_filled(self) -> list[int]:
+        return self._field(FIELD_FILLED)
+
+    def additional_posts(self) -> list[tuple[int, ...]]:
+        return self._n_additional_posts()
+
+    def track_pp(self) -> list[int]:
+        return self._field(FIELD_TRACK)
+
+    def route_markers(self) -> list[int]:
+        return self._field(FIELD_RMARK)
+
+    def route_full_owners(self) -> list[int]:
+        return self._field(FIELD_FULL_OWNER)
+
+    def actions_remaining(self) -> int:
+        return self._field(FIELD_SCALARS)[2]
+
+    def completed_cities(self) -> int:
+        return self._field(FIELD_SCALARS)[5]
+
+    def marker_supply_size(self) -> int:
+        return len(self._field(FIELD_MSUPPLY))
+
+    def personal_supply(self, player: int) -> tuple[int, int]:
+        pieces = self._n_pieces(player)
+        return self._view().personal_supply(player) if pieces is NotImplemented else pieces[0]
+
+    def general_stock(self, player: int) -> tuple[int, int]:
+        pieces = self._n_pieces(player)
+        return self._view().general_stock(player) if pieces is NotImplemented else pieces[1]
+
+    def mission_cities(self, player: int) -> tuple[int, ...]:
+        mission_cards = self._mission_cards
+        if mission_cards is None:
+            return self._view().mission_cities(player)
+        if not mission_cards:
+            return ()
+        mission = self._field(FIELD_MISSION)
+        if player.__class__ is int and 0 <= player < len(mission):
+            return mission_cards[mission[player]]
+        return self._view().mission_cities(player)
+
+    def unused_markers(self, player: int) -> tuple[int, ...]:
+        unused = self._field(FIELD_UNUSED)  # counts per marker type, per player
+        if player.__class__ is int and 0 <= player < len(unused):
+            return _multiset(unused[player])
+        return self._view().unused_markers(player)
+
+    def held_pieces(self) -> tuple[int, ...]:
+        stack = self._field(FIELD_STACK)
+        if stack and stack[-1][0] == F_MOVE:
+            return tuple(stack[-1][6])  # the native frame's held pieces
+        return ()
+
+    def decision_route(self) -> int:
+        stack = self._field(FIELD_STACK)
+        if stack and stack[-1][0] in self._route_frames:
+            return stack[-1][2]  # the native frame's first number: the route
+        return -1
+
+    # ---- the rest of the State API (docs/game-api.md)
+    def legal_actions_mask(self) -> list[int]:
+        mask = [0] * self.python_module.NUM_ACTIONS
+        for a in self.legal_actions():
+            mask[a] = 1
+        return mask
+
+    def action_to_string(self, action: int) -> str:
+        return self.python_module.action_name(action)
+
+    def score_breakdown(self) -> list[dict[str, int]]:
+        keys = self.python_module.SCORE_KEYS
+        return [dict(zip(keys, row, strict=True)) for row in self._native_scores()]
+
+    def returns(self) -> list[int]:
+        rows = self._native_scores()
+        if not self.is_terminal():
+            return [0] * len(rows)
+        return [sum(row) for row in rows]
+
+    def winners(self) -> list[int]:
+        return self._view().winners()
+
+    def end_conditions_met(self) -> list[str]:
+        return [self._end_names[i] for i in self._native_ends_met()]
+
+    def to_dict(self) -> dict:
+        return self._view().to_dict()
+
+    def to_json(self) -> str:
+        return encode(self.to_dict())
+
+    def random_steps(self, steps: int, seed: int = 0) -> int:
+        """Up to `steps` uniformly random decisions in place, played in C (the Python
+        backend's `random_steps` makes the same ones for the same seed)."""
+        steps, seed = check_rollout(steps, seed)
+        return self._ext.random_steps(self, min(steps, MAX_STEPS), seed)
+
+    def resample_hidden(self, rng, observer: int | None = None) -> None:
+        py = self.to_python()
+        py.resample_hidden(rng, observer)
+        self._import(fields_of(py, self.python_module.N_MARKER_TYPES))
+
+    def __deepcopy__(self, memo: dict):
+        return self.clone()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return self._export() == other._export()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __str__(self) -> str:
+        return self.to_json()
+
+    def __repr__(self) -> str:
+        game = self.python_module.GAME_NAME
+        return f"<{game} native state: {self._view()._decision_name()}>"
+
+    def __getattr__(self, name: str):
+        # observations, rule facts and fast reads for agents: the Python backend's state of
+        # the position answers (its lists are shared: do not mutate them)
+        if name.startswith("__") or name in ("_py", "_key"):
+            raise AttributeError(name)
+        return getattr(self._view(), name)
+
+
+# The reads and rule facts of one shape: a C method `_n_<name>`, the view for the rest (the
+# positional arities C answers).
+C_READS = {
+    "ability_level": (2,),
+    "ability_value": (2,),
+    "city_controller": (1,),
+    "city_posts": (1,),
+    "score_total": (1,),
+    "controller_if_post": (2, 3),
+    "score_if_post": (2, 3),
+    "controller_if_exchange": (1,),
+}
+
+
 def state_class(ext: ModuleType, module: ModuleType, end_names: list[str]) -> type:
     """The state type of one native game: the extension's C state with the rest of the API."""
-    n_types = module.N_MARKER_TYPES
-    score_keys = module.SCORE_KEYS
-    mission_cards = _mission_cards(module)
-    route_frames = module.State._json.route_frames  # frames whose first number is a route
-
-    class NativeState(ext.State):
+    namespace = {
         # the Python backend's state of this position, kept while the position does not change:
         # `_key` is the legal-action list the C state held then (it drops it on every change)
-        __slots__ = ("_py", "_key")
-        python_module = module
-
-        # ---- conversions
-        def to_python(self):
-            """The Python backend's state of this position (a copy)."""
-            return python_state(module, self._export())
-
-        def _view(self):
-            """The Python backend's state of this position, shared: read it, never change it."""
-            key = self.legal_actions()
-            try:
-                if self._key is key:
-                    return self._py
-            except AttributeError:
-                pass
-            view = python_state(module, self._export())
-            self._py, self._key = view, key
-            return view
-
-        def _observer(self, player) -> int:
-            # called by the C observation_tensor for an observer that is not a plain int in
-            # range: the Python backend's check (its message), else the player as an int
-            check_observer(self, player)
-            return int(player)
-
-        def _tensor_through_python(self, player: int, out):
-            # called by the C observation_tensor for a buffer it does not write (not a
-            # C-contiguous float32 vector of the size): the Python codec's message, or its write
-            return module.observation_tensor(self._view(), player, out)
-
-        def _illegal(self, action):
-            # called by the C apply_action for anything but a legal int: an integer-like action
-            # (numpy.int64, …) is applied as its int, anything else raises the Python message
-            if action.__class__ is not int and not isinstance(action, bool):
-                as_int = _as_action_id(action)
-                if as_int.__class__ is int:
-                    return self.apply_action(as_int)
-            raise HansaError(self._view()._illegal_message(action))
-
-        # ---- fast reads and rule facts for agents (runtime/state.py), answered in C: an agent
-        # reading them needs no Python copy of the position. Where C returns NotImplemented (an
-        # argument off its fast path) the Python backend's view answers, as it does every read
-        # not listed here (__getattr__ below).
-        def point_pieces(self) -> list[int]:
-            return self._field(FIELD_PT)
-
-        def space_posts(self) -> list[int]:
-            return self._field(FIELD_POST)
-
-        def posts_filled(self) -> list[int]:
-            return self._field(FIELD_FILLED)
-
-        def additional_posts(self) -> list[tuple[int, ...]]:
-            return self._n_additional_posts()
-
-        def track_pp(self) -> list[int]:
-            return self._field(FIELD_TRACK)
-
-        def route_markers(self) -> list[int]:
-            return self._field(FIELD_RMARK)
-
-        def route_full_owners(self) -> list[int]:
-            return self._field(FIELD_FULL_OWNER)
-
-        def actions_remaining(self) -> int:
-            return self._field(FIELD_SCALARS)[2]
-
-        def completed_cities(self) -> int:
-            return self._field(FIELD_SCALARS)[5]
-
-        def marker_supply_size(self) -> int:
-            return len(self._field(FIELD_MSUPPLY))
-
-        def personal_supply(self, player: int) -> tuple[int, int]:
-            pieces = self._n_pieces(player)
-            return self._view().personal_supply(player) if pieces is NotImplemented else pieces[0]
-
-        def general_stock(self, player: int) -> tuple[int, int]:
-            pieces = self._n_pieces(player)
-            return self._view().general_stock(player) if pieces is NotImplemented else pieces[1]
-
-        def mission_cities(self, player: int) -> tuple[int, ...]:
-            if mission_cards is None:
-                return self._view().mission_cities(player)
-            if not mission_cards:
-                return ()
-            mission = self._field(FIELD_MISSION)
-            if player.__class__ is int and 0 <= player < len(mission):
-                return mission_cards[mission[player]]
-            return self._view().mission_cities(player)
-
-        def unused_markers(self, player: int) -> tuple[int, ...]:
-            unused = self._field(FIELD_UNUSED)  # counts per marker type, per player
-            if player.__class__ is int and 0 <= player < len(unused):
-                return _multiset(unused[player])
-            return self._view().unused_markers(player)
-
-        # the reads and rule facts of one shape: a C method `_n_<name>`, the view for the rest
-        ability_level = _answered_in_c(ext, "ability_level", (2,))
-        ability_value = _answered_in_c(ext, "ability_value", (2,))
-        city_controller = _answered_in_c(ext, "city_controller", (1,))
-        city_posts = _answered_in_c(ext, "city_posts", (1,))
-        score_total = _answered_in_c(ext, "score_total", (1,))
-        controller_if_post = _answered_in_c(ext, "controller_if_post", (2, 3))
-        score_if_post = _answered_in_c(ext, "score_if_post", (2, 3))
-        controller_if_exchange = _answered_in_c(ext, "controller_if_exchange", (1,))
-
-        def held_pieces(self) -> tuple[int, ...]:
-            stack = self._field(FIELD_STACK)
-            if stack and stack[-1][0] == F_MOVE:
-                return tuple(stack[-1][6])  # the native frame's held pieces
-            return ()
-
-        def decision_route(self) -> int:
-            stack = self._field(FIELD_STACK)
-            if stack and stack[-1][0] in route_frames:
-                return stack[-1][2]  # the native frame's first number: the route
-            return -1
-
-        # ---- the rest of the State API (docs/game-api.md)
-        def legal_actions_mask(self) -> list[int]:
-            mask = [0] * module.NUM_ACTIONS
-            for a in self.legal_actions():
-                mask[a] = 1
-            return mask
-
-        def action_to_string(self, action: int) -> str:
-            return module.action_name(action)
-
-        def score_breakdown(self) -> list[dict[str, int]]:
-            return [dict(zip(score_keys, row, strict=True)) for row in self._native_scores()]
-
-        def returns(self) -> list[int]:
-            rows = self._native_scores()
-            if not self.is_terminal():
-                return [0] * len(rows)
-            return [sum(row) for row in rows]
-
-        def winners(self) -> list[int]:
-            return self._view().winners()
-
-        def end_conditions_met(self) -> list[str]:
-            return [end_names[i] for i in self._native_ends_met()]
-
-        def to_dict(self) -> dict:
-            return self._view().to_dict()
-
-        def to_json(self) -> str:
-            return encode(self.to_dict())
-
-        def random_steps(self, steps: int, seed: int = 0) -> int:
-            """Up to `steps` uniformly random decisions in place, played in C (the Python
-            backend's `random_steps` makes the same ones for the same seed)."""
-            steps, seed = check_rollout(steps, seed)
-            return ext.random_steps(self, min(steps, MAX_STEPS), seed)
-
-        def resample_hidden(self, rng, observer: int | None = None) -> None:
-            py = self.to_python()
-            py.resample_hidden(rng, observer)
-            self._import(fields_of(py, n_types))
-
-        def __deepcopy__(self, memo: dict):
-            return self.clone()
-
-        def __eq__(self, other: object) -> bool:
-            if not isinstance(other, NativeState):
-                return NotImplemented
-            return self._export() == other._export()
-
-        __hash__ = None  # type: ignore[assignment]
-
-        def __str__(self) -> str:
-            return self.to_json()
-
-        def __repr__(self) -> str:
-            return f"<{module.GAME_NAME} native state: {self._view()._decision_name()}>"
-
-        def __getattr__(self, name: str):
-            # observations, rule facts and fast reads for agents: the Python backend's state of
-            # the position answers (its lists are shared: do not mutate them)
-            if name.startswith("__") or name in ("_py", "_key"):
-                raise AttributeError(name)
-            return getattr(self._view(), name)
-
-    NativeState.__name__ = NativeState.__qualname__ = (
-        f"NativeState_{module.__name__.rsplit('.')[-1]}"
-    )
-    return NativeState
+        "__slots__": ("_py", "_key"),
+        "python_module": module,
+        "_ext": ext,
+        "_end_names": list(end_names),
+        "_mission_cards": _mission_cards(module),
+        "_route_frames": module.State._json.route_frames,  # frames whose first number is a route
+        **{name: _answered_in_c(ext, name, arities) for name, arities in C_READS.items()},
+    }
+    name = f"NativeState_{module.__name__.rsplit('.')[-1]}"
+    return type(name, (NativeStateAPI, ext.State), namespace)
 
 
 class NativeGame(Game):
