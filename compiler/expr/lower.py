@@ -34,7 +34,7 @@ from ..nodes.expr import (
     Whom,
 )
 from ..syntax.limits import number_problem
-from ..syntax.parser import span_of
+from ..syntax.parser import span_of, unquote
 from .catalogue import DOMAINS
 
 ARTICLES = ("the", "a", "an")
@@ -345,154 +345,199 @@ _EFFECT_HOOKS = {
 
 def lower_hook_rule(stmt: lark.Tree, file: str) -> HookRule:
     """One statement in words → a HookRule (its `key` addresses it across `extends`)."""
-    from ..syntax.parser import unquote
+    lower = _HOOK_LOWERINGS.get(stmt.data)
+    if lower is None and stmt.data in _EFFECT_HOOKS:
+        lower = _lower_effect_hook
+    if lower is None:  # pragma: no cover - the grammar has no other statement in words
+        raise HansaError(f"unexpected statement {stmt.data}", span_of(stmt, file))
+    return lower(stmt.data, stmt.children, span_of(stmt, file), file)
 
-    span = span_of(stmt, file)
-    data = stmt.data
-    kids = stmt.children
-    if data == "r_bonus_rule":
-        label = unquote(kids[0], file, "bonus marker name")
-        if not label.strip():
-            raise HansaError("a bonus marker needs a name", span_of(kids[0], file))
-        params: list[tuple[str, int]] = []
-        for param in kids[1:-1]:
-            name = str(param.children[0])
-            value_tree = param.children[1]
-            token = value_tree.children[0] if value_tree.data == "r_atom" else None
-            if name not in ("count", "start"):
-                raise HansaError(
-                    f"unknown parameter '{name}' for a bonus marker; it takes: count, start",
-                    span_of(param.children[0], file),
-                )
-            if token is None or token.type != "INT":
-                raise HansaError(f"{name} is a whole number", span_of(value_tree, file))
-            if any(n == name for n, _ in params):
-                raise HansaError(f"parameter '{name}' is given twice", span_of(param, file))
-            params.append((name, int(token)))
-        effects = lower_effects(kids[-1], file)
-        return HookRule(
-            "marker_used",
-            f"marker:{label}",
-            target=label,
-            label=label,
-            effects=effects,
-            params=tuple(params),
-            span=span,
-        )
-    if data == "r_score_rule":
-        key = str(kids[0])
-        label = unquote(kids[1], file, "score label") if len(kids) == 3 else ""
-        amount = lower_amount(kids[-1], file)
-        unit, unit_span = amount_unit(amount)
-        if unit == "actions":
-            raise HansaError("a scoring category gives PP, not actions", unit_span)
-        return HookRule("score", f"score:{key}", target=key, label=label, amount=amount, span=span)
-    if data == "r_score_effect":
-        raise HansaError(
-            f"scoring category {kids[0]} cannot take an effect: it only counts PP at the end"
-            " (write `score H: 2 PP per …`; effects belong in `at setup`, `at turn start`,"
-            " `after create_route` or a marker's `when used`)",
-            span_of(kids[-1], file),
-        )
-    if data in _EFFECT_HOOKS:
-        hook = _EFFECT_HOOKS[data]
-        effects = lower_effects(kids[0], file)
-        return HookRule(
-            hook,
-            f"{hook}:{len(effects)}:" + "; ".join(e.text() for e in effects),
-            effects=effects,
-            span=span,
-        )
-    if data in ("r_after_action", "r_after_marker"):
-        if data == "r_after_marker":
-            action = MARKER_TRIGGER
-        else:
-            action = str(kids[0])
-            if action == "move":
-                raise HansaError(
-                    "Move has no `after move:` hook: its pieces are picked and put down by"
-                    " decisions after the action begins; write the rule `at turn end:` instead",
-                    span_of(kids[0], file),
-                )
-            if action not in AFTER_ACTIONS:
-                raise HansaError(
-                    f"unknown action '{action}' after `after`{did_you_mean(action, AFTER_ACTIONS)};"
-                    f" write `after ACTION:` with one of {', '.join(AFTER_ACTIONS)}, or"
-                    " `after use marker:`",
-                    span_of(kids[0], file),
-                )
-        hook = f"after_{action}"
-        effects = lower_effects(kids[-1], file)
-        return HookRule(
-            hook,
-            f"{hook}:{len(effects)}:" + "; ".join(e.text() for e in effects),
-            effects=effects,
-            span=span,
-        )
-    if data in ("r_favour", "r_favour_when"):  # an Emperor's Favour tile, for its taker;
-        # a triggered one (`when …`) acts each time it fires
-        label = unquote(kids[0], file, "favour tile name")
-        if not label.strip():
-            raise HansaError("a favour tile needs a name", span_of(kids[0], file))
-        trigger = ""
-        if data == "r_favour_when" and when_marker(kids[1]):
-            when = kids[1]
-            if str(when.children[0]).lower() != "a":
-                raise HansaError(
-                    f"write `{MARKER_TRIGGER_WHO[when.data.split('_')[2]]} a bonus marker`",
-                    span_of(when.children[0], file),
-                )
-            trigger = f"{when.data.split('_')[2]}:{MARKER_TRIGGER}"
-        elif data == "r_favour_when":
-            when = kids[1]
-            action = str(when.children[0])
-            if action not in TRIGGER_ACTIONS:
-                raise HansaError(
-                    f"unknown action '{action}' in a trigger"
-                    f"{did_you_mean(action, TRIGGER_ACTIONS)};"
-                    f" actions: {', '.join(TRIGGER_ACTIONS)}",
-                    span_of(when.children[0], file),
-                )
-            trigger = f"{when.data.removeprefix('r_when_')}:{action}"
-        return HookRule(
-            "favour",
-            f"favour:{label}",
-            target=label,
-            label=label,
-            effects=lower_effects(kids[-1], file),
-            span=span,
-            trigger=trigger,
-        )
-    if data == "r_forbid_marker":
-        condition = lower_expr(kids[0], file)
-        return HookRule(
-            "forbid",
-            f"forbid:{MARKER_TRIGGER}",
-            target=MARKER_TRIGGER,
-            condition=condition,
-            span=span,
-        )
-    if data == "r_forbid":
-        action = str(kids[0])
-        condition = lower_expr(kids[1], file)
-        return HookRule("forbid", f"forbid:{action}", target=action, condition=condition, span=span)
-    if data == "r_control_words":
-        words = _words(kids[0])
-        rule = {
-            "rightmost post": "rightmost_post",
-            "nobody on tie": "nobody",
-            "every tied player": "shared",  # ties shared: each tied player controls the city
-        }.get(words)
-        if rule is None:
+
+def _lower_bonus_rule(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """`bonus "NAME" count N when used: EFFECTS`: a marker kind written in words."""
+    label = unquote(kids[0], file, "bonus marker name")
+    if not label.strip():
+        raise HansaError("a bonus marker needs a name", span_of(kids[0], file))
+    params: list[tuple[str, int]] = []
+    for param in kids[1:-1]:
+        name = str(param.children[0])
+        value_tree = param.children[1]
+        token = value_tree.children[0] if value_tree.data == "r_atom" else None
+        if name not in ("count", "start"):
             raise HansaError(
-                f"unknown control rule '{words}'; write `control goes to the rightmost post`,"
-                " `control goes to nobody on a tie`, `control goes to every tied player` or"
-                " `control goes to most QUANTITY`",
+                f"unknown parameter '{name}' for a bonus marker; it takes: count, start",
+                span_of(param.children[0], file),
+            )
+        if token is None or token.type != "INT":
+            raise HansaError(f"{name} is a whole number", span_of(value_tree, file))
+        if any(n == name for n, _ in params):
+            raise HansaError(f"parameter '{name}' is given twice", span_of(param, file))
+        params.append((name, int(token)))
+    effects = lower_effects(kids[-1], file)
+    return HookRule(
+        "marker_used",
+        f"marker:{label}",
+        target=label,
+        label=label,
+        effects=effects,
+        params=tuple(params),
+        span=span,
+    )
+
+
+def _lower_score_rule(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """`score K "LABEL": AMOUNT`: a scoring category in words."""
+    key = str(kids[0])
+    label = unquote(kids[1], file, "score label") if len(kids) == 3 else ""
+    amount = lower_amount(kids[-1], file)
+    unit, unit_span = amount_unit(amount)
+    if unit == "actions":
+        raise HansaError("a scoring category gives PP, not actions", unit_span)
+    return HookRule("score", f"score:{key}", target=key, label=label, amount=amount, span=span)
+
+
+def _lower_score_effect(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """A scoring category given an effect: refused, with what to write."""
+    raise HansaError(
+        f"scoring category {kids[0]} cannot take an effect: it only counts PP at the end"
+        " (write `score H: 2 PP per …`; effects belong in `at setup`, `at turn start`,"
+        " `after create_route` or a marker's `when used`)",
+        span_of(kids[-1], file),
+    )
+
+
+def _lower_effect_hook(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """`at setup:`, `at turn start:`, `at turn end:`, `at marker draw:`: effects."""
+    hook = _EFFECT_HOOKS[data]
+    effects = lower_effects(kids[0], file)
+    return HookRule(
+        hook,
+        f"{hook}:{len(effects)}:" + "; ".join(e.text() for e in effects),
+        effects=effects,
+        span=span,
+    )
+
+
+def _lower_after(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """`after ACTION:` / `after use marker:`: effects once the action is applied."""
+    if data == "r_after_marker":
+        action = MARKER_TRIGGER
+    else:
+        action = str(kids[0])
+        if action == "move":
+            raise HansaError(
+                "Move has no `after move:` hook: its pieces are picked and put down by"
+                " decisions after the action begins; write the rule `at turn end:` instead",
                 span_of(kids[0], file),
             )
-        return HookRule("control", "control", target=rule, span=span)
-    if data == "r_control_most":
-        return HookRule(
-            "control", "control", target="most", condition=lower_expr(kids[0], file), span=span
+        if action not in AFTER_ACTIONS:
+            raise HansaError(
+                f"unknown action '{action}' after `after`{did_you_mean(action, AFTER_ACTIONS)};"
+                f" write `after ACTION:` with one of {', '.join(AFTER_ACTIONS)}, or"
+                " `after use marker:`",
+                span_of(kids[0], file),
+            )
+    hook = f"after_{action}"
+    effects = lower_effects(kids[-1], file)
+    return HookRule(
+        hook,
+        f"{hook}:{len(effects)}:" + "; ".join(e.text() for e in effects),
+        effects=effects,
+        span=span,
+    )
+
+
+def _lower_favour(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """An Emperor's Favour tile, for its taker; a triggered one (`when …`) acts each time."""
+    # a triggered one (`when …`) acts each time it fires
+    label = unquote(kids[0], file, "favour tile name")
+    if not label.strip():
+        raise HansaError("a favour tile needs a name", span_of(kids[0], file))
+    trigger = ""
+    if data == "r_favour_when" and when_marker(kids[1]):
+        when = kids[1]
+        if str(when.children[0]).lower() != "a":
+            raise HansaError(
+                f"write `{MARKER_TRIGGER_WHO[when.data.split('_')[2]]} a bonus marker`",
+                span_of(when.children[0], file),
+            )
+        trigger = f"{when.data.split('_')[2]}:{MARKER_TRIGGER}"
+    elif data == "r_favour_when":
+        when = kids[1]
+        action = str(when.children[0])
+        if action not in TRIGGER_ACTIONS:
+            raise HansaError(
+                f"unknown action '{action}' in a trigger"
+                f"{did_you_mean(action, TRIGGER_ACTIONS)};"
+                f" actions: {', '.join(TRIGGER_ACTIONS)}",
+                span_of(when.children[0], file),
+            )
+        trigger = f"{when.data.removeprefix('r_when_')}:{action}"
+    return HookRule(
+        "favour",
+        f"favour:{label}",
+        target=label,
+        label=label,
+        effects=lower_effects(kids[-1], file),
+        span=span,
+        trigger=trigger,
+    )
+
+
+def _lower_forbid_marker(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """`forbid use marker when …`."""
+    condition = lower_expr(kids[0], file)
+    return HookRule(
+        "forbid",
+        f"forbid:{MARKER_TRIGGER}",
+        target=MARKER_TRIGGER,
+        condition=condition,
+        span=span,
+    )
+
+
+def _lower_forbid(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """`forbid ACTION when …`."""
+    action = str(kids[0])
+    condition = lower_expr(kids[1], file)
+    return HookRule("forbid", f"forbid:{action}", target=action, condition=condition, span=span)
+
+
+def _lower_control_words(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """`control goes to the rightmost post`, `… nobody on a tie`, `… every tied player`."""
+    words = _words(kids[0])
+    rule = {
+        "rightmost post": "rightmost_post",
+        "nobody on tie": "nobody",
+        "every tied player": "shared",  # ties shared: each tied player controls the city
+    }.get(words)
+    if rule is None:
+        raise HansaError(
+            f"unknown control rule '{words}'; write `control goes to the rightmost post`,"
+            " `control goes to nobody on a tie`, `control goes to every tied player` or"
+            " `control goes to most QUANTITY`",
+            span_of(kids[0], file),
         )
-    raise HansaError(f"unexpected statement {data}", span)  # pragma: no cover - grammar
+    return HookRule("control", "control", target=rule, span=span)
+
+
+def _lower_control_most(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """`control goes to most QUANTITY`."""
+    return HookRule(
+        "control", "control", target="most", condition=lower_expr(kids[0], file), span=span
+    )
+
+
+_HOOK_LOWERINGS = {
+    "r_bonus_rule": _lower_bonus_rule,
+    "r_score_rule": _lower_score_rule,
+    "r_score_effect": _lower_score_effect,
+    "r_after_action": _lower_after,
+    "r_after_marker": _lower_after,
+    "r_favour": _lower_favour,
+    "r_favour_when": _lower_favour,
+    "r_forbid_marker": _lower_forbid_marker,
+    "r_forbid": _lower_forbid,
+    "r_control_words": _lower_control_words,
+    "r_control_most": _lower_control_most,
+}
