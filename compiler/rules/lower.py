@@ -430,27 +430,8 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
     """The statements one statement tree stands for (`end when a | b` stands for two)."""
     data = stmt.data
     span = span_of(stmt, file)
-    if data == "r_replace_score_words":  # `replace score E "…": AMOUNT`
-        rule = lower_hook_rule(lark.Tree("r_score_rule", stmt.children, stmt.meta), file)
-        key_token = stmt.children[0]
-        return [
-            Statement(
-                "replace",
-                "hook",
-                rule.key,
-                params=(("rule", rule),),
-                span=span,
-                key_span=span_of(key_token, file),
-            )
-        ]
-    if data in HOOK_STATEMENTS:  # rules in words (compiler/expr/lower.py)
-        rule = lower_hook_rule(stmt, file)
-        key_span = span_of(stmt.children[0], file) if data == "r_score_rule" else span
-        return [
-            Statement(
-                "set", "hook", rule.key, params=(("rule", rule),), span=span, key_span=key_span
-            )
-        ]
+    if data == "r_replace_score_words" or data in HOOK_STATEMENTS:
+        return [_hook_statement(stmt, file, span)]
     if data in ("r_pieces", "r_setup", "r_markers", "r_pawn"):
         return [_single(data[2:], stmt, file)]
     if data == "r_ability":
@@ -468,14 +449,7 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
         name = str(body.children[0])
         return [_set_statement("board_rules", name, name, body, stmt, file)]
     if data == "r_permanent":
-        body = stmt.children[0]
-        label = [c for c in body.children if isinstance(c, lark.Tree) and c.data == "r_label"]
-        kind_token = next(c for c in body.children if isinstance(c, lark.Token))
-        key = str(label[0].children[0]) if label else str(kind_token)
-        statement = _set_statement("permanent_marker", key, str(kind_token), body, stmt, file)
-        if label:
-            statement = replace(statement, key_span=span_of(label[0].children[0], file))
-        return [statement]
+        return [_permanent_statement(stmt, file)]
     if data == "r_end":  # each alternative, and its timing when written after it
         alternatives: list[Statement] = []
         for child in stmt.children:
@@ -497,20 +471,7 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
             )
         ]
     if data == "r_option":
-        name_token, atom = stmt.children
-        comp = component("option", _word(name_token), span_of(name_token, file))
-        value = comp.params[0].type.convert(_raw_atom(atom, file))
-        return [
-            Statement(
-                "set",
-                "option",
-                comp.kind,
-                comp.kind,
-                (("value", value),),
-                span=span,
-                key_span=span_of(name_token, file),
-            )
-        ]
+        return [_option_statement(stmt, file, span)]
     if data == "r_remove_pawn":
         return [Statement("remove", "pawn", "pawn", span=span, key_span=span)]
     if data in _REMOVE:
@@ -525,30 +486,74 @@ def _statements(stmt: lark.Tree, file: str) -> list[Statement]:
             )
         ]
     if data in _REPLACE:
-        section = _REPLACE[data]
-        key_token, body = stmt.children
-        if section == "bonus":
-            new = _bonus(body, stmt, file)
-        elif section == "end":
-            new = _trigger(body, file)
-        elif section == "score":
-            new = _set_statement(
-                "score", _word(key_token), _word(body.children[0]), body, stmt, file
-            )
-        else:
-            name = _word(body.children[0])
-            new = _set_statement(section, name, name, body, stmt, file)
-        return [
-            Statement(
-                "replace",
-                section,
-                _word(key_token),
-                replacement=new,
-                span=span,
-                key_span=span_of(key_token, file),
-            )
-        ]
+        return [_replace_statement(stmt, file, span)]
     raise AssertionError(f"unexpected statement {data}")  # pragma: no cover - grammar
+
+
+def _hook_statement(stmt: lark.Tree, file: str, span: Span) -> Statement:
+    """A rule in words (compiler/expr/lower.py), or `replace score E "…": AMOUNT`."""
+    if stmt.data == "r_replace_score_words":
+        rule = lower_hook_rule(lark.Tree("r_score_rule", stmt.children, stmt.meta), file)
+        key_span = span_of(stmt.children[0], file)
+        return Statement(
+            "replace", "hook", rule.key, params=(("rule", rule),), span=span, key_span=key_span
+        )
+    rule = lower_hook_rule(stmt, file)
+    key_span = span_of(stmt.children[0], file) if stmt.data == "r_score_rule" else span
+    return Statement(
+        "set", "hook", rule.key, params=(("rule", rule),), span=span, key_span=key_span
+    )
+
+
+def _permanent_statement(stmt: lark.Tree, file: str) -> Statement:
+    """A permanent marker, keyed by its label (or its kind when it has none)."""
+    body = stmt.children[0]
+    label = [c for c in body.children if isinstance(c, lark.Tree) and c.data == "r_label"]
+    kind_token = next(c for c in body.children if isinstance(c, lark.Token))
+    key = str(label[0].children[0]) if label else str(kind_token)
+    statement = _set_statement("permanent_marker", key, str(kind_token), body, stmt, file)
+    if label:
+        statement = replace(statement, key_span=span_of(label[0].children[0], file))
+    return statement
+
+
+def _option_statement(stmt: lark.Tree, file: str, span: Span) -> Statement:
+    """`option NAME VALUE`: the value converted by the option's declared type."""
+    name_token, atom = stmt.children
+    comp = component("option", _word(name_token), span_of(name_token, file))
+    value = comp.params[0].type.convert(_raw_atom(atom, file))
+    return Statement(
+        "set",
+        "option",
+        comp.kind,
+        comp.kind,
+        (("value", value),),
+        span=span,
+        key_span=span_of(name_token, file),
+    )
+
+
+def _replace_statement(stmt: lark.Tree, file: str, span: Span) -> Statement:
+    """`replace SECTION KEY with …`: the new component, built as its section builds one."""
+    section = _REPLACE[stmt.data]
+    key_token, body = stmt.children
+    if section == "bonus":
+        new = _bonus(body, stmt, file)
+    elif section == "end":
+        new = _trigger(body, file)
+    elif section == "score":
+        new = _set_statement("score", _word(key_token), _word(body.children[0]), body, stmt, file)
+    else:
+        name = _word(body.children[0])
+        new = _set_statement(section, name, name, body, stmt, file)
+    return Statement(
+        "replace",
+        section,
+        _word(key_token),
+        replacement=new,
+        span=span,
+        key_span=span_of(key_token, file),
+    )
 
 
 # -------------------------------------------------------------------------------------------------
