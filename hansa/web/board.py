@@ -140,7 +140,32 @@ def board_layout(module: ModuleType, boards: dict[str, Board] | None = None) -> 
     positions, note = render._city_positions(board, width, height)
     layouts = {c.name: render._layout_city(board, c, positions[c.name]) for c in board.cities}
     plans = {plan.route.key: plan for plan in render._plan_routes(board, layouts)}
+    bounds = _drawn_bounds(layouts, plans, width, height)
+    margin = 0.015
+    names = ns["CITY_NAMES"]
+    return {
+        "board": ns["BOARD_ID"],
+        "layout_from": source,
+        "note": note,
+        "view_box": _xy(bounds.x0 - margin, bounds.y0 - margin)
+        + _xy(bounds.x1 - bounds.x0 + 2 * margin, bounds.y1 - bounds.y0 + 2 * margin),
+        "frame": _xy(width, height),
+        "space_size": round(render.SPACE * SCALE, 2),
+        "east_west": list(board.east_west) if board.east_west else None,
+        "cities": [_city_json(c, layouts[name], ns) for c, name in enumerate(names)],
+        "routes": [
+            _route_json(r, names[a], names[b], plans[frozenset((names[a], names[b]))], ns)
+            for r, (a, b) in enumerate(ns["ROUTE_CITIES"])
+        ],
+        "special_prestige": _special_json(board, layouts),
+        "privilege_colours": render.PRIVILEGE_COLOURS,
+        "country_colours": render._country_colours(board),
+        "green_city_colour": render.GREEN_CITY_FACE,
+    }
 
+
+def _drawn_bounds(layouts: dict, plans: dict, width: float, height: float):
+    """What the drawing covers: the frame, every city's extent, the routes and their labels."""
     bounds = render._Rect(0.0, 0.0, width, height)
     for layout in layouts.values():
         bounds = bounds.union(layout.extent)
@@ -152,101 +177,81 @@ def board_layout(module: ModuleType, boards: dict[str, Board] | None = None) -> 
             bounds = bounds.union(
                 render._Rect(label.x - half_w, label.y - half_h, label.x + half_w, label.y + half_h)
             )
-    margin = 0.015
+    return bounds
 
-    names = ns["CITY_NAMES"]
-    cities = []
-    for c, name in enumerate(names):
-        layout = layouts[name]
-        city = layout.city
-        cities.append(
-            {
-                "index": c,
-                "name": name,
-                "centre": _xy(*layout.centre),
-                "box": _rect(layout.box),
-                "name_at": _xy(layout.centre[0], layout.name_y),
-                "details": [[text, round(y * SCALE, 2)] for text, y in layout.detail_lines],
-                "hanseatic": city.hanseatic,
-                "countries": list(city.countries),
-                "permissions": list(city.permissions),
-                "spaces": [
-                    {
-                        "id": space_id,
-                        "at": _xy(x, y),
-                        "shape": space.shape,
-                        "privilege": space.privilege,
-                        "coin": space.coin,
-                    }
-                    for space_id, space, (x, y) in zip(
-                        ns["CITY_SPACES"][c], city.spaces, layout.spaces, strict=True
-                    )
-                ],
-                "badges": [
-                    {"text": badge.text, "kind": badge.kind, "box": _rect(badge.rect)}
-                    for badge in layout.badges
-                ],
-            }
-        )
-    space_size = round(render.SPACE * SCALE, 2)
-    special = None
-    if board.special_prestige is not None:
-        layout = layouts[board.special_prestige.city]
-        special = {
-            "city": board.special_prestige.city,
-            "via": list(board.special_prestige.via),
-            "size": round(render.SPECIAL_SPACE * SCALE, 2),
-            "spaces": [
-                {"index": i, "at": _xy(x, y), "points": s.points, "privilege": s.privilege}
-                for i, (s, (x, y)) in enumerate(
-                    zip(board.special_prestige.spaces, layout.special, strict=True)
-                )
-            ],
-        }
-    routes = []
-    for r, (a, b) in enumerate(ns["ROUTE_CITIES"]):
-        plan = plans[frozenset((names[a], names[b]))]
-        spots = list(zip(plan.points, plan.angles, strict=True))
-        if plan.route.cities[0] != names[a]:  # the IR lists the route the other way round
-            spots.reverse()
-        routes.append(
-            {
-                "index": r,
-                "cities": [names[a], names[b]],
-                "path": [_xy(x, y) for x, y in plan.path[::4]] + [_xy(*plan.path[-1])],
-                "sea": plan.route.is_sea,
-                "tavern": plan.route.tavern,
-                "country": plan.route.country,
-                "permanent": plan.route.permanent_bonus,
-                "size": round(plan.point_size * SCALE, 2),
-                "points": [
-                    {
-                        "id": x,
-                        "at": _xy(px, py),
-                        "angle": round(angle, 1),
-                        "merchant_only": bool(ns["POINT_MERCHANT_ONLY"][x]),
-                    }
-                    for x, ((px, py), angle) in zip(ns["ROUTE_POINTS"][r], spots, strict=True)
-                ],
-                "labels": [
-                    {"text": label.text, "kind": label.kind, "at": _xy(label.x, label.y)}
-                    for label in plan.labels
-                ],
-            }
-        )
+
+def _city_json(c: int, layout, ns: dict) -> dict:
+    city = layout.city
     return {
-        "board": ns["BOARD_ID"],
-        "layout_from": source,
-        "note": note,
-        "view_box": _xy(bounds.x0 - margin, bounds.y0 - margin)
-        + _xy(bounds.x1 - bounds.x0 + 2 * margin, bounds.y1 - bounds.y0 + 2 * margin),
-        "frame": _xy(width, height),
-        "space_size": space_size,
-        "east_west": list(board.east_west) if board.east_west else None,
-        "cities": cities,
-        "routes": routes,
-        "special_prestige": special,
-        "privilege_colours": render.PRIVILEGE_COLOURS,
-        "country_colours": render._country_colours(board),
-        "green_city_colour": render.GREEN_CITY_FACE,
+        "index": c,
+        "name": ns["CITY_NAMES"][c],
+        "centre": _xy(*layout.centre),
+        "box": _rect(layout.box),
+        "name_at": _xy(layout.centre[0], layout.name_y),
+        "details": [[text, round(y * SCALE, 2)] for text, y in layout.detail_lines],
+        "hanseatic": city.hanseatic,
+        "countries": list(city.countries),
+        "permissions": list(city.permissions),
+        "spaces": [
+            {
+                "id": space_id,
+                "at": _xy(x, y),
+                "shape": space.shape,
+                "privilege": space.privilege,
+                "coin": space.coin,
+            }
+            for space_id, space, (x, y) in zip(
+                ns["CITY_SPACES"][c], city.spaces, layout.spaces, strict=True
+            )
+        ],
+        "badges": [
+            {"text": badge.text, "kind": badge.kind, "box": _rect(badge.rect)}
+            for badge in layout.badges
+        ],
+    }
+
+
+def _special_json(board: Board, layouts: dict) -> dict | None:
+    if board.special_prestige is None:
+        return None
+    layout = layouts[board.special_prestige.city]
+    return {
+        "city": board.special_prestige.city,
+        "via": list(board.special_prestige.via),
+        "size": round(render.SPECIAL_SPACE * SCALE, 2),
+        "spaces": [
+            {"index": i, "at": _xy(x, y), "points": s.points, "privilege": s.privilege}
+            for i, (s, (x, y)) in enumerate(
+                zip(board.special_prestige.spaces, layout.special, strict=True)
+            )
+        ],
+    }
+
+
+def _route_json(r: int, a: str, b: str, plan, ns: dict) -> dict:
+    spots = list(zip(plan.points, plan.angles, strict=True))
+    if plan.route.cities[0] != a:  # the IR lists the route the other way round
+        spots.reverse()
+    return {
+        "index": r,
+        "cities": [a, b],
+        "path": [_xy(x, y) for x, y in plan.path[::4]] + [_xy(*plan.path[-1])],
+        "sea": plan.route.is_sea,
+        "tavern": plan.route.tavern,
+        "country": plan.route.country,
+        "permanent": plan.route.permanent_bonus,
+        "size": round(plan.point_size * SCALE, 2),
+        "points": [
+            {
+                "id": x,
+                "at": _xy(px, py),
+                "angle": round(angle, 1),
+                "merchant_only": bool(ns["POINT_MERCHANT_ONLY"][x]),
+            }
+            for x, ((px, py), angle) in zip(ns["ROUTE_POINTS"][r], spots, strict=True)
+        ],
+        "labels": [
+            {"text": label.text, "kind": label.kind, "at": _xy(label.x, label.y)}
+            for label in plan.labels
+        ],
     }
