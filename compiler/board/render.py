@@ -882,6 +882,16 @@ def _wrap(text: str, width: int) -> str:
 
 
 def _draw_city(ax, board: Board, layout: _CityLayout, colours: dict[str, str]) -> None:
+    """A city: its outline (one per country it belongs to), name and details, spaces, special
+    prestige spaces and badges."""
+    _draw_city_frame(ax, layout, colours)
+    _draw_spaces(ax, layout)
+    if layout.special:
+        _draw_special_prestige(ax, board, layout)
+    _draw_badges(ax, layout)
+
+
+def _draw_city_frame(ax, layout: _CityLayout, colours: dict[str, str]) -> None:
     city = layout.city
     box = layout.box
     edge_colours = [colours[c] for c in city.countries] or [CITY_EDGE]
@@ -926,6 +936,9 @@ def _draw_city(ax, board: Board, layout: _CityLayout, colours: dict[str, str]) -
             style="italic",
         )
 
+
+def _draw_spaces(ax, layout: _CityLayout) -> None:
+    city = layout.city
     for index, (space, (x, y)) in enumerate(zip(city.spaces, layout.spaces, strict=True)):
         gid = f"space:{city.name}:{index}"
         fill = PRIVILEGE_COLOURS[space.privilege]
@@ -969,34 +982,39 @@ def _draw_city(ax, board: Board, layout: _CityLayout, colours: dict[str, str]) -
                 zorder=3.2,
             )
 
-    if layout.special:
-        for index, (spec, (x, y)) in enumerate(
-            zip(board.special_prestige.spaces, layout.special, strict=True)
-        ):
-            ax.add_artist(
-                Rectangle(
-                    (x - SPECIAL_SPACE / 2, y - SPECIAL_SPACE / 2),
-                    SPECIAL_SPACE,
-                    SPECIAL_SPACE,
-                    facecolor=PRIVILEGE_COLOURS.get(spec.privilege, "#cccccc"),
-                    edgecolor=SPECIAL_COLOUR,
-                    lw=1.6,
-                    zorder=3,
-                    gid=f"prestige:{city.name}:{index}",
-                )
-            )
-            ax.text(
-                x,
-                y,
-                str(spec.points),
-                fontsize=5.8,
-                fontweight="bold",
-                ha="center",
-                va="center_baseline",
-                color=PRIVILEGE_TEXT.get(spec.privilege, "#111111"),
-                zorder=3.2,
-            )
 
+def _draw_special_prestige(ax, board: Board, layout: _CityLayout) -> None:
+    city = layout.city
+    for index, (spec, (x, y)) in enumerate(
+        zip(board.special_prestige.spaces, layout.special, strict=True)
+    ):
+        ax.add_artist(
+            Rectangle(
+                (x - SPECIAL_SPACE / 2, y - SPECIAL_SPACE / 2),
+                SPECIAL_SPACE,
+                SPECIAL_SPACE,
+                facecolor=PRIVILEGE_COLOURS.get(spec.privilege, "#cccccc"),
+                edgecolor=SPECIAL_COLOUR,
+                lw=1.6,
+                zorder=3,
+                gid=f"prestige:{city.name}:{index}",
+            )
+        )
+        ax.text(
+            x,
+            y,
+            str(spec.points),
+            fontsize=5.8,
+            fontweight="bold",
+            ha="center",
+            va="center_baseline",
+            color=PRIVILEGE_TEXT.get(spec.privilege, "#111111"),
+            zorder=3.2,
+        )
+
+
+def _draw_badges(ax, layout: _CityLayout) -> None:
+    city = layout.city
     for badge in layout.badges:
         face, edge, text_colour = (
             (ABILITY_FACE, ABILITY_EDGE, ABILITY_EDGE)
