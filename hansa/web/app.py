@@ -134,6 +134,255 @@ class SourceGuard(dict):
         return ""
 
 
+class Endpoints:
+    """The server's endpoints and error answers over one catalogue of games and its sessions;
+    `create_app` routes requests to them."""
+
+    def __init__(self, catalogue: Catalogue, sessions: Sessions, require_tokens: bool, folders):
+        self.catalogue = catalogue
+        self.sessions = sessions
+        self.require_tokens = require_tokens
+        self.folders = folders  # where an error's source lines may be shown from
+        self.light = anyio.CapacityLimiter(LIGHT_THREADS)
+        self.heavy = anyio.CapacityLimiter(HEAVY_THREADS)
+        self.app = None  # the Starlette app (create_app)
+
+    async def in_light(self, func, *args):
+        return await anyio.to_thread.run_sync(func, *args, limiter=self.light)
+
+    async def in_heavy(self, func, *args):
+        if self.heavy.statistics().tasks_waiting >= HEAVY_QUEUE:
+            raise BadRequest("the server is busy: try again in a moment", 503)
+        return await anyio.to_thread.run_sync(func, *args, limiter=self.heavy)
+
+    def token_of(self, request: Request) -> str | None:
+        return request.headers.get("x-hansa-token") or request.query_params.get("token")
+
+    async def session_of(self, request: Request) -> tuple[Session, object]:
+        sid = request.path_params["sid"]
+        try:
+            session = self.sessions.in_memory(sid)
+            if session is None and self.sessions.store is not None:
+                # read back from the store: replays its decisions
+                session = await self.in_heavy(self.sessions.get, sid)
+            if session is None:
+                raise KeyError(sid)
+        except KeyError:
+            kept = "the store keeps" if self.sessions.store is not None else "memory keeps"
+            raise BadRequest(
+                f"no such game session (it may have been dropped: {kept} at most "
+                f"{MAX_STORED if self.sessions.store is not None else self.sessions.limit} games; "
+                "start a new one)",
+                404,
+            ) from None
+        return session, resolve(session.tokens, self.token_of(request), self.require_tokens)
+
+    async def created(self, make: Callable[..., Session], *args, light_work=False) -> JSONResponse:
+        """A new session (made in a heavy thread, or a light one when `light_work`), answered to
+        its creator: every token, and the view of its first human seat (the host's where no
+        human plays)."""
+
+        def build() -> dict:
+            session = make(*args)
+            seats = [v for v in session.tokens.values() if v.role == SEAT]
+            viewer = (
+                seats[0] if seats else next(v for v in session.tokens.values() if v.role == HOST)
+            )
+            with session.lock:
+                view = session_view(session, viewer, 0 if session.mode == "replay" else None)
+            view["tokens"] = token_listing(session.tokens)
+            return view
+
+        run = self.in_light if light_work else self.in_heavy
+        return JSONResponse(await run(build), status_code=201)
+
+    async def index(self, request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def list_games(self, request: Request) -> Response:
+        return JSONResponse(self.catalogue.listing())
+
+    async def game_board(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        run = self.in_light if self.catalogue.laid_out(name) else self.in_heavy  # drawn once
+        return JSONResponse(await run(self.catalogue.layout, name))
+
+    async def new_session(self, request: Request) -> Response:
+        data = await _body(request)
+        game = data.get("game")
+        return await self.created(
+            self.sessions.new_game,
+            game,
+            data.get("players"),
+            data.get("seed"),
+            data.get("seats"),
+            light_work=self.catalogue.loaded(game),  # nothing to compile: a new game is quick
+        )
+
+    async def show_session(self, request: Request) -> Response:
+        session, viewer = await self.session_of(request)
+        at, since = _int_param(request, "at"), _int_param(request, "since")
+
+        def view():
+            with session.lock:
+                return session_view(session, viewer, at, since or 0)
+
+        return JSONResponse(await self.in_light(view))
+
+    async def act(self, request: Request) -> Response:
+        session, viewer = await self.session_of(request)
+        data = await _body(request)
+        since = _since(data)
+
+        def apply():
+            with session.lock:
+                session.human_action(viewer, data.get("action"), data.get("at"))
+                return session_view(session, viewer, None, min(since, len(session.moves)))
+
+        return JSONResponse(await self.in_light(apply))
+
+    async def undo(self, request: Request) -> Response:
+        session, viewer = await self.session_of(request)
+        data = await _body(request)
+        since = _since(data)
+
+        def take_back():
+            with session.lock:
+                session.undo(viewer, data.get("at"))
+                return session_view(session, viewer, None, min(since, len(session.moves)))
+
+        return JSONResponse(await self.in_light(take_back))
+
+    async def agent(self, request: Request) -> Response:
+        session, viewer = await self.session_of(request)
+        data = await _body(request)
+        since = _since(data)
+        if data.get("stop") is True:
+
+            def stop():
+                with session.lock:
+                    session.stop_agents(viewer)
+                    return session_view(session, viewer, None, min(since, len(session.moves)))
+
+            return JSONResponse(await self.in_light(stop))
+        steps = data.get("steps", 1)
+        until_human = data.get("until_human", False)
+        if not _is_int(steps) or not 1 <= steps <= 20_000:
+            raise BadRequest(f"steps: expected a whole number from 1 to 20000, got {steps!r}")
+        if not isinstance(until_human, bool):
+            raise BadRequest("until_human: expected true or false")
+        delay = _number(data, "delay", 0.0, 0.0, MAX_DELAY)
+        wait = _number(data, "wait", AGENT_WAIT, 0.0, MAX_WAIT)
+
+        def start():
+            with session.lock:
+                return session.start_agents(viewer, steps, until_human, delay)
+
+        job = await self.in_light(start)
+        await until(session, lambda: job.finished, wait)
+
+        def view():
+            with session.lock:
+                return session_view(session, viewer, None, min(since, len(session.moves)))
+
+        return JSONResponse(await self.in_light(view))
+
+    async def events(self, request: Request) -> Response:
+        """Server-sent events: a notice each time the session changes (docs/serve.md)."""
+        session, _viewer = await self.session_of(request)
+        duration = MAX_STREAM
+        if request.query_params.get("for"):
+            duration = min(float(_int_param(request, "for") or 0), MAX_STREAM)
+        loop = asyncio.get_running_loop()
+
+        async def stream():
+            end = loop.time() + duration
+            yield "retry: 1000\n\n"
+            last = None
+            while not self.app.state.stopping:
+                version = session.version
+                if version != last:
+                    last = version
+                    yield f"event: change\ndata: {json.dumps(change_notice(session))}\n\n"
+                left = end - loop.time()
+                if left <= 0:
+                    break
+                wait = min(left, KEEPALIVE)
+                if not await until(session, lambda v=version: session.version != v, wait):
+                    yield ": still here\n\n"
+
+        return StreamingResponse(
+            stream(),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-store", "x-accel-buffering": "no"},
+        )
+
+    async def download_log(self, request: Request) -> Response:
+        session, _viewer = await self.session_of(request)
+
+        def text():
+            with session.lock:
+                if not revealed(session):
+                    raise Refused(
+                        "the log is shown once the game is over (it holds the seed, which "
+                        "decides every hidden draw)"
+                    )
+                return session.log_text()
+
+        body = await self.in_light(text)
+        filename = f"{session.game.name}-seed{session.seed}.jsonl"
+        return Response(
+            body,
+            media_type="application/x-ndjson; charset=utf-8",
+            headers={"content-disposition": f'attachment; filename="{filename}"'},
+        )
+
+    async def open_log(self, request: Request) -> Response:
+        data = await _body(request)
+        text = _text_field(data, "text")
+        name = _text_field(data, "name", "uploaded.jsonl") or "uploaded.jsonl"
+        return await self.created(self.sessions.open_log, text, name[:200])
+
+    async def open_position(self, request: Request) -> Response:
+        data = await _body(request)
+        text = _text_field(data, "text")
+        name = _text_field(data, "name", "uploaded.json") or "uploaded.json"
+        return await self.created(
+            self.sessions.open_position,
+            text,
+            name[:200],
+            data.get("game"),
+            data.get("players"),
+            data.get("seats"),
+        )
+
+    async def on_hansa_error(self, request: Request, exc: HansaError) -> Response:
+        return _error(exc.format(SourceGuard(getattr(exc, "sources", None), self.folders)), 400)
+
+    async def on_refused(self, request: Request, exc: Refused) -> Response:
+        return _error(exc.message, 403)
+
+    async def on_bad_request(self, request: Request, exc: BadRequest) -> Response:
+        return _error(exc.message, exc.status)
+
+    async def on_http_error(self, request: Request, exc: HTTPException) -> Response:
+        return _error(str(exc.detail), exc.status_code)
+
+    async def on_memory_error(self, request: Request, exc: MemoryError) -> Response:
+        return _error("the server ran out of memory for this request", 503)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app):
+        app.state.stopping = False
+        yield
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop the agents and end every update stream (the server is shutting down)."""
+        self.app.state.stopping = True
+        self.sessions.close()
+
+
 def create_app(
     catalogue: Catalogue | None = None,
     max_sessions: int | None = None,
@@ -161,278 +410,44 @@ def create_app(
         extra["token"] = token
     pool = AgentPool(agent_workers) if agent_workers is not None else AgentPool()
     sessions = Sessions(catalogue, pool=pool, store=store, **extra)
-    light = anyio.CapacityLimiter(LIGHT_THREADS)
-    heavy = anyio.CapacityLimiter(HEAVY_THREADS)
     folders = [f for f in (catalogue.spec_dir,) if f is not None and f.is_dir()]
     from .sessions import bundled_spec_dir
 
     if bundled_spec_dir() is not None:
         folders.append(bundled_spec_dir())
 
-    async def in_light(func, *args):
-        return await anyio.to_thread.run_sync(func, *args, limiter=light)
-
-    async def in_heavy(func, *args):
-        if heavy.statistics().tasks_waiting >= HEAVY_QUEUE:
-            raise BadRequest("the server is busy: try again in a moment", 503)
-        return await anyio.to_thread.run_sync(func, *args, limiter=heavy)
-
-    def token_of(request: Request) -> str | None:
-        return request.headers.get("x-hansa-token") or request.query_params.get("token")
-
-    async def session_of(request: Request) -> tuple[Session, object]:
-        sid = request.path_params["sid"]
-        try:
-            session = sessions.in_memory(sid)
-            if session is None and sessions.store is not None:
-                session = await in_heavy(sessions.get, sid)  # read back: replays its decisions
-            if session is None:
-                raise KeyError(sid)
-        except KeyError:
-            kept = "the store keeps" if sessions.store is not None else "memory keeps"
-            raise BadRequest(
-                f"no such game session (it may have been dropped: {kept} at most "
-                f"{MAX_STORED if sessions.store is not None else sessions.limit} games; "
-                "start a new one)",
-                404,
-            ) from None
-        return session, resolve(session.tokens, token_of(request), require_tokens)
-
-    async def created(make: Callable[..., Session], *args, light_work=False) -> JSONResponse:
-        """A new session (made in a heavy thread, or a light one when `light_work`), answered to
-        its creator: every token, and the view of its first human seat (the host's where no
-        human plays)."""
-
-        def build() -> dict:
-            session = make(*args)
-            seats = [v for v in session.tokens.values() if v.role == SEAT]
-            viewer = (
-                seats[0] if seats else next(v for v in session.tokens.values() if v.role == HOST)
-            )
-            with session.lock:
-                view = session_view(session, viewer, 0 if session.mode == "replay" else None)
-            view["tokens"] = token_listing(session.tokens)
-            return view
-
-        run = in_light if light_work else in_heavy
-        return JSONResponse(await run(build), status_code=201)
-
-    async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html")
-
-    async def list_games(request: Request) -> Response:
-        return JSONResponse(catalogue.listing())
-
-    async def game_board(request: Request) -> Response:
-        name = request.path_params["name"]
-        run = in_light if catalogue.laid_out(name) else in_heavy  # drawn once, then quick
-        return JSONResponse(await run(catalogue.layout, name))
-
-    async def new_session(request: Request) -> Response:
-        data = await _body(request)
-        game = data.get("game")
-        return await created(
-            sessions.new_game,
-            game,
-            data.get("players"),
-            data.get("seed"),
-            data.get("seats"),
-            light_work=catalogue.loaded(game),  # nothing to compile: a new game is quick
-        )
-
-    async def show_session(request: Request) -> Response:
-        session, viewer = await session_of(request)
-        at, since = _int_param(request, "at"), _int_param(request, "since")
-
-        def view():
-            with session.lock:
-                return session_view(session, viewer, at, since or 0)
-
-        return JSONResponse(await in_light(view))
-
-    async def act(request: Request) -> Response:
-        session, viewer = await session_of(request)
-        data = await _body(request)
-        since = _since(data)
-
-        def apply():
-            with session.lock:
-                session.human_action(viewer, data.get("action"), data.get("at"))
-                return session_view(session, viewer, None, min(since, len(session.moves)))
-
-        return JSONResponse(await in_light(apply))
-
-    async def undo(request: Request) -> Response:
-        session, viewer = await session_of(request)
-        data = await _body(request)
-        since = _since(data)
-
-        def take_back():
-            with session.lock:
-                session.undo(viewer, data.get("at"))
-                return session_view(session, viewer, None, min(since, len(session.moves)))
-
-        return JSONResponse(await in_light(take_back))
-
-    async def agent(request: Request) -> Response:
-        session, viewer = await session_of(request)
-        data = await _body(request)
-        since = _since(data)
-        if data.get("stop") is True:
-
-            def stop():
-                with session.lock:
-                    session.stop_agents(viewer)
-                    return session_view(session, viewer, None, min(since, len(session.moves)))
-
-            return JSONResponse(await in_light(stop))
-        steps = data.get("steps", 1)
-        until_human = data.get("until_human", False)
-        if not _is_int(steps) or not 1 <= steps <= 20_000:
-            raise BadRequest(f"steps: expected a whole number from 1 to 20000, got {steps!r}")
-        if not isinstance(until_human, bool):
-            raise BadRequest("until_human: expected true or false")
-        delay = _number(data, "delay", 0.0, 0.0, MAX_DELAY)
-        wait = _number(data, "wait", AGENT_WAIT, 0.0, MAX_WAIT)
-
-        def start():
-            with session.lock:
-                return session.start_agents(viewer, steps, until_human, delay)
-
-        job = await in_light(start)
-        await until(session, lambda: job.finished, wait)
-
-        def view():
-            with session.lock:
-                return session_view(session, viewer, None, min(since, len(session.moves)))
-
-        return JSONResponse(await in_light(view))
-
-    async def events(request: Request) -> Response:
-        """Server-sent events: a notice each time the session changes (docs/serve.md)."""
-        session, _viewer = await session_of(request)
-        duration = MAX_STREAM
-        if request.query_params.get("for"):
-            duration = min(float(_int_param(request, "for") or 0), MAX_STREAM)
-        loop = asyncio.get_running_loop()
-
-        async def stream():
-            end = loop.time() + duration
-            yield "retry: 1000\n\n"
-            last = None
-            while not app.state.stopping:
-                version = session.version
-                if version != last:
-                    last = version
-                    yield f"event: change\ndata: {json.dumps(change_notice(session))}\n\n"
-                left = end - loop.time()
-                if left <= 0:
-                    break
-                wait = min(left, KEEPALIVE)
-                if not await until(session, lambda v=version: session.version != v, wait):
-                    yield ": still here\n\n"
-
-        return StreamingResponse(
-            stream(),
-            media_type="text/event-stream",
-            headers={"cache-control": "no-store", "x-accel-buffering": "no"},
-        )
-
-    async def download_log(request: Request) -> Response:
-        session, _viewer = await session_of(request)
-
-        def text():
-            with session.lock:
-                if not revealed(session):
-                    raise Refused(
-                        "the log is shown once the game is over (it holds the seed, which "
-                        "decides every hidden draw)"
-                    )
-                return session.log_text()
-
-        body = await in_light(text)
-        filename = f"{session.game.name}-seed{session.seed}.jsonl"
-        return Response(
-            body,
-            media_type="application/x-ndjson; charset=utf-8",
-            headers={"content-disposition": f'attachment; filename="{filename}"'},
-        )
-
-    async def open_log(request: Request) -> Response:
-        data = await _body(request)
-        text = _text_field(data, "text")
-        name = _text_field(data, "name", "uploaded.jsonl") or "uploaded.jsonl"
-        return await created(sessions.open_log, text, name[:200])
-
-    async def open_position(request: Request) -> Response:
-        data = await _body(request)
-        text = _text_field(data, "text")
-        name = _text_field(data, "name", "uploaded.json") or "uploaded.json"
-        return await created(
-            sessions.open_position,
-            text,
-            name[:200],
-            data.get("game"),
-            data.get("players"),
-            data.get("seats"),
-        )
-
-    async def on_hansa_error(request: Request, exc: HansaError) -> Response:
-        return _error(exc.format(SourceGuard(getattr(exc, "sources", None), folders)), 400)
-
-    async def on_refused(request: Request, exc: Refused) -> Response:
-        return _error(exc.message, 403)
-
-    async def on_bad_request(request: Request, exc: BadRequest) -> Response:
-        return _error(exc.message, exc.status)
-
-    async def on_http_error(request: Request, exc: HTTPException) -> Response:
-        return _error(str(exc.detail), exc.status_code)
-
-    async def on_memory_error(request: Request, exc: MemoryError) -> Response:
-        return _error("the server ran out of memory for this request", 503)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app):
-        app.state.stopping = False
-        yield
-        stop()
-
-    def stop() -> None:
-        """Stop the agents and end every update stream (the server is shutting down)."""
-        app.state.stopping = True
-        sessions.close()
-
+    endpoints = Endpoints(catalogue, sessions, require_tokens, folders)
     routes = [
-        Route("/", index),
-        Route("/api/games", list_games),
-        Route("/api/games/{name}/board", game_board),
-        Route("/api/sessions", new_session, methods=["POST"]),
-        Route("/api/sessions/{sid}", show_session),
-        Route("/api/sessions/{sid}/action", act, methods=["POST"]),
-        Route("/api/sessions/{sid}/agent", agent, methods=["POST"]),
-        Route("/api/sessions/{sid}/undo", undo, methods=["POST"]),
-        Route("/api/sessions/{sid}/events", events),
-        Route("/api/sessions/{sid}/log", download_log),
-        Route("/api/logs", open_log, methods=["POST"]),
-        Route("/api/positions", open_position, methods=["POST"]),
+        Route("/", endpoints.index),
+        Route("/api/games", endpoints.list_games),
+        Route("/api/games/{name}/board", endpoints.game_board),
+        Route("/api/sessions", endpoints.new_session, methods=["POST"]),
+        Route("/api/sessions/{sid}", endpoints.show_session),
+        Route("/api/sessions/{sid}/action", endpoints.act, methods=["POST"]),
+        Route("/api/sessions/{sid}/agent", endpoints.agent, methods=["POST"]),
+        Route("/api/sessions/{sid}/undo", endpoints.undo, methods=["POST"]),
+        Route("/api/sessions/{sid}/events", endpoints.events),
+        Route("/api/sessions/{sid}/log", endpoints.download_log),
+        Route("/api/logs", endpoints.open_log, methods=["POST"]),
+        Route("/api/positions", endpoints.open_position, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(
         routes=routes,
         exception_handlers={
-            HansaError: on_hansa_error,
-            Refused: on_refused,
-            BadRequest: on_bad_request,
-            HTTPException: on_http_error,
-            MemoryError: on_memory_error,
+            HansaError: endpoints.on_hansa_error,
+            Refused: endpoints.on_refused,
+            BadRequest: endpoints.on_bad_request,
+            HTTPException: endpoints.on_http_error,
+            MemoryError: endpoints.on_memory_error,
         },
-        lifespan=lifespan,
+        lifespan=endpoints.lifespan,
     )
+    endpoints.app = app
     app.state.stopping = False
     app.state.catalogue = catalogue
     app.state.sessions = sessions
-    app.state.stop = stop
+    app.state.stop = endpoints.stop
     guarded = Guard(app, allowed_hosts)
     guarded.state = app.state  # tests and `hansa serve` reach the sessions through the wrapper
     guarded.inner = app
