@@ -298,6 +298,43 @@ def replay(path: str, loader, text: str | None = None) -> ReplayResult:
         game = loader(head["game"], head["players"])
     except HansaError as exc:  # an unknown game or player count: the header's line says so
         raise log_error(path, log.header.number, exc.message, log.header.text) from None
+    warnings, same_module = _check_header(path, log, game)
+    actions = _ActionIndex(game)
+    state = _initial_state(path, log.header, game, same_module)
+    tracker, moves = _replay_decisions(path, log, game, state, actions, same_module)
+    breakdown = state.score_breakdown()
+    record = GameRecord(
+        seed=head["seed"],
+        players=game.num_players(),
+        returns=[sum(b.values()) for b in breakdown],
+        breakdown=breakdown,
+        winners=state.winners(),
+        end_trigger=tracker.end_trigger(state),
+        turns=tracker.turns,
+        decisions=len(moves),
+        moves=moves,
+    )
+    if log.footer is None:
+        last = log.decisions[-1].number if log.decisions else log.header.number
+        raise log_error(path, last, "the log ends here without its footer line (truncated?)", None)
+    footer = log.footer
+    if not same_module and isinstance(footer.data.get("final_state"), dict):
+        # the state JSON names routes and cities, but lists them in the module's order: read it
+        try:
+            claimed = game.state_from_json(footer.data["final_state"]).to_dict()
+        except HansaError as exc:
+            raise log_error(
+                path, footer.number, f"the footer's final_state: {exc.message}", footer.text
+            ) from None
+        footer = LogLine(footer.number, {**footer.data, "final_state": claimed}, footer.text)
+    _check_footer(path, footer, footer_for(record, state))
+    return ReplayResult(game, state, record, warnings)
+
+
+def _check_header(path: str, log, game: Game) -> tuple[list[str], bool]:
+    """The header's claims against the game (agents, rules, board): (warnings, whether the log
+    was written by this very rules module)."""
+    head = log.header.data
     warnings = []
     identity = describe_game(game)
     if "agents" in head and len(head["agents"]) != game.num_players():
@@ -325,8 +362,13 @@ def replay(path: str, loader, text: str | None = None) -> ReplayResult:
             f"{game.name!r} rules module ({recorded_hash}, now {current}); its decisions are "
             "matched by their text"
         )
-    actions = _ActionIndex(game)
-    state = _initial_state(path, log.header, game, same_module)
+    return warnings, same_module
+
+
+def _replay_decisions(path: str, log, game: Game, state, actions, same_module: bool):
+    """Apply the log's decisions to `state`, each checked (whose it is, legal, its name); the
+    deal first when the header records it. (tracker, moves)."""
+    head = log.header.data
     recorded_deal = head.get("deal")
     if recorded_deal is not None:
         dealt = game.new_initial_state(head["seed"]).deal()
@@ -376,33 +418,7 @@ def replay(path: str, loader, text: str | None = None) -> ReplayResult:
         tracker.before(state, legal, player, action)
         state.apply_action(action)
         moves.append((player, action))
-    breakdown = state.score_breakdown()
-    record = GameRecord(
-        seed=head["seed"],
-        players=game.num_players(),
-        returns=[sum(b.values()) for b in breakdown],
-        breakdown=breakdown,
-        winners=state.winners(),
-        end_trigger=tracker.end_trigger(state),
-        turns=tracker.turns,
-        decisions=len(moves),
-        moves=moves,
-    )
-    if log.footer is None:
-        last = log.decisions[-1].number if log.decisions else log.header.number
-        raise log_error(path, last, "the log ends here without its footer line (truncated?)", None)
-    footer = log.footer
-    if not same_module and isinstance(footer.data.get("final_state"), dict):
-        # the state JSON names routes and cities, but lists them in the module's order: read it
-        try:
-            claimed = game.state_from_json(footer.data["final_state"]).to_dict()
-        except HansaError as exc:
-            raise log_error(
-                path, footer.number, f"the footer's final_state: {exc.message}", footer.text
-            ) from None
-        footer = LogLine(footer.number, {**footer.data, "final_state": claimed}, footer.text)
-    _check_footer(path, footer, footer_for(record, state))
-    return ReplayResult(game, state, record, warnings)
+    return tracker, moves
 
 
 def _initial_state(path: str, header: LogLine, game: Game, same_module: bool):
