@@ -201,3 +201,21 @@ def test_the_runtime_names_no_city_edition_or_rule_set():
         words = _code_words(path)
         found = sorted(n for n in names if n in words)
         assert not found, f"{path.name} names {found}"
+
+
+# ---- functions a reader can hold: none written by hand is over MAX_FUNCTION_LINES lines
+MAX_FUNCTION_LINES = 120
+HAND_WRITTEN = ("compiler", "runtime", "play", "hansa", "scripts", "tests")
+
+
+def test_no_hand_written_function_is_longer_than_a_reader_can_hold():
+    long = []
+    for folder in HAND_WRITTEN:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    lines = node.end_lineno - node.lineno + 1
+                    if lines > MAX_FUNCTION_LINES:
+                        long.append(f"{path.relative_to(ROOT)}: {node.name} ({lines} lines)")
+    assert not long, "split these along what they do:\n" + "\n".join(long)

@@ -639,22 +639,7 @@ def _try_route(
 ) -> tuple[_RoutePlan, list[_Rect], list[tuple[float, float, float, float]], float]:
     """A candidate layout of `route` bent by `bend` map units: plan, boxes, line pieces, cost."""
     start, end = layouts[route.cities[0]], layouts[route.cities[1]]
-    (ax0, ay0), (bx0, by0) = start.centre, end.centre
-    dx, dy = bx0 - ax0, by0 - ay0
-    length = math.hypot(dx, dy) or 1e-9
-    nx_, ny_ = -dy / length, dx / length
-    # quadratic Bézier through a control point beside the middle: its apex is `bend` off the chord
-    cx, cy = (ax0 + bx0) / 2 + 2 * bend * nx_, (ay0 + by0) / 2 + 2 * bend * ny_
-    path = []
-    for k in range(SAMPLES + 1):
-        t = k / SAMPLES
-        u = 1 - t
-        path.append(
-            (u * u * ax0 + 2 * u * t * cx + t * t * bx0, u * u * ay0 + 2 * u * t * cy + t * t * by0)
-        )
-    arc = [0.0]
-    for (x0, y0), (x1, y1) in zip(path, path[1:], strict=False):
-        arc.append(arc[-1] + math.hypot(x1 - x0, y1 - y0))
+    path, arc = _bent_path(start.centre, end.centre, bend)
 
     clear = POINT * 0.65
     first = next(
@@ -703,6 +688,47 @@ def _try_route(
         if any(box.contains(x, y, POINT * 0.2) for x, y in free_path):
             cost += 3.0
 
+    labels, label_cost = _route_labels(route, path, arc, (s0, s1), size, extents, taken, rects)
+    return _RoutePlan(route, path, points, angles, size, labels), rects, segments, cost + label_cost
+
+
+def _bent_path(
+    a: tuple[float, float], b: tuple[float, float], bend: float
+) -> tuple[list[tuple[float, float]], list[float]]:
+    """The route's line from centre `a` to centre `b`, sampled, and the arc length at each sample:
+    a quadratic Bézier through a control point beside the middle, its apex `bend` off the chord."""
+    (ax0, ay0), (bx0, by0) = a, b
+    dx, dy = bx0 - ax0, by0 - ay0
+    length = math.hypot(dx, dy) or 1e-9
+    nx_, ny_ = -dy / length, dx / length
+    cx, cy = (ax0 + bx0) / 2 + 2 * bend * nx_, (ay0 + by0) / 2 + 2 * bend * ny_
+    path = []
+    for k in range(SAMPLES + 1):
+        t = k / SAMPLES
+        u = 1 - t
+        path.append(
+            (u * u * ax0 + 2 * u * t * cx + t * t * bx0, u * u * ay0 + 2 * u * t * cy + t * t * by0)
+        )
+    arc = [0.0]
+    for (x0, y0), (x1, y1) in zip(path, path[1:], strict=False):
+        arc.append(arc[-1] + math.hypot(x1 - x0, y1 - y0))
+    return path, arc
+
+
+def _route_labels(
+    route: Route,
+    path,
+    arc,
+    free: tuple[float, float],
+    size: float,
+    extents,
+    taken: _Occupancy,
+    rects: list[_Rect],
+) -> tuple[list[_Label], float]:
+    """The route's tavern and permanent-bonus labels beside the middle of its free line, each on
+    the side where it clashes least (its box added to `rects`), and what the clashes cost."""
+    s0, s1 = free
+    cost = 0.0
     labels: list[_Label] = []
     markers = []
     if route.tavern:
@@ -736,7 +762,7 @@ def _try_route(
         cost += 5.0 * clash
         labels.append(_Label(text, kind, lx, ly, face, edge))
         rects.append(rect)
-    return _RoutePlan(route, path, points, angles, size, labels), rects, segments, cost
+    return labels, cost
 
 
 def _along(
