@@ -85,6 +85,44 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 BEFORE = pytest.StashKey[set[str] | None]()
 
+# The quick subset for everyday work, `pytest -n auto -m "not slow"` (README): the modules whose
+# tests build native games, start servers, browsers or Ray clusters, or play many whole games are
+# `slow`. CI runs everything.
+SLOW_MODULES = {
+    "test_native": "builds and verifies every game natively",
+    "test_native_favour": "native builds",
+    "test_native_cache": "native builds in fresh processes",
+    "test_state_layout": "native builds with widened types",
+    "test_bounds": "native builds at every limit",
+    "test_backends_property": "native builds of drawn rule sets",
+    "test_rules_words_facts": "native builds of words rules",
+    "test_applied": "every house rule simulated on both backends",
+    "test_diff_simulate": "whole simulated studies",
+    "test_diff_golden": "whole simulated studies",
+    "test_mcts": "tree searches",
+    "test_cluster": "starts Ray",
+    "test_cluster_nodes": "starts a Ray cluster",
+    "test_serve_browser": "drives a browser",
+    "test_serve_hidden": "plays whole games through the server",
+    "test_serve_doors": "a server under load",
+    "test_serve_api": "a server",
+    "test_board_features": "plays the boards' features through",
+    "test_codegen": "builds every game",
+    "test_properties": "many random games",
+    "test_cli_qa": "the console script in fresh folders",
+    "test_render": "draws every board",
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: left out of the quick subset (-m 'not slow')")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.stem in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_compile_cache(tmp_path_factory):
