@@ -996,17 +996,7 @@ def _draw_spaces(ax, layout: _CityLayout) -> None:
                     gid=f"coin:{city.name}:{index}",
                 )
             )
-            ax.text(
-                x,
-                y,
-                str(space.coin),
-                fontsize=5.5,
-                fontweight="bold",
-                ha="center",
-                va="center_baseline",
-                color="#3b2a00",
-                zorder=3.2,
-            )
+            _number_on(ax, x, y, space.coin, 5.5, "#3b2a00")
 
 
 def _draw_special_prestige(ax, board: Board, layout: _CityLayout) -> None:
@@ -1026,17 +1016,22 @@ def _draw_special_prestige(ax, board: Board, layout: _CityLayout) -> None:
                 gid=f"prestige:{city.name}:{index}",
             )
         )
-        ax.text(
-            x,
-            y,
-            str(spec.points),
-            fontsize=5.8,
-            fontweight="bold",
-            ha="center",
-            va="center_baseline",
-            color=PRIVILEGE_TEXT.get(spec.privilege, "#111111"),
-            zorder=3.2,
-        )
+        _number_on(ax, x, y, spec.points, 5.8, PRIVILEGE_TEXT.get(spec.privilege, "#111111"))
+
+
+def _number_on(ax, x: float, y: float, number: int, size: float, colour: str) -> None:
+    """A number centred on a coin or a prestige space."""
+    ax.text(
+        x,
+        y,
+        str(number),
+        fontsize=size,
+        fontweight="bold",
+        ha="center",
+        va="center_baseline",
+        color=colour,
+        zorder=3.2,
+    )
 
 
 def _draw_badges(ax, layout: _CityLayout) -> None:
