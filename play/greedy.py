@@ -29,129 +29,35 @@ import sys
 from bisect import bisect_left
 from types import ModuleType
 
-# Weights of the heuristic (PP-like units). A beginner's taste, tuned so that games end after a few
-# hundred decisions with winners near 30-60 PP; see docs/play.md for the measured figures.
-MY_PIECE_WEIGHT = 1.3  # a piece already on a route is progress towards creating it
-FREE_POINT_COST = 1.0  # each point still to fill costs about one action
-DISPLACE_COST = 0.5  # on top of the point it takes: the piece paid, the compensation given
-MARKER_ON_ROUTE = 2.0  # a bonus marker scores at the end and usually helps at once
-NETWORK_BONUS = 1.0  # a post next to one's own posts grows the network (category F)
-# The decisions a permanent marker offers (besides declining it): it always helps, so take it.
-PERMANENT_KINDS = ("PERM_USE", "GREEN_POST", "ROUTE_PLACE", "COUNTRY_PLACE", "COUNTRY_LIFT")
-PERMISSION_VALUE = 2.0  # the rightmost post in a city granting a permission
-PERMANENT_ROUTE_VALUE = 1.5  # creating a route whose permanent marker is then used
-MISSION_POST_BONUS = 2.0  # the first post in a city of my mission card scores 1 PP at the end
-MISSION_CONTROL_BONUS = 2.0  # controlling all three of its cities adds 5 PP
-# The action kinds of a turn decision (the others belong to decisions inside an action).
-TURN_KINDS = (
-    "END_TURN",
-    "INCOME",
-    "PLACE",
-    "DISPLACE",
-    "MOVE",
-    "CREATE",
-    "USE_MARKER",
-    "PAWN",
-    "PAWN_PAY",
-    "FAVOUR",
+from hansa.compiler.model.policy import (  # the weights and tables both targets read
+    ACTION_WORTH,
+    DISPLACE_COST,
+    FREE_POINT_COST,
+    FRUITLESS_LIMIT,
+    KEYS_PER_POST,
+    LOOKAHEAD_OPTIONS,
+    LOW_PIECES,
+    LOW_PIECES_POST_COST,
+    MARKER_KEEP_DEFAULT,
+    MARKER_KEEP_SHARE,
+    MARKER_ON_ROUTE,
+    MISSION_CONTROL_BONUS,
+    MISSION_POST_BONUS,
+    MY_PIECE_WEIGHT,
+    NETWORK_BONUS,
+    OPEN_PIECE_WORTH,
+    PERMANENT_KINDS,
+    PERMANENT_ROUTE_VALUE,
+    PERMISSION_VALUE,
+    PIECE_WORTH,
+    PRIVILEGE_VALUE,
+    SCORE_LOOKAHEAD,
+    TILE_IN_PLAY_WORTH,
+    TILE_SCORE_GROWTH,
+    USE_DECISIONS,
+    USE_THRESHOLD,
+    GameTables,
 )
-KEYS_PER_POST = 0.8  # developing Keys adds about this much per post held
-PRIVILEGE_VALUE = 4.5  # Privilege while some city's next space needs more than mine
-LOW_PIECES = 3  # fewer free pieces than this (supply, stock, the route's returning ones) ...
-LOW_PIECES_POST_COST = 8.0  # ... make a post cost this much: developing frees a piece instead
-# Emperor's Favour tiles (games whose modules have FAVOUR/FLIP actions; no tile is named here).
-ACTION_WORTH = 1.0  # an action of the turn given up for a tile
-TILE_IN_PLAY_WORTH = 8.0  # a tile that changes play, not the score now: shrinks as the game goes
-TILE_SCORE_GROWTH = 0.5  # a tile's score gain now grows by this share over the rest of the game
-# What an unused marker is worth keeping before its use was tried (flipped, it scores the same but
-# can no longer be used); once tried, what its use brought.
-MARKER_KEEP_DEFAULT = 1.0
-MARKER_KEEP_SHARE = 0.5  # a held marker may never find the use it was tried with
-# Trying a use on a clone (markers, step-3 choices): what each difference is worth.
-PIECE_WORTH = 0.5  # a piece more in the personal supply
-OPEN_PIECE_WORTH = 0.7  # a piece of mine on a route no opponent blocks
-USE_THRESHOLD = 3.0  # a use must bring this much at the start; nothing once the game nears its end
-USE_DECISIONS = 40  # the decisions a tried use may ask for before the try stops
-FRUITLESS_LIMIT = (
-    2  # a route created this often for nothing (no post, no ability) is not built again
-)
-LOOKAHEAD_OPTIONS = 8  # step-3 choices whose score difference is read (best by the heuristic first)
-SCORE_LOOKAHEAD = 0.5  # weight of that difference next to the heuristic (which counts some of it)
-
-
-class GameTables:
-    """The parts of a generated module's tables the greedy agent reads, resolved once per game."""
-
-    def __init__(self, ns: dict) -> None:
-        self.num_actions: int = ns["NUM_ACTIONS"]
-        self.base: dict[str, int] = {}
-        self.ranges: tuple[tuple[str, int, int], ...] = tuple(ns["ACTION_RANGES"])
-        self.turn_ranges = tuple(r for r in self.ranges if r[0] in TURN_KINDS)
-        self.kind_of: list[str] = [""] * self.num_actions
-        for kind, base, size in self.ranges:
-            self.base[kind] = base
-            for a in range(base, base + size):
-                self.kind_of[a] = kind
-        self.merchants_owned: int = ns["MERCHANTS"]
-        self.route_points: tuple = ns["ROUTE_POINTS"]
-        self.route_cities: tuple = ns["ROUTE_CITIES"]
-        self.route_sizes: tuple[int, ...] = tuple(len(p) for p in self.route_points)
-        self.point_route: tuple = ns["POINT_ROUTE"]
-        self.merchant_only: tuple = ns["POINT_MERCHANT_ONLY"]
-        self.city_spaces: tuple = ns["CITY_SPACES"]
-        self.city_routes: tuple = ns["CITY_ROUTES"]
-        self.city_neighbors: tuple = ns["CITY_NEIGHBORS"]
-        self.space_priv: tuple = ns["SPACE_PRIV"]
-        self.space_city: tuple = ns["SPACE_CITY"]
-        self.space_round: tuple = ns["SPACE_ROUND"]
-        # space_shapes merchant_anywhere: a merchant may take a square space (strict: round only)
-        self.merchant_any_space: bool = bool(ns.get("MERCHANT_ANY_SPACE", False))
-        self.space_coin: tuple = ns["SPACE_COIN"]
-        self.city_abilities: tuple = ns["CITY_ABILITIES"]
-        self.ability_values: tuple = ns["ABILITY_VALUES"]
-        self.ability_max: tuple = ns["ABILITY_MAX"]
-        self.ability_full_pp: tuple = ns["ABILITY_FULL_PP"]
-        self.n_abilities: int = len(self.ability_values)
-        self.n_routes: int = ns["N_ROUTES"]
-        self.n_cities: int = ns["N_CITIES"]
-        self.special_route: int = ns.get("SPECIAL_ROUTE", -1)
-        self.special_points: tuple = ns.get("SPECIAL_POINTS", ())
-        self.displace_cost: tuple = ns["DISPLACE_COST"]
-        self.end_track_pp: int = ns.get("END_TRACK_PP", 0)  # 0: no such end trigger
-        self.end_completed: int = ns.get("END_COMPLETED_CITIES", 0)
-        self.role = {
-            "network": ns["AB_NETWORK_FACTOR"],
-            "actions": ns["AB_ACTIONS_PER_TURN"],
-            "privilege": ns["AB_POST_PRIVILEGE"],
-            "move": ns["AB_MOVE_COUNT"],
-            "income": ns["AB_INCOME"],
-        }
-        self.n_marker_types: int = ns["N_MARKER_TYPES"]
-        # The face-down supply at setup: every marker but the start ones (for the game's progress).
-        self.marker_supply_start: int = sum(ns["MARKER_COUNT"]) - sum(ns["MARKER_START"])
-        # Board features (absent on boards without them).
-        self.permission_cities = frozenset(c for c, _ in ns.get("PERMISSION_CITIES", ()))
-        self.permanent_routes = frozenset(
-            r for r, m in enumerate(ns.get("ROUTE_PERMANENT", ())) if m >= 0
-        )
-        self.route_country: tuple = ns.get("ROUTE_COUNTRY", ())
-        self.route_permit: tuple = ns.get("ROUTE_PERMIT_BIT", ())
-        # The 2-player variant's neutral pawn (empty in games without it).
-        self.region_routes: tuple = ns.get("REGION_ROUTES", ())
-        # The hooks the game's rules in words act in (`after_income`, …; its RULE_SOURCES): a
-        # choice a hook reads is also weighed by what it does to the score.
-        self.rule_hooks = frozenset(source[0] for source in ns.get("RULE_SOURCES", ()))
-        # Emperor's Favour: the marker-type pair of each FLIP action (empty without tiles).
-        self.flip_pairs: tuple = ns.get("FLIP_PAIRS", ())
-
-    def can_move_between(self, origin: int, target: int) -> bool:
-        """Whether an own Move may take a piece from route `origin` to route `target` (countries:
-        into the piece's own country or a free one)."""
-        if not self.route_country:
-            return True
-        same = self.route_country[origin] == self.route_country[target]
-        return same or not self.route_permit[target]
-
 
 _TABLES: dict[type, GameTables] = {}
 
@@ -195,6 +101,17 @@ class SortedIds:
         return i < len(ids) and ids[i] == action
 
 
+def native_playout(state, agents: list[GreedyAgent], cap: int) -> int | None:
+    """Play greedy decisions on a native `state` in place until the game ends (or `cap`
+    decisions), `agents[p]` deciding for player p, in one call of the C policy: the decisions
+    the agents would make one by one. None when the state is not native (nothing is played)."""
+    ext = getattr(type(state), "_ext", None)
+    if ext is None:
+        return None
+    twins = tuple(agent.native_twin(ext) for agent in agents)
+    return ext.greedy_playout(state, twins, cap)
+
+
 def module_namespace(state) -> dict:
     """The global namespace of the generated module a state comes from (imported or in memory)."""
     cls = type(state)
@@ -233,6 +150,8 @@ class GreedyAgent:
         # route -> times it was created for nothing: two players building such routes in turn
         # would never end the game (seen in the 2-player variant, where the pawn keeps them there)
         self._fruitless: dict[int, int] = {}
+        # (native module, this agent's C twin there): on a native state the policy runs in C
+        self._native: tuple[ModuleType, object] | None = None
 
     def forget(self) -> None:
         """Forget the game played so far. The caches assume one game in which posts are only ever
@@ -245,11 +164,44 @@ class GreedyAgent:
         self._marker_worth.clear()
         self._helper = None
         self._fruitless.clear()
+        if self._native is not None:
+            self._native[1].forget()
+
+    def native_twin(self, ext: ModuleType):
+        """This agent's C twin in the native module `ext` (templates/greedy.c.j2): the same
+        policy, carrying on from this agent's generator. An agent plays one backend at a time:
+        moving to another carries the generator over and starts with nothing remembered."""
+        native = self._native
+        if native is not None and native[0] is ext:
+            return native[1]
+        self._leave_native()
+        self._forget_python()
+        twin = ext.Greedy(self.rng.getstate()[1])
+        self._native = (ext, twin)
+        return twin
+
+    def _leave_native(self) -> None:
+        """Back from a C twin: its generator becomes this agent's again."""
+        if self._native is not None:
+            version, _words, gauss = self.rng.getstate()
+            self.rng.setstate((version, self._native[1].words(), gauss))
+            self._native = None
+            self._forget_python()
+
+    def _forget_python(self) -> None:
+        native, self._native = self._native, None
+        self.forget()
+        self._native = native
 
     # ---- entry point
     def step(self, state, legal_actions: list[int]) -> int:
         if len(legal_actions) == 1:
             return legal_actions[0]
+        ext = getattr(type(state), "_ext", None)
+        if ext is not None:  # a native state: the C twin decides
+            return self.native_twin(ext).step(state, legal_actions)
+        if self._native is not None:
+            self._leave_native()
         t = tables_for(state)
         me = state.current_player()
         first = t.kind_of[legal_actions[0]]
@@ -372,23 +324,6 @@ class GreedyAgent:
             if filled < len(spaces) and t.space_priv[spaces[filled]] > privilege:
                 return True
         return False
-
-    def _establish_value(
-        self, state, t: GameTables, me: int, c: int, merchant: bool, my_cities: set[int]
-    ) -> float:
-        """Value of a post in city c's next vacant space, or -1 when I may not put one there."""
-        spaces = t.city_spaces[c]
-        filled = state.posts_filled()[c]
-        if filled >= len(spaces):
-            return -1.0
-        space = spaces[filled]
-        if t.space_priv[space] > self._privilege(state, t, me):
-            return -1.0
-        if t.space_round[space] and not merchant:
-            return -1.0
-        if merchant and not t.space_round[space] and not t.merchant_any_space:
-            return -1.0
-        return self._post_value(state, t, me, c, False, my_cities)
 
     def _my_cities(self, state, t: GameTables, me: int) -> set[int]:
         space_city = t.space_city

@@ -146,6 +146,9 @@ def fold_state_layout(f: Fold) -> None:
     extra = max(4, n_markers)
     if comp.get("green_cities"):
         extra = n_markers + players * pieces
+    # one more than a game holds: a what-if post (`controller_if_post`, the greedy policy) always
+    # has room beside the posts of a position
+    extra += 1
     sizes = {
         "MAX_HELD": held + 1,
         "MAX_EXTRA": extra,

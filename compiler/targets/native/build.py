@@ -173,9 +173,11 @@ def build_extension(c_source: str) -> Path:
             src.write_text(c_source, encoding="utf-8")
             built = Path(tmp) / f"{name}{SUFFIX}"
             command = [compiler, "-O2", "-shared", "-fPIC", "-std=gnu11", f"-I{include}"]
+            # the greedy policy's doubles computed as Python computes them: no fused multiply-add
+            command += ["-ffp-contract=off"]
             # a pointer to a state field of another width than its kind's type is an error
             command += ["-Werror=incompatible-pointer-types"]
-            command += ["-o", str(built), str(src)]
+            command += ["-o", str(built), str(src), "-lm"]
             result = subprocess.run(command, capture_output=True, text=True)
             if result.returncode != 0:
                 raise HansaError(

@@ -20,6 +20,7 @@ from ...model.state import FRAME_FIELDS, STATE_FIELDS, kind_type
 from .. import template_context, template_environment
 from .expr import Unsupported, c_generator, end_names
 from .fields import field_defines
+from .policy import policy_tables
 
 TEMPLATES = Path(__file__).parent / "templates"
 NATIVE_VERSION = "1"
@@ -517,6 +518,7 @@ def render_native(model: GameModel, header_hash: str = "", widen: str = "") -> s
         expr_functions=functions,
         n_scores=len(comp["scoring"]),
         module_name=module_name,
+        greedy_tables=policy_tables(model),
     )
     try:
         text = env.get_template("module.c.j2").render(**context)
