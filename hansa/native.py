@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import random
 from types import ModuleType
 
 from hansa.compiler.errors import HansaError
@@ -394,9 +395,6 @@ class NativeStateAPI:
             return [0] * len(rows)
         return [sum(row) for row in rows]
 
-    def winners(self) -> list[int]:
-        return self._view().winners()
-
     def end_conditions_met(self) -> list[str]:
         return [self._end_names[i] for i in self._native_ends_met()]
 
@@ -413,6 +411,12 @@ class NativeStateAPI:
         return self._ext.random_steps(self, min(steps, MAX_STEPS), seed)
 
     def resample_hidden(self, rng, observer: int | None = None) -> None:
+        if type(rng) is random.Random:  # in C, drawing from the generator as Python would
+            version, words, gauss = rng.getstate()
+            who = self.current_player() if observer is None else observer
+            if who.__class__ is int and -(2**31) < who < 2**31:
+                rng.setstate((version, self._ext.resample_hidden(self, words, who), gauss))
+                return
         py = self.to_python()
         py.resample_hidden(rng, observer)
         self._import(fields_of(py, self.python_module.N_MARKER_TYPES))

@@ -115,11 +115,12 @@ def _play(
     py_game, native_game, seed: int, cap: int, every: int, policy: str, origins=None, start=None
 ):
     rng = random.Random(seed)
-    agents = None
-    if policy == "greedy":
+    agents = twins = None
+    if policy == "greedy":  # the Python policy on the Python state, the C policy on the native one
         from hansa.play.greedy import GreedyAgent
 
         agents = [GreedyAgent(seed * 16 + p) for p in range(py_game.num_players())]
+        twins = [GreedyAgent(seed * 16 + p) for p in range(py_game.num_players())]
     elif policy not in POLICIES:
         raise ValueError(f"unknown verification policy {policy!r}")
     counters = Counters(py_game, native_game)  # the setup's rules count too
@@ -151,8 +152,15 @@ def _play(
         if py.is_terminal() or decision >= cap:
             return decision, None
         legal = py.legal_actions()
-        if agents is not None and rng.random() >= EPSILON:
-            action = agents[py.current_player()].step(py, legal)
+        if agents is not None and twins is not None and rng.random() >= EPSILON:
+            choice = agents[py.current_player()].step(py, legal)
+            theirs = twins[py.current_player()].step(nat, nat.legal_actions())
+            if theirs != choice:
+                before = module.action_name(action) if action is not None else ""
+                python, native = module.action_name(choice), module.action_name(theirs)
+                what = "greedy decisions"
+                return decision, Divergence(seed, decision, action, before, what, python, native)
+            action = choice
         else:
             action = _choose(rng, legal, module.ACTION_RANGES, by_kind=policy == "kinds")
         counters.skip()  # the greedy agents' copies apply rules too: not the game's
@@ -335,6 +343,8 @@ def _compare(py, nat, n_types: int, fields: bool = True, full: bool = True):
         return "score breakdowns", py.score_breakdown(), nat.score_breakdown()
     if py.returns() != nat.returns():
         return "returns", py.returns(), nat.returns()
+    if py.winners() != nat.winners():
+        return "winners", py.winners(), nat.winners()
     if py.is_terminal() and py.end_conditions_met() != nat.end_conditions_met():
         return "end conditions", py.end_conditions_met(), nat.end_conditions_met()
     return None

@@ -106,7 +106,7 @@ def native_playout(state, agents: list[GreedyAgent], cap: int) -> int | None:
     decisions), `agents[p]` deciding for player p, in one call of the C policy: the decisions
     the agents would make one by one. None when the state is not native (nothing is played)."""
     ext = getattr(type(state), "_ext", None)
-    if ext is None:
+    if ext is None or not all(agent.in_c for agent in agents):
         return None
     twins = tuple(agent.native_twin(ext) for agent in agents)
     return ext.greedy_playout(state, twins, cap)
@@ -138,6 +138,10 @@ class GreedyAgent:
     Ties are broken by its own seeded generator, so two greedy agents with different seeds play
     different (equally plausible) games.
     """
+
+    # On a native state the policy runs in C (its twin, `native_twin`); a subclass with False
+    # runs this Python policy there too, reading the native state (how it was measured before).
+    in_c = True
 
     def __init__(self, seed: int | None = 0) -> None:
         self.rng = random.Random(seed)
@@ -198,7 +202,7 @@ class GreedyAgent:
         if len(legal_actions) == 1:
             return legal_actions[0]
         ext = getattr(type(state), "_ext", None)
-        if ext is not None:  # a native state: the C twin decides
+        if ext is not None and self.in_c:  # a native state: the C twin decides
             return self.native_twin(ext).step(state, legal_actions)
         if self._native is not None:
             self._leave_native()

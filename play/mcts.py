@@ -45,7 +45,7 @@ from itertools import accumulate
 from hansa.runtime.errors import HansaError
 
 from .agents import RandomAgent
-from .greedy import GreedyAgent, module_namespace
+from .greedy import GreedyAgent, module_namespace, native_playout
 
 LEAD_SCALE = 10.0  # PP of lead worth about tanh(1) ≈ 0.76 of a win
 WIN_BONUS = 1.0  # added at the end of the game, on top of the squashed lead
@@ -98,6 +98,8 @@ class MCTSAgent:
     natively, else python).
     """
 
+    greedy_class = GreedyAgent  # the rollout policy's and the ranking's agent
+
     def __init__(
         self,
         seed: int | None = 0,
@@ -148,8 +150,8 @@ class MCTSAgent:
         # its own generator, so that drawing the weighed completions leaves the search's draws as
         # they are in a game where every completion weighs the same
         self._belief_rng = random.Random(None if seed is None else f"belief {seed}")
-        self._drawn: tuple[list, list[float]] | None = None  # (completions, cumulative weights)
-        self._native_completions: dict[int, object] = {}  # their native copies, made when drawn
+        # (completions of the searched position, cumulative weights)
+        self._drawn: tuple[list, list[float]] | None = None
         self._native_game = None  # the native game of the positions searched (backend native)
         # (subtree, the searcher's observation after the action chosen) of the last search
         self._kept: tuple[_Node, str] | None = None
@@ -170,8 +172,7 @@ class MCTSAgent:
         me = state.current_player()
         root = self._kept_root(state, me) if self.reuse else _Node()
         search = self._native_game.from_python(state) if self._native_game else state
-        self._drawn = self._weighed_completions(state, me, players) if self.belief else None
-        self._native_completions = {}
+        self._drawn = self._weighed_completions(search, me, players) if self.belief else None
         deadline = started + self.seconds if self.seconds else None
         done = 0
         while True:
@@ -206,11 +207,12 @@ class MCTSAgent:
         """Rollout players, made once (seeded from this agent's generator) so their caches of the
         position's values stay warm from one rollout to the next; the END_TURN action id, offered
         by every turn decision and only there."""
+        greedy = self.greedy_class
         if self.rollout == "greedy":
-            self._rollout_agents = [GreedyAgent(self.rng.random()) for _ in range(players)]
+            self._rollout_agents = [greedy(self.rng.random()) for _ in range(players)]
         else:
             self._rollout_agents = [RandomAgent(self.rng.random())] * players
-        self._ranker = GreedyAgent(self.rng.random())
+        self._ranker = greedy(self.rng.random())
         self._forgets = [a.forget for a in self._rollout_agents if isinstance(a, GreedyAgent)]
         namespace = module_namespace(state)
         ranges = namespace["ACTION_RANGES"]
@@ -229,14 +231,7 @@ class MCTSAgent:
         else:
             completions, cumulative = self._drawn
             pick = self._belief_rng.random() * cumulative[-1]
-            index = min(bisect_right(cumulative, pick), len(completions) - 1)
-            if self._native_game is not None:  # the native copy of it, made when first drawn
-                completion = self._native_completions.get(index)
-                if completion is None:
-                    completion = self._native_game.from_python(completions[index])
-                    self._native_completions[index] = completion
-            else:
-                completion = completions[index]
+            completion = completions[min(bisect_right(cumulative, pick), len(completions) - 1)]
             state = completion.clone()
         agents = self._rollout_agents
         for forget in self._forgets:  # each iteration is another game for them (no stale caches)
@@ -247,13 +242,17 @@ class MCTSAgent:
         last_turn_player = -1  # whose turn decision came last (-1: none seen yet)
         my_turns = 0  # turns of mine begun after the root
         decisions = 0
-        # random rollouts with no horizon: the game's own loop plays them out once the iteration
-        # has left the tree (in C on the native backend; the same decisions on both)
-        to_the_end = self.rollout == "random" and not self.turns and not self.depth
+        # rollouts with no horizon: once the iteration has left the tree, random ones are the
+        # game's own loop (in C on the native backend; the same decisions on both), greedy ones
+        # on a native state one call of the C policy (the decisions the agents would make)
+        to_the_end = not self.turns and not self.depth
         while not state.is_terminal():
             if node is None and to_the_end:
-                state.random_steps(ROLLOUT_CAP, rng.getrandbits(64))
-                break
+                if self.rollout == "random":
+                    state.random_steps(ROLLOUT_CAP, rng.getrandbits(64))
+                    break
+                if native_playout(state, agents, ROLLOUT_CAP) is not None:
+                    break
             legal = state.legal_actions()
             player = state.current_player()
             if legal[0] == end_turn:  # a turn decision: count turns

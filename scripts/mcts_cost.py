@@ -22,12 +22,33 @@ import json
 import sys
 from pathlib import Path
 
+from hansa.play.greedy import GreedyAgent
+from hansa.play.mcts import MCTSAgent
+from hansa.play.simulate import STRONG_SETTINGS
 from hansa.runtime.game import Game
 from mcts_strength import play_one
 
 import hansa
 
 BASELINE = "baseline-mcts"  # the name of the default mcts on the --baseline module
+
+
+class PythonPolicyGreedy(GreedyAgent):
+    """The greedy agent as it ran before its policy ran in C: the Python policy on every state
+    (on a native state it reads the position through the state's reads in C)."""
+
+    in_c = False
+
+
+class StrongBefore(MCTSAgent):
+    """`strong` whose rollouts and ranking are played by the Python greedy policy, as before the
+    C policy (`--agents mcts_cost:StrongBefore,strong`). The rest of the search is today's (its
+    completions and winners read in C), so the ratio to it understates the saving."""
+
+    greedy_class = PythonPolicyGreedy
+
+    def __init__(self, seed: int | None = 0, **settings) -> None:
+        super().__init__(seed=seed, **(STRONG_SETTINGS | settings))
 
 
 def _load(name: str, path: str):

@@ -182,7 +182,8 @@ def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, .
         shared_control=comp.get("control_tie") == "shared",
         rule_index={id(r): i for r, i in zip(rules, slots, strict=True) if i >= 0},
     )
-    functions = compiler.hook_functions(rules, comp.get("expr_first_rule_marker", 0), ())
+    tie_exprs = comp.get("expr_tie_exprs", ())
+    functions = compiler.hook_functions(rules, comp.get("expr_first_rule_marker", 0), tie_exprs)
     by_key = {}
     for i, (key, kind) in enumerate(categories):
         name = f"score_{key}"
@@ -357,6 +358,7 @@ def _feature_tables(model: GameModel, n_words: int) -> list[str]:
     if comp.get("countries"):
         lines.extend(_country_tables(model, n_words))
     lines.extend(_favour_tables(model))
+    lines.extend(_tiebreak_tables(model))
     cards = k.get("MISSION_CARDS", ())
     lines.append(_ragged("MISSION_CARDS", cards or ((),)))
     lines.append(f"#define N_MISSION_CARDS {len(cards)}")
@@ -451,6 +453,23 @@ def _country_tables(model: GameModel, n_words: int) -> list[str]:
         f"static const uint64_t ALLOWED_BITS[] = {{{', '.join(bits)}}};",
     ]
     return lines
+
+
+# The steps of the tie-break chain (TIEBREAK): its rules and what they compare, by number.
+TIE_RULES = ("shared", "fewest", "most")
+TIE_WHAT = ("", "ability", "score", "expr")
+
+
+def _tiebreak_tables(model: GameModel) -> list[str]:
+    """TIE_RULE, TIE_WHAT, TIE_INDEX per step of the chain (rules.c.j2 `winners`; a quantity
+    written in words is its `x_tie_N`, compiled with the rules)."""
+    steps = model.constants["TIEBREAK"]
+    return [
+        _array("TIE_RULE", [TIE_RULES.index(rule) for rule, _what, _index in steps]),
+        _array("TIE_WHAT", [TIE_WHAT.index(what) for _rule, what, _index in steps]),
+        _array("TIE_INDEX", [index for _rule, _what, index in steps]),
+        f"#define N_TIE_STEPS {len(steps)}",
+    ]
 
 
 def _favour_tables(model: GameModel) -> list[str]:
