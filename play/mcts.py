@@ -13,10 +13,10 @@ By default an iteration plays on to the end of the game: the final score under t
 is a far better judge of a move than any cut-off (what a player has built but not yet cashed —
 developed Actions, pieces on half-built routes — shows only in later turns). A horizon counted in
 the searcher's turns (`turns`) or in decisions (`depth`) makes iterations cheaper; the position
-there is scored as if the game ended (`score_breakdown`). The reward is the searcher's lead over
+there is scored as if the game ended (`score_total`). The reward is the searcher's lead over
 the best other player squashed to (-1, 1), plus a win bonus at the end of the game. It knows no
-rule: legal actions, `clone`, `apply_action`, `resample_hidden`, `score_breakdown`, `score_total`
-(belief), `winners`, `information_state_string`, the greedy agent, and the module's
+rule: legal actions, `clone`, `apply_action`, `resample_hidden`, `score_total`, `winners`,
+`observation` (what the searcher sees, to keep a subtree), the greedy agent, and the module's
 `ACTION_RANGES` (to see where a turn begins) are all it uses.
 
 Two savings that keep the search's judgement (`strong` uses both): `reuse` keeps the subtree of
@@ -25,13 +25,13 @@ observation is the one the chosen action led to: a turn of several actions), so 
 towards the next decision's budget; `stop` ends a search once no other action could overtake the
 most visited one in the iterations left (the choice is then the one the whole budget would make).
 `backend="native"` runs the iterations on the native backend's copy of the position (a game built
-with `hansa build --native`): the same choices as on the Python backend for the same seed, in about
-half the time with greedy rollouts (the native state answers the greedy agent's reads in C);
-`backend="auto"` (what `strong` uses) does so where the game builds natively and searches the
-Python position where it does not (no C compiler, a construct the native target refuses). With
-`rollout="random"` and no horizon, the part of an iteration after the tree is one call of the
-state's `random_steps` (a seeded stream both backends draw alike), which the native backend plays
-in C: that is where it makes the search fast.
+with `hansa build --native`): the same choices as on the Python backend for the same seed, at a
+tenth of the cost or less; `backend="auto"` (what `strong` uses) does so where the game builds
+natively and searches the Python position where it does not (no C compiler, a construct the
+native target refuses). With no horizon, the part of an iteration after the tree is one call: the
+state's `random_steps` with random rollouts (a seeded stream both backends draw alike), and on a
+native state `greedy_playout` with greedy ones (the greedy policy in C, play/greedy.py, making the
+decisions the rollout agents would make one by one): that is where the search spends its time.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ class MCTSAgent:
         self._drawn: tuple[list, list[float]] | None = None
         self._native_game = None  # the native game of the positions searched (backend native)
         # (subtree, the searcher's observation after the action chosen) of the last search
-        self._kept: tuple[_Node, str] | None = None
+        self._kept: tuple[_Node, dict] | None = None
         self._rollout_agents: list | None = None
         self._forgets: list = []
         self._ranker: GreedyAgent | None = None
@@ -190,7 +190,7 @@ class MCTSAgent:
             after = state.clone()
             after.apply_action(best)
             kept = root.children.get(best) or _Node()  # an action no iteration reached
-            self._kept = (kept, after.information_state_string(me))
+            self._kept = (kept, after.observation(me))
         self.decisions += 1
         self.search_seconds += time.perf_counter() - started
         return best
@@ -199,7 +199,7 @@ class MCTSAgent:
         """The subtree kept from the last search when this position is the one its chosen action
         led to, as the searcher sees it (a new root otherwise)."""
         kept, self._kept = self._kept, None
-        if kept is not None and kept[1] == state.information_state_string(me):
+        if kept is not None and kept[1] == state.observation(me):
             return kept[0]
         return _Node()
 
@@ -384,7 +384,7 @@ def native_copy_game(namespace: dict, players: int, required: bool):
 def reward_of(state, player: int) -> float:
     """The player's lead over the best other player (PP as if the game ended now) squashed by
     tanh, plus a win bonus (split on a shared victory) when the game is over."""
-    totals = [sum(b.values()) for b in state.score_breakdown()]
+    totals = [state.score_total(p) for p in range(len(state.track_pp()))]
     best_other = max(t for p, t in enumerate(totals) if p != player)
     reward = math.tanh((totals[player] - best_other) / LEAD_SCALE)
     if state.is_terminal():

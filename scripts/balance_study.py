@@ -79,7 +79,7 @@ def main() -> int:
             "",
             "    " + shlex.join(command),
             "",
-            f"**Cost:** {games} games, {cpu / 60:.1f} CPU minutes ({cpu / games:.0f} CPU s per "
+            f"**Cost:** {games} games, {cpu / 60:.1f} CPU minutes ({cpu / games:.1f} CPU s per "
             f"game), {wall / 60:.1f} minutes of wall time with `--jobs {args.jobs}`.",
             "",
             run.stdout.strip(),
