@@ -187,3 +187,19 @@ def test_a_native_search_chooses_as_the_python_search():
         agent = MCTSAgent(seed=2, iterations=12, backend=backend, reuse=True, stop=True)
         choices.append(agent.step(state.clone(), state.legal_actions()))
     assert choices[0] == choices[1]
+
+
+def test_every_position_of_a_five_player_game_loads_natively():
+    """A search copies the real position into a native state at each of its decisions: every
+    position loads, a move frame holding the fifth player's pieces (codes up to 9) included."""
+    native = hansa.load_game("bigbox-hanseatic-45p", players=5, backend="native")
+    python = hansa.Game(native.module, 5)
+    rng = random.Random(3)
+    state = python.new_initial_state(3)
+    held = 0
+    while not state.is_terminal():
+        copy = native.from_python(state)
+        assert copy.to_python().to_dict() == state.to_dict()
+        held = max([held, *state.held_pieces()])
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert held >= 8  # the fifth player's pieces were held by a move

@@ -168,7 +168,8 @@ def fold_state_layout(f: Fold) -> None:
         "mask": (0, 2**route_bits - 1),
         "spaces": (0, max(len(s) for s in k["CITY_SPACES"])),
         "extra": (0, extra),
-        "marker": (-1, max(n_types, 2) - 1),  # also a piece kind, held in a frame
+        # a marker type, or a piece (player * 2 + kind) held in a move frame
+        "marker": (-1, max(n_types, 2 * MAX_PLAYERS) - 1),
         "marker_count": (0, n_markers),
         "pieces": (0, players * pieces),  # a player's pieces; the stock takes displaced ones
         "level": (0, max(len(v) for v in k["ABILITY_VALUES"])),
