@@ -203,3 +203,22 @@ def test_every_position_of_a_five_player_game_loads_natively():
         held = max([held, *state.held_pieces()])
         state.apply_action(rng.choice(state.legal_actions()))
     assert held >= 8  # the fifth player's pieces were held by a move
+
+
+def test_bench_measures_the_greedy_policy_on_both_backends(capsys):
+    """`hansa bench --backend python,native` measures greedy decisions through the API on each
+    backend and whole greedy games in one call natively, as ratios in one run."""
+    import json
+
+    from play_support import run_cli
+
+    code, out, _err = run_cli(
+        capsys, "bench", "bigbox-hanseatic-3p", "--backend", "python,native", "--seconds", "0.2",
+        "--json",
+    )  # fmt: skip
+    assert code == 0
+    figures = json.loads(out)[0]
+    native = figures["backends"]["native"]
+    assert native["greedy_decisions_per_second_cpu"] > 0
+    assert native["greedy_playout_decisions_per_second_cpu"] > 0
+    assert figures["greedy_ratio"] > 1 and figures["greedy_playout_ratio"] > 1

@@ -168,6 +168,36 @@ def native_playouts(game, seconds: float, seed: int) -> dict:
     return {"playout_games": games, "playout_decisions_per_second_cpu": round(decisions / cpu)}
 
 
+def greedy_play(game, seconds: float, seed: int) -> dict:
+    """Greedy decisions per CPU second: the agents deciding one by one through the API (on a
+    native state their C twins decide: play/greedy.py), and on a native state whole games in one
+    call each (`native_playout`), for about `seconds` of CPU time each."""
+    from hansa.play.greedy import GreedyAgent, native_playout
+
+    players = game.num_players()
+    row = {}
+    for label, whole in (("greedy_decisions_per_second_cpu", False), ("greedy_playout", True)):
+        decisions = games = 0
+        start = time.process_time()
+        while time.process_time() - start < seconds:
+            state = game.new_initial_state(seed + games)
+            agents = [GreedyAgent(seed + games * 8 + p) for p in range(players)]
+            if whole:
+                made = native_playout(state, agents, 1_000_000)
+                if made is None:
+                    return row  # a Python state: no whole games in one call
+                decisions += made
+            else:
+                while not state.is_terminal():
+                    legal = state.legal_actions()
+                    state.apply_action(agents[state.current_player()].step(state, legal))
+                    decisions += 1
+            games += 1
+        key = label if not whole else "greedy_playout_decisions_per_second_cpu"
+        row[key] = round(decisions / (time.process_time() - start))
+    return row
+
+
 def tensor_rate(game, states: list) -> dict:
     """Observation tensors per CPU second: `state.observation_tensor(player, out)` into one numpy
     buffer (an array.array without numpy), for the deciding player of sample states."""
@@ -211,6 +241,7 @@ def bench_backends(name: str, players: int | None, args) -> dict:
         states = sample_states(game, args.seed)
         row["clone_us"] = round(per_call(lambda s: s.clone(), states, 200), 3)
         row.update(tensor_rate(game, states))
+        row.update(greedy_play(game, args.seconds, args.seed))
         if backend == "native":
             row.update(native_playouts(game, args.seconds, args.seed))
         figures["backends"][backend] = row
@@ -223,21 +254,35 @@ def bench_backends(name: str, players: int | None, args) -> dict:
         figures["tensor_ratio"] = round(
             rows["native"]["tensors_per_second_cpu"] / rows["python"]["tensors_per_second_cpu"], 2
         )
+        python_greedy = rows["python"]["greedy_decisions_per_second_cpu"]
+        figures["greedy_ratio"] = round(
+            rows["native"]["greedy_decisions_per_second_cpu"] / python_greedy, 2
+        )
+        figures["greedy_playout_ratio"] = round(
+            rows["native"]["greedy_playout_decisions_per_second_cpu"] / python_greedy, 2
+        )
     if not args.json:
         print(f"{name}, {figures['players']} players (per CPU second):")
         for backend, row in rows.items():
             extra = ""
             if "playout_decisions_per_second_cpu" in row:
                 extra = f"  native playouts {row['playout_decisions_per_second_cpu']:,} decisions/s"
+            greedy = f"  greedy {row['greedy_decisions_per_second_cpu']:>8,}/s"
+            if "greedy_playout_decisions_per_second_cpu" in row:
+                greedy += f" (whole games {row['greedy_playout_decisions_per_second_cpu']:,}/s)"
             print(
                 f"  {backend:<7} API {row['decisions_per_second_cpu']:>10,} decisions/s"
                 f"  clone {row['clone_us']:.2f} µs"
-                f"  tensor {row['tensors_per_second_cpu']:>10,}/s{extra}",
+                f"  tensor {row['tensors_per_second_cpu']:>10,}/s{greedy}{extra}",
                 flush=True,
             )
         if "api_ratio" in figures:
             print(f"  native / python through the API: {figures['api_ratio']:.2f}×")
             print(f"  native / python observation tensor: {figures['tensor_ratio']:.2f}×")
+            print(
+                f"  native / python greedy decisions: {figures['greedy_ratio']:.2f}×"
+                f" (whole games in one call: {figures['greedy_playout_ratio']:.2f}×)"
+            )
     return figures
 
 
