@@ -20,7 +20,7 @@ import importlib
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from . import LIBRARY_DIR
 from .board.checks import check_board
 from .errors import Diagnostic, HansaError, Span, did_you_mean, format_diagnostics
 from .nodes.board import Board
-from .syntax.parser import parse_text, read_source, span_of
+from .syntax.parser import parse_text, read_source, source_text, span_of
 
 SPEC_SUFFIX = ".hansa"
 DEFAULT_SPEC_DIR = Path("spec")
@@ -165,15 +165,23 @@ def _walk_spec_files(folder: Path) -> Iterable[Path]:
                 yield Path(root) / name
 
 
-def load_project(paths: Iterable[str | Path], library: bool = True) -> Project:
+def load_project(
+    paths: Iterable[str | Path], library: bool = True, overlay: Mapping[str, str] | None = None
+) -> Project:
     """Parse, lower and check every spec file under `paths`; problems become diagnostics.
 
     With `library`, a board or rule set the files use but do not declare is taken from the
-    built-in spec (`LIBRARY_DIR`), with whatever it uses in turn.
+    built-in spec (`LIBRARY_DIR`), with whatever it uses in turn. `overlay` maps a file's path to
+    the text to check instead of what is on disk (an editor's unsaved buffer, `hansa lsp`); such a
+    file need not exist on disk.
     """
-    project = Project(files=find_spec_files(paths))
+    paths = list(paths)
+    overlay = dict(overlay or {})
+    unsaved = [Path(p) for p in paths if str(p) in overlay and not Path(p).exists()]
+    saved = [p for p in paths if Path(p) not in unsaved]
+    project = Project(files=(find_spec_files(saved) if saved or not unsaved else []) + unsaved)
     for path in project.files:
-        _load_file(project, path)
+        _load_file(project, path, overlay.get(str(path)))
     if library:
         _take_from_library(project)
     _resolve_extended_boards(project)
@@ -220,10 +228,10 @@ def _declarations_in_text(text: str) -> list[tuple[str, str]]:
     return [(kind, _name_of(name)) for kind, name in _DECLARATION.findall(text)]
 
 
-def _load_file(project: Project, path: Path) -> None:
+def _load_file(project: Project, path: Path, unsaved: str | None = None) -> None:
     file = str(path)
     try:
-        text = read_source(path)
+        text = read_source(path) if unsaved is None else source_text(unsaved, file)
     except HansaError as err:
         project.diagnostics.extend(err.diagnostics)
         return

@@ -1,0 +1,152 @@
+"""The words that fit at the cursor: the parser's expected keywords, and the names the statement
+around the cursor takes (component kinds, parameters and their values, quantities, city, board,
+rule set and marker names of the bound board and rule set)."""
+
+from __future__ import annotations
+
+import functools
+
+from lsprotocol import types
+
+from .symbols import DECLARATION_KINDS, _bound_boards, context_at, statement_words
+from .text import Word, from_utf16
+from .workspace import Snapshot
+
+KEYWORD, NAME = types.CompletionItemKind.Keyword, types.CompletionItemKind.Value
+
+
+def _item(label: str, kind: types.CompletionItemKind, detail: str = "") -> types.CompletionItem:
+    return types.CompletionItem(label=label, kind=kind, detail=detail or None)
+
+
+def _component_names(section: str, words: list[str]) -> list[types.CompletionItem]:
+    """Kinds of a section, or the parameters (and a parameter's values) of the kind written."""
+    from hansa.compiler.rules import catalogue
+
+    kinds = catalogue.kinds(section)
+    stated = next((w for w in words[1:] if w in kinds), None)
+    if section in catalogue.SINGLE_SECTIONS:
+        stated = section
+    if stated is None:
+        return [
+            _item(k, types.CompletionItemKind.Class, catalogue.CATALOGUE[(section, k)].doc)
+            for k in kinds
+        ]
+    comp = catalogue.CATALOGUE[(section, stated)]
+    params = list(comp.params) + (list(catalogue.MARKER_PARAMS) if section == "bonus" else [])
+    last = words[-1] if words else ""
+    for param in params:
+        if param.name == last:  # the value of the parameter just written
+            choices = param.type.choices or (("yes", "no") if "yes or no" in param.type.expected else ())
+            return [_item(c, NAME, param.type.expected) for c in choices]
+    return [
+        _item(p.name, types.CompletionItemKind.Property, f"{p.type.expected}: {p.doc}")
+        for p in params
+        if p.name not in words
+    ]
+
+
+def _rules_names(snapshot: Snapshot, rules: str, words: list[str]) -> list[types.CompletionItem]:
+    from hansa.compiler.expr.catalogue import QUANTITIES
+    from hansa.compiler.rules import catalogue
+
+    head = words[0] if words else ""
+    if words[:1] in (["replace"], ["remove"]) and len(words) > 1:
+        head = words[1]
+    if head == "option" and len(words) >= 3:
+        comp = catalogue.CATALOGUE.get(("option", words[1]))
+        return [_item(c, NAME) for c in comp.params[0].type.choices] if comp else []
+    if head in catalogue.SECTIONS and not (head == "score" and len(words) < 2):
+        if head != "end":
+            return _component_names(head, words[2:] if head == "score" else words)
+    project = snapshot.project
+    ruleset = project.declarations("resolved_rulesets").get(rules)
+    items = [_item(q.name, types.CompletionItemKind.Variable, q.doc) for q in QUANTITIES.values()]
+    if head == "end":
+        items += [_item(k, types.CompletionItemKind.Class) for k in catalogue.kinds("end")]
+    if ruleset is not None:
+        items += [_item(m.name, NAME, "bonus marker") for m in ruleset.bonus_markers]
+        items += [_item(a.name, NAME, "ability") for a in ruleset.abilities]
+    for board in _bound_boards(snapshot, rules):
+        items += [_item(c.name, types.CompletionItemKind.Constant, "city") for c in board.cities]
+    return items
+
+
+def _board_names(snapshot: Snapshot, board_name: str, words: list[str]) -> list:
+    from hansa.compiler.nodes.board import ABILITIES, PERMANENT_BONUSES, PRIVILEGES, SHAPES
+
+    project = snapshot.project
+    last = words[-1] if words else ""
+    if last == "ability" or (len(words) > 1 and words[-2] == "ability" and last == "|"):
+        return [_item(a, NAME, "ability") for a in ABILITIES]
+    if last == "permanent":
+        return [_item(p, NAME, "permanent bonus marker") for p in PERMANENT_BONUSES]
+    head = words[0] if words else ""
+    if head == "city" and "{" in words:
+        return [_item(w, NAME) for w in (*SHAPES, *PRIVILEGES, "coin")]
+    board = project.boards.get(board_name)
+    if board is None:
+        parent = project.extended_boards.get(board_name)
+        board = project.boards.get(parent.extends) if parent and parent.extends else None
+    cities = board.cities if board is not None else ()
+    return [_item(c.name, types.CompletionItemKind.Constant, "city") for c in cities]
+
+
+def _declared(snapshot: Snapshot, kind: str) -> list[types.CompletionItem]:
+    names = snapshot.project.declarations(DECLARATION_KINDS[kind])
+    return [_item(n, types.CompletionItemKind.Module, kind) for n in sorted(names)]
+
+
+def completions(
+    snapshot: Snapshot, lines: list[str], position: types.Position
+) -> list[types.CompletionItem]:
+    """Everything that may be written at the cursor (the word being typed left for the editor to
+    filter by)."""
+    from hansa.compiler.syntax.parser import expected_after
+
+    if not 0 <= position.line < len(lines):
+        return []
+    line = lines[position.line]
+    column = from_utf16(line, position.character)
+    start = column
+    while start > 0 and (line[start - 1].isalnum() or line[start - 1] in "_-"):
+        start -= 1
+    prefix = "\n".join([*lines[: position.line], line[:start]])
+    keywords, takes_name = expected_after(prefix)
+    context = context_at(lines, position.line)
+    typed = [
+        w
+        for w in statement_words(lines, position.line)
+        if w.line < position.line or w.end <= start
+    ]
+    if typed and context is not None and context.kind in ("rules", "board"):
+        keywords = [k for k in keywords if k not in _statement_heads(context.kind)]
+    items = [_item(k, KEYWORD) for k in keywords if k.isidentifier() and k != "define"]
+    if not takes_name:
+        return items
+    words = [w.value for w in typed] + (["|"] if line[:start].rstrip().endswith("|") else [])
+    items += _names(snapshot, context, words, typed)
+    return items
+
+
+@functools.cache
+def _statement_heads(kind: str) -> frozenset[str]:
+    """The keywords that start a statement of a rule set or board (offered at a line's start)."""
+    from hansa.compiler.syntax.parser import expected_after
+
+    return frozenset(expected_after(f"{kind} x {{\n    ")[0])
+
+
+def _names(snapshot: Snapshot, context, words: list[str], typed: list[Word]) -> list:
+    if context is None:
+        return []
+    last = words[-1] if words else ""
+    if last == "extends":
+        return _declared(snapshot, "board" if context.kind == "board" else "rules")
+    if context.kind == "game":
+        if last == "on":
+            return _declared(snapshot, "board")
+        return _declared(snapshot, "rules") if len(typed) >= 2 else []
+    if context.kind == "board":
+        return _board_names(snapshot, context.name, words)
+    return _rules_names(snapshot, context.name, words)

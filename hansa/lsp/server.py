@@ -1,0 +1,316 @@
+"""`hansa lsp`: the Language Server Protocol over stdio (pygls), a door onto the checker.
+
+Every open or changed buffer schedules one check of the workspace with the unsaved buffers
+(`workspace.check`), after a short quiet time so that fast typing costs one check, in one worker
+thread so checks never overlap. Each check carries a generation number: a result is published
+only if no newer edit has been scheduled since, so stale diagnostics never replace fresh ones.
+Requests (hover, completion, …) read the newest check and the buffer as the editor holds it now.
+No handler lets an exception out: a failure is logged to the editor and answered with nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from hansa.compiler.errors import HansaError
+
+from . import complete, symbols
+from . import hover as hovering
+from .text import lines_of, whole_range, word_at, word_range
+from .workspace import Snapshot, check, diagnostics_by_file, quick_fix, uri_of
+
+DEBOUNCE_SECONDS = 0.15
+WAIT_FOR_CHECK_SECONDS = 10.0
+log = logging.getLogger("hansa.lsp")
+
+
+def file_of(uri: str) -> str:
+    """The path a document stands for (an unsaved, untitled buffer keeps its URI as its name)."""
+    try:
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+    except (ValueError, TypeError):
+        path = None
+    return str(Path(path).absolute()) if path else uri
+
+
+class HansaServer(LanguageServer):
+    """The server's state: the workspace root, the newest check, and the scheduling of checks."""
+
+    def __init__(self, debounce: float = DEBOUNCE_SECONDS) -> None:
+        from hansa.cli import version
+
+        super().__init__("hansa", version())
+        self.debounce = debounce
+        self.snapshot: Snapshot | None = None
+        self.generation = 0
+        self.pending: asyncio.Task | None = None
+        self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hansa-check")
+        self.published: set[str] = set()
+        self.last_check_seconds = 0.0
+
+    @property
+    def root(self) -> Path | None:
+        path = self.workspace.root_path
+        return Path(path).absolute() if path else None
+
+    def buffers(self) -> dict[str, str]:
+        """The text of every open document, by path."""
+        return {file_of(uri): doc.source for uri, doc in self.workspace.text_documents.items()}
+
+    def schedule(self, uri: str) -> None:
+        """Check again after the quiet time; an edit in the meantime replaces this check."""
+        self.generation += 1
+        if self.pending is not None and not self.pending.done():
+            self.pending.cancel()
+        self.pending = asyncio.ensure_future(self._check(self.generation, uri))
+
+    async def _check(self, generation: int, uri: str) -> None:
+        await asyncio.sleep(self.debounce)
+        buffers, focus = self.buffers(), file_of(uri)
+        loop = asyncio.get_running_loop()
+        started = time.perf_counter()
+        try:
+            snapshot = await loop.run_in_executor(
+                self.checker, functools.partial(check, self.root, buffers, focus)
+            )
+        except Exception:  # a compiler failure is the server's bug, never the author's problem
+            self.log_failure("check")
+            return
+        if generation != self.generation:
+            return  # a newer edit was scheduled: its check publishes, this one is stale
+        self.last_check_seconds = time.perf_counter() - started
+        self.snapshot = snapshot
+        self.publish(snapshot)
+
+    def publish(self, snapshot: Snapshot) -> None:
+        found = diagnostics_by_file(snapshot, self.root)
+        versions = {file_of(u): d.version for u, d in self.workspace.text_documents.items()}
+        for file in sorted(set(found) | self.published):
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=uri_of(file) if not file.startswith("untitled:") else file,
+                    diagnostics=found.get(file, []),
+                    version=versions.get(file),
+                )
+            )
+        self.published = set(found)
+
+    async def fresh(self) -> Snapshot | None:
+        """The newest check, waiting (a while) for one that is scheduled or running."""
+        deadline = time.monotonic() + WAIT_FOR_CHECK_SECONDS
+        while self.pending is not None and not self.pending.done():
+            if time.monotonic() > deadline:
+                break
+            await asyncio.wait([self.pending], timeout=max(0.0, deadline - time.monotonic()))
+        return self.snapshot
+
+    def lines(self, uri: str) -> list[str]:
+        return lines_of(self.workspace.get_text_document(uri).source)
+
+    def log_failure(self, what: str) -> None:
+        text = traceback.format_exc()
+        log.error("%s failed: %s", what, text)
+        self.window_log_message(
+            types.LogMessageParams(types.MessageType.Error, f"hansa lsp: {what} failed\n{text}")
+        )
+
+
+def guarded(what: str):
+    """A handler that never raises: a failure is logged and answered with nothing."""
+
+    def wrap(handler):
+        if asyncio.iscoroutinefunction(handler):
+
+            @functools.wraps(handler)
+            async def run_async(ls: HansaServer, params):
+                try:
+                    return await handler(ls, params)
+                except JsonRpcInvalidRequest:
+                    raise
+                except Exception:
+                    ls.log_failure(what)
+                    return None
+
+            return run_async
+
+        @functools.wraps(handler)
+        def run(ls: HansaServer, params):
+            try:
+                return handler(ls, params)
+            except JsonRpcInvalidRequest:
+                raise
+            except Exception:
+                ls.log_failure(what)
+                return None
+
+        return run
+
+    return wrap
+
+
+def create_server(debounce: float = DEBOUNCE_SECONDS) -> HansaServer:
+    """The server with every capability registered."""
+    server = HansaServer(debounce)
+    _register_sync(server)
+    _register_requests(server)
+    _register_edits(server)
+    return server
+
+
+def _register_sync(server: HansaServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @guarded("open")
+    def did_open(ls: HansaServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @guarded("change")
+    def did_change(ls: HansaServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    @guarded("save")
+    def did_save(ls: HansaServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @guarded("close")
+    def did_close(ls: HansaServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri)
+
+
+def _register_requests(server: HansaServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @guarded("hover")
+    async def hover(ls: HansaServer, params: types.HoverParams) -> types.Hover | None:
+        snapshot = await ls.fresh()
+        if snapshot is None:
+            return None
+        uri, position = params.text_document.uri, params.position
+        lines = ls.lines(uri)
+        text = hovering.hover(snapshot, file_of(uri), lines, position)
+        word = word_at(lines, position)
+        if text is None or word is None:
+            return None
+        content = types.MarkupContent(types.MarkupKind.Markdown, text)
+        return types.Hover(contents=content, range=word_range(word, lines))
+
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionOptions(trigger_characters=[" ", "(", "="]),
+    )
+    @guarded("completion")
+    async def completion(ls: HansaServer, params: types.CompletionParams) -> types.CompletionList:
+        snapshot = await ls.fresh()
+        items = []
+        if snapshot is not None:
+            items = complete.completions(snapshot, ls.lines(params.text_document.uri), params.position)
+        return types.CompletionList(is_incomplete=False, items=items)
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @guarded("definition")
+    async def definition(ls: HansaServer, params: types.DefinitionParams) -> types.Location | None:
+        snapshot = await ls.fresh()
+        symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
+        return symbols.location(snapshot, symbol) if symbol is not None else None
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    @guarded("references")
+    async def references(ls: HansaServer, params: types.ReferenceParams) -> list[types.Location]:
+        snapshot = await ls.fresh()
+        symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
+        if symbol is None:
+            return []
+        return symbols.references(snapshot, symbol, ls.root)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @guarded("document symbols")
+    def document_symbol(ls: HansaServer, params: types.DocumentSymbolParams) -> list:
+        return symbols.document_symbols(ls.lines(params.text_document.uri))
+
+
+def _symbol(ls: HansaServer, snapshot: Snapshot | None, uri: str, position):
+    if snapshot is None:
+        return None
+    return symbols.symbol_at(snapshot, file_of(uri), ls.lines(uri), position)
+
+
+def _register_edits(server: HansaServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_FORMATTING)
+    @guarded("formatting")
+    def formatting(ls: HansaServer, params: types.DocumentFormattingParams) -> list | None:
+        from hansa.compiler.board.format import format_source
+
+        document = ls.workspace.get_text_document(params.text_document.uri)
+        text = document.source
+        try:
+            formatted = format_source(text.replace("\r\n", "\n"), file_of(document.uri)).text
+        except HansaError:
+            return None  # the diagnostics say why; the formatter never guesses
+        if formatted == text:
+            return []
+        return [types.TextEdit(whole_range(lines_of(text)), formatted)]
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    @guarded("code action")
+    def code_action(ls: HansaServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        lines = ls.lines(uri)
+        actions = []
+        for diagnostic in params.context.diagnostics:
+            edit = quick_fix(lines, diagnostic)
+            if edit is not None:
+                actions.append(
+                    types.CodeAction(
+                        title=f"Replace with '{edit.new_text}'",
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[diagnostic],
+                        edit=types.WorkspaceEdit(changes={uri: [edit]}),
+                        is_preferred=True,
+                    )
+                )
+        return actions
+
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    @guarded("prepare rename")
+    async def prepare_rename(ls: HansaServer, params: types.PrepareRenameParams):
+        snapshot = await ls.fresh()
+        symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
+        lines = ls.lines(params.text_document.uri)
+        word = word_at(lines, params.position)
+        if symbol is None or symbol.kind != "city" or word is None:
+            raise JsonRpcInvalidRequest("only a city can be renamed")
+        return word_range(word, lines)
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    @guarded("rename")
+    async def rename(ls: HansaServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
+        snapshot = await ls.fresh()
+        symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
+        if symbol is None or symbol.kind != "city":
+            raise JsonRpcInvalidRequest("only a city can be renamed")
+        try:
+            return symbols.rename_city(snapshot, symbol, params.new_name, ls.root)
+        except HansaError as exc:
+            raise JsonRpcInvalidRequest(exc.message) from None
+
+
+def serve(debounce: float = DEBOUNCE_SECONDS) -> None:
+    """Run the server on standard input and output until the editor says exit."""
+    import sys
+
+    create_server(debounce).start_io(sys.__stdin__.buffer, sys.__stdout__.buffer)

@@ -1,0 +1,171 @@
+"""Checking what the editor holds: the workspace's spec files with the unsaved buffers over them.
+
+`check` is `hansa check` on the workspace folder (`load_project` with an overlay of the open
+buffers), so a file and every file that extends it or plays on its board are checked together
+and each gets the diagnostics `hansa check` would print. A file outside the workspace is checked
+alone (with the built-in spec) and says so. Nothing here raises for bad input: whatever the
+compiler refuses becomes a diagnostic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsprotocol import types
+
+from hansa.compiler.errors import Diagnostic, HansaError, Span
+from hansa.compiler.project import Project, find_spec_files, load_project
+
+from .text import lines_of, span_range, word_range, words_of_line
+
+SOURCE = "hansa"
+OUTSIDE = (
+    "this file is outside the workspace folder: it is checked alone (with the built-in spec),"
+    " and the workspace's files that may use it are not"
+)
+_DID_YOU_MEAN = re.compile(r"\(did you mean '((?:[^'\\]|\\.)+)'\?\)")
+
+
+@dataclass
+class Snapshot:
+    """One check: the project, the text of each file as checked, and which buffer it was for."""
+
+    project: Project
+    texts: dict[str, str] = field(default_factory=dict)
+    focus: str = ""
+    extra: list[Diagnostic] = field(default_factory=list)
+
+    def text(self, file: str) -> str | None:
+        """A file's text as checked (or as on disk / in the built-in spec)."""
+        if file in self.texts:
+            return self.texts[file]
+        if file in self.project.sources:
+            return self.project.sources[file]
+        try:
+            return Path(file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+
+    def lines(self, file: str) -> list[str]:
+        return lines_of(self.text(file) or "")
+
+
+def inside(root: Path | None, file: str) -> bool:
+    if root is None:
+        return False
+    try:
+        Path(file).resolve().relative_to(root.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
+
+
+def check(root: Path | None, buffers: dict[str, str], focus: str) -> Snapshot:
+    """`hansa check` of the workspace (or of `focus` alone when it lies outside) with `buffers`
+    (path → unsaved text) read instead of the disk."""
+    extra: list[Diagnostic] = []
+    if inside(root, focus):
+        try:
+            on_disk = [str(p) for p in find_spec_files([root])]
+        except HansaError:
+            on_disk = []
+        files = sorted(set(on_disk) | {f for f in buffers if inside(root, f)})
+    else:
+        files = [focus]
+        extra.append(Diagnostic(OUTSIDE, Span(focus, 1, 1, 1, 1), "warning"))
+    overlay = {f: buffers[f] for f in files if f in buffers}
+    try:
+        project = load_project(files, overlay=overlay)
+    except HansaError as exc:
+        project = Project(diagnostics=list(exc.diagnostics))
+    except RecursionError:
+        project = Project(diagnostics=[Diagnostic("too deeply nested to check", Span(focus, 1, 1))])
+    return Snapshot(project, dict(overlay), focus, extra)
+
+
+def _definition_of(snapshot: Snapshot, name: str) -> tuple[str, Span] | None:
+    """Where a suggested name is declared: a board, rule set or game, or a city of a board."""
+    project = snapshot.project
+    for attribute in ("boards", "rulesets", "games"):
+        declaration = project.declarations(attribute).get(name)
+        if declaration is not None and getattr(declaration, "span", None) is not None:
+            return attribute, declaration.span
+    for board in project.boards.values():
+        for city in board.cities:
+            if city.name == name and city.span.line > 0:
+                return "city", city.span
+    return None
+
+
+def suggestion(d: Diagnostic) -> str | None:
+    """The name a diagnostic's "did you mean" suggests, if any."""
+    match = _DID_YOU_MEAN.search(d.message)
+    return match.group(1).replace("\\'", "'") if match else None
+
+
+def to_lsp(snapshot: Snapshot, d: Diagnostic) -> types.Diagnostic:
+    """A compiler diagnostic as the editor shows it: range, severity, the suggested name's
+    declaration as related information, and the suggestion as data for the quick fix."""
+    file = d.span.file if d.span is not None else snapshot.focus
+    lines = snapshot.lines(file)
+    severity = {
+        "error": types.DiagnosticSeverity.Error,
+        "warning": types.DiagnosticSeverity.Warning,
+    }.get(d.severity, types.DiagnosticSeverity.Information)
+    related = None
+    guess = suggestion(d)
+    if guess is not None:
+        found = _definition_of(snapshot, guess)
+        if found is not None:
+            kind, span = found
+            where = types.Location(uri_of(span.file), span_range(span, snapshot.lines(span.file)))
+            related = [types.DiagnosticRelatedInformation(where, f"'{guess}' is declared here")]
+    return types.Diagnostic(
+        range=span_range(d.span, lines),
+        message=d.message,
+        severity=severity,
+        source=SOURCE,
+        related_information=related,
+        data={"replacement": guess} if guess is not None else None,
+    )
+
+
+def uri_of(file: str) -> str:
+    from pygls.uris import from_fs_path
+
+    return from_fs_path(str(Path(file).absolute())) or file
+
+
+def diagnostics_by_file(snapshot: Snapshot, root: Path | None) -> dict[str, list[types.Diagnostic]]:
+    """Every diagnostic of the check, by file, for the workspace's files and the focus only (the
+    built-in spec's files are the package's, not the author's)."""
+    out: dict[str, list[types.Diagnostic]] = {}
+    for d in [*snapshot.extra, *snapshot.project.diagnostics]:
+        file = d.span.file if d.span is not None else snapshot.focus
+        if file != snapshot.focus and not inside(root, file):
+            continue
+        out.setdefault(file, []).append(to_lsp(snapshot, d))
+    return out
+
+
+def quick_fix(lines: list[str], diagnostic: types.Diagnostic) -> types.TextEdit | None:
+    """The one replacement a "did you mean" diagnostic suggests: its range, when that range is a
+    single name on one line, becomes the suggested name (quoted as the formatter would)."""
+    data = diagnostic.data if isinstance(diagnostic.data, dict) else None
+    replacement = data.get("replacement") if data else None
+    r = diagnostic.range
+    if not isinstance(replacement, str) or r.start.line != r.end.line:
+        return None
+    if not 0 <= r.start.line < len(lines):
+        return None
+    words = words_of_line(lines[r.start.line], r.start.line)
+    for word in words:
+        if word_range(word, lines) == r:
+            if word.value == replacement:
+                return None
+            from hansa.compiler.board.format import name
+
+            return types.TextEdit(r, name(replacement))
+    return None
