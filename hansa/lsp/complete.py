@@ -37,7 +37,9 @@ def _component_names(section: str, words: list[str]) -> list[types.CompletionIte
     last = words[-1] if words else ""
     for param in params:
         if param.name == last:  # the value of the parameter just written
-            choices = param.type.choices or (("yes", "no") if "yes or no" in param.type.expected else ())
+            choices = param.type.choices or (
+                ("yes", "no") if "yes or no" in param.type.expected else ()
+            )
             return [_item(c, NAME, param.type.expected) for c in choices]
     return [
         _item(p.name, types.CompletionItemKind.Property, f"{p.type.expected}: {p.doc}")
@@ -115,9 +117,7 @@ def completions(
     keywords, takes_name = expected_after(prefix)
     context = context_at(lines, position.line)
     typed = [
-        w
-        for w in statement_words(lines, position.line)
-        if w.line < position.line or w.end <= start
+        w for w in statement_words(lines, position.line) if w.line < position.line or w.end <= start
     ]
     if typed and context is not None and context.kind in ("rules", "board"):
         keywords = [k for k in keywords if k not in _statement_heads(context.kind)]

@@ -96,7 +96,7 @@ class HansaServer(LanguageServer):
     def publish(self, snapshot: Snapshot) -> None:
         found = diagnostics_by_file(snapshot, self.root)
         versions = {file_of(u): d.version for u, d in self.workspace.text_documents.items()}
-        for file in sorted(set(found) | self.published):
+        for file in sorted(set(found) | self.published | set(versions)):
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
                     uri=uri_of(file) if not file.startswith("untitled:") else file,
@@ -215,7 +215,9 @@ def _register_requests(server: HansaServer) -> None:
         snapshot = await ls.fresh()
         items = []
         if snapshot is not None:
-            items = complete.completions(snapshot, ls.lines(params.text_document.uri), params.position)
+            items = complete.completions(
+                snapshot, ls.lines(params.text_document.uri), params.position
+            )
         return types.CompletionList(is_incomplete=False, items=items)
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)

@@ -321,9 +321,7 @@ def document_symbols(lines: list[str]) -> list[types.DocumentSymbol]:
             line_range = types.Range(
                 types.Position(number, 0), types.Position(number, len(lines[number]))
             )
-            children.append(
-                types.DocumentSymbol(_child_name(words), kind, line_range, selection)
-            )
+            children.append(types.DocumentSymbol(_child_name(words), kind, line_range, selection))
         first_words = words_of_line(lines[context.first], context.first)
         whole = types.Range(
             types.Position(context.first, 0),

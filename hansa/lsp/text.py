@@ -18,7 +18,9 @@ from hansa.compiler.errors import Span
 
 # The language's tokens that can stand for a name (compiler/syntax/grammar/common.lark), and
 # comments, which hide what follows on their line.
-_TOKEN = re.compile(r'(?P<string>"(?:[^"\\\n]|\\.)*")|(?P<name>[^\W\d]\w*(?:-\w+)*)|(?P<comment>#.*)')
+_TOKEN = re.compile(
+    r'(?P<string>"(?:[^"\\\n]|\\.)*")|(?P<name>[^\W\d]\w*(?:-\w+)*)|(?P<comment>#.*)'
+)
 
 
 @dataclass(frozen=True)
@@ -140,5 +142,6 @@ def offset_of(lines: list[str], position: types.Position) -> int:
 def whole_range(lines: list[str]) -> types.Range:
     last = len(lines) - 1
     return types.Range(
-        types.Position(0, 0), types.Position(max(0, last), utf16_length(lines[last]) if lines else 0)
+        types.Position(0, 0),
+        types.Position(max(0, last), utf16_length(lines[last]) if lines else 0),
     )

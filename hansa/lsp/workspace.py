@@ -25,6 +25,7 @@ OUTSIDE = (
     "this file is outside the workspace folder: it is checked alone (with the built-in spec),"
     " and the workspace's files that may use it are not"
 )
+_PLAIN_NAME = re.compile(r"[^\W\d]\w*(?:-\w+)*")
 _DID_YOU_MEAN = re.compile(r"\(did you mean '((?:[^'\\]|\\.)+)'\?\)")
 
 
@@ -165,7 +166,9 @@ def quick_fix(lines: list[str], diagnostic: types.Diagnostic) -> types.TextEdit 
         if word_range(word, lines) == r:
             if word.value == replacement:
                 return None
-            from hansa.compiler.board.format import name
+            from hansa.compiler.board.format import quote
 
-            return types.TextEdit(r, name(replacement))
+            # a keyword ("did you mean 'when'") is written bare, so is any plain name
+            bare = _PLAIN_NAME.fullmatch(replacement) is not None
+            return types.TextEdit(r, replacement if bare else quote(replacement))
     return None
