@@ -8,7 +8,6 @@ notification so a test can wait for the one it expects.
 from __future__ import annotations
 
 import json
-import queue
 import subprocess
 import sys
 import threading

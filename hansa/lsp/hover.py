@@ -68,7 +68,8 @@ def _component_text(component) -> str:
     if component.params:
         lines += ["", "Parameters:"]
         lines += [
-            f"- `{p.name}`: {p.type.expected} ({spec_text(p.default)}){' — ' + p.doc if p.doc else ''}"
+            f"- `{p.name}`: {p.type.expected} ({spec_text(p.default)})"
+            + (f" — {p.doc}" if p.doc else "")
             for p in component.params
         ]
     return "\n".join(lines)
@@ -148,7 +149,8 @@ def words_hover(words: list[Word], index: int) -> str | None:
         effect = "extra_actions"
     if effect in expr.EFFECTS:
         example, hooks, doc = expr.EFFECTS[effect]
-        return f"**{values[index]}** (effect)\n\n{doc}\n\nIn: {', '.join(hooks)}\n\nExample: `{example}`"
+        where = ", ".join(hooks)
+        return f"**{values[index]}** (effect)\n\n{doc}\n\nIn: {where}\n\nExample: `{example}`"
     if values[index] in expr.DOMAINS:
         return f"**{values[index]}**: a set to count or add up over (`count cities where …`)"
     return None
