@@ -263,7 +263,7 @@ def test_random_edits_never_stop_the_server_answering(client, workspace):
     chooser = random.Random(34)
     pieces = ["{", "}", '"', "\n", "score", " ", "extends", "é", "\U0001f600", "#", "--", "0"]
     current = text
-    for _ in range(60):
+    for _ in range(15):
         at = chooser.randrange(len(current) + 1)
         cut = chooser.randrange(4)
         current = current[:at] + chooser.choice(pieces) + current[at + cut :]

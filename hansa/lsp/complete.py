@@ -124,7 +124,10 @@ def completions(
     items = [_item(k, KEYWORD) for k in keywords if k.isidentifier() and k != "define"]
     if not takes_name:
         return items
-    words = [w.value for w in typed] + (["|"] if line[:start].rstrip().endswith("|") else [])
+    words = [w.value for w in typed]
+    if typed and typed[-1].line == position.line and line[typed[-1].end : start].strip():
+        # something else (a number, '|', '{') follows the last word: say so with it
+        words.append(line[typed[-1].end : start].strip().split()[-1])
     items += _names(snapshot, context, words, typed)
     return items
 
