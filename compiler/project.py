@@ -166,14 +166,18 @@ def _walk_spec_files(folder: Path) -> Iterable[Path]:
 
 
 def load_project(
-    paths: Iterable[str | Path], library: bool = True, overlay: Mapping[str, str] | None = None
+    paths: Iterable[str | Path],
+    library: bool = True,
+    overlay: Mapping[str, str] | None = None,
+    cache: dict | None = None,
 ) -> Project:
     """Parse, lower and check every spec file under `paths`; problems become diagnostics.
 
     With `library`, a board or rule set the files use but do not declare is taken from the
     built-in spec (`LIBRARY_DIR`), with whatever it uses in turn. `overlay` maps a file's path to
     the text to check instead of what is on disk (an editor's unsaved buffer, `hansa lsp`); such a
-    file need not exist on disk.
+    file need not exist on disk. `cache` (a dict the caller keeps) holds each file's parse and
+    lowering by its text, so a file whose text is unchanged is not parsed again.
     """
     paths = list(paths)
     overlay = dict(overlay or {})
@@ -181,7 +185,7 @@ def load_project(
     saved = [p for p in paths if Path(p) not in unsaved]
     project = Project(files=(find_spec_files(saved) if saved or not unsaved else []) + unsaved)
     for path in project.files:
-        _load_file(project, path, overlay.get(str(path)))
+        _load_file(project, path, overlay.get(str(path)), cache)
     if library:
         _take_from_library(project)
     _resolve_extended_boards(project)
@@ -228,24 +232,33 @@ def _declarations_in_text(text: str) -> list[tuple[str, str]]:
     return [(kind, _name_of(name)) for kind, name in _DECLARATION.findall(text)]
 
 
-def _load_file(project: Project, path: Path, unsaved: str | None = None) -> None:
+@dataclass(frozen=True)
+class _FileResult:
+    """What one file adds to a project: its text, diagnostics, the declarations that failed
+    (kind, name, file) and the lowered ones (attribute, declaration, span). Lowered declarations
+    are frozen, so a result may be added to several projects (`load_project`'s `cache`)."""
+
+    text: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    broken: tuple[tuple[str, str, str], ...] = ()
+    declarations: tuple[tuple[str, Any, Span], ...] = ()
+
+
+def _read_file(path: Path, text: str) -> _FileResult:
+    """Parse and lower one file's text (read already)."""
     file = str(path)
-    try:
-        text = read_source(path) if unsaved is None else source_text(unsaved, file)
-    except HansaError as err:
-        project.diagnostics.extend(err.diagnostics)
-        return
-    project.sources[file] = text
     try:
         tree = parse_text(text, file)
     except HansaError as err:
-        project.diagnostics.extend(err.diagnostics)
-        project.broken.extend((kind, name, file) for kind, name in _declarations_in_text(text))
-        return
+        broken = tuple((kind, name, file) for kind, name in _declarations_in_text(text))
+        return _FileResult(text, tuple(err.diagnostics), broken)
+    diagnostics: list[Diagnostic] = []
+    broken_list: list[tuple[str, str, str]] = []
+    declarations: list[tuple[str, Any, Span]] = []
     for declaration in tree.children:
         kind = declaration.data
         if kind not in LOWERERS:  # a top rule nobody registered a lowering for
-            project.diagnostics.append(
+            diagnostics.append(
                 Diagnostic(
                     f"'{kind}' declarations are not supported yet", span_of(declaration, file)
                 )
@@ -255,11 +268,35 @@ def _load_file(project: Project, path: Path, unsaved: str | None = None) -> None
         try:
             lowered = _resolve(lowerer)(declaration, file)
         except HansaError as err:
-            project.diagnostics.extend(err.diagnostics)
+            diagnostics.extend(err.diagnostics)
             if declaration.children:
-                project.broken.append((kind, _name_of(declaration.children[0]), file))
+                broken_list.append((kind, _name_of(declaration.children[0]), file))
             continue
-        _add_declaration(project, attribute, lowered, span_of(declaration, file))
+        declarations.append((attribute, lowered, span_of(declaration, file)))
+    return _FileResult(text, tuple(diagnostics), tuple(broken_list), tuple(declarations))
+
+
+def _load_file(
+    project: Project, path: Path, unsaved: str | None = None, cache: dict | None = None
+) -> None:
+    """Add one file to the project; with `cache` ((file, text) → result), a file whose text
+    was read before is not parsed and lowered again."""
+    file = str(path)
+    try:
+        text = read_source(path) if unsaved is None else source_text(unsaved, file)
+    except HansaError as err:
+        project.diagnostics.extend(err.diagnostics)
+        return
+    result = cache.get((file, text)) if cache is not None else None
+    if result is None:
+        result = _read_file(path, text)
+        if cache is not None:
+            cache[(file, text)] = result
+    project.sources[file] = result.text
+    project.diagnostics.extend(result.diagnostics)
+    project.broken.extend(result.broken)
+    for attribute, lowered, span in result.declarations:
+        _add_declaration(project, attribute, lowered, span)
 
 
 _LIBRARY: Project | None = None

@@ -11,12 +11,12 @@ import pytest
 
 pytest.importorskip("pygls")
 
+from hansa.compiler.board.format import format_source  # noqa: E402
+from hansa.compiler.errors import HansaError  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from lsprotocol import types  # noqa: E402
 
-from hansa.compiler.board.format import format_source  # noqa: E402
-from hansa.compiler.errors import HansaError  # noqa: E402
 from hansa.lsp import complete, hover, symbols  # noqa: E402
 from hansa.lsp.text import lines_of  # noqa: E402
 from hansa.lsp.workspace import check, diagnostics_by_file  # noqa: E402

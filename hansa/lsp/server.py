@@ -28,7 +28,7 @@ from hansa.compiler.errors import HansaError
 from . import complete, symbols
 from . import hover as hovering
 from .text import lines_of, whole_range, word_at, word_range
-from .workspace import Snapshot, check, diagnostics_by_file, quick_fix, uri_of
+from .workspace import Snapshot, check, closure, diagnostics_by_file, inside, quick_fix, uri_of
 
 DEBOUNCE_SECONDS = 0.15
 WAIT_FOR_CHECK_SECONDS = 10.0
@@ -57,6 +57,7 @@ class HansaServer(LanguageServer):
         self.pending: asyncio.Task | None = None
         self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hansa-check")
         self.published: set[str] = set()
+        self.parsed: dict = {}  # (file, text) → its parse and lowering (load_project's cache)
         self.last_check_seconds = 0.0
 
     @property
@@ -76,27 +77,40 @@ class HansaServer(LanguageServer):
         self.pending = asyncio.ensure_future(self._check(self.generation, uri))
 
     async def _check(self, generation: int, uri: str) -> None:
+        """The focus file first (with what it names), published at once; then the whole
+        workspace (the files that depend on it too). Either is dropped if a newer edit came."""
         await asyncio.sleep(self.debounce)
-        buffers, focus = self.buffers(), file_of(uri)
-        loop = asyncio.get_running_loop()
+        buffers, focus, root = self.buffers(), file_of(uri), self.root
         started = time.perf_counter()
-        try:
-            snapshot = await loop.run_in_executor(
-                self.checker, functools.partial(check, self.root, buffers, focus)
-            )
-        except Exception:  # a compiler failure is the server's bug, never the author's problem
-            self.log_failure("check")
-            return
-        if generation != self.generation:
+        quick_files = closure(self.snapshot, buffers, focus) if inside(root, focus) else None
+        if quick_files is not None and len(quick_files) < len(self.snapshot.project.files):
+            quick = await self._run(check, root, buffers, focus, quick_files, self.parsed)
+            if quick is None or generation != self.generation:
+                return
+            self.publish(quick, only=focus)
+        snapshot = await self._run(check, root, buffers, focus, None, self.parsed)
+        if snapshot is None or generation != self.generation:
             return  # a newer edit was scheduled: its check publishes, this one is stale
         self.last_check_seconds = time.perf_counter() - started
         self.snapshot = snapshot
         self.publish(snapshot)
 
-    def publish(self, snapshot: Snapshot) -> None:
+    async def _run(self, function, *args) -> Snapshot | None:
+        """A check in the checking thread (one at a time); None if the compiler failed."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.checker, functools.partial(function, *args))
+        except Exception:  # a compiler failure is the server's bug, never the author's problem
+            self.log_failure("check")
+            return None
+
+    def publish(self, snapshot: Snapshot, only: str | None = None) -> None:
+        """Send the check's diagnostics: of every workspace file with some, every open one and
+        every one that had some (now none), or of the file `only`."""
         found = diagnostics_by_file(snapshot, self.root)
         versions = {file_of(u): d.version for u, d in self.workspace.text_documents.items()}
-        for file in sorted(set(found) | self.published | set(versions)):
+        files = {only} if only is not None else set(found) | self.published | set(versions)
+        for file in sorted(files):
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
                     uri=uri_of(file) if not file.startswith("untitled:") else file,
@@ -104,7 +118,10 @@ class HansaServer(LanguageServer):
                     version=versions.get(file),
                 )
             )
-        self.published = set(found)
+        if only is None:
+            self.published = set(found)
+        elif found.get(only):
+            self.published.add(only)
 
     async def fresh(self) -> Snapshot | None:
         """The newest check, waiting (a while) for one that is scheduled or running."""

@@ -18,7 +18,7 @@ from lsprotocol import types
 from hansa.compiler.errors import Diagnostic, HansaError, Span
 from hansa.compiler.project import Project, find_spec_files, load_project
 
-from .text import lines_of, span_range, word_range, words_of_line
+from .text import lines_of, span_range, word_range, words_of, words_of_line
 
 SOURCE = "hansa"
 OUTSIDE = (
@@ -63,22 +63,58 @@ def inside(root: Path | None, file: str) -> bool:
     return True
 
 
-def check(root: Path | None, buffers: dict[str, str], focus: str) -> Snapshot:
+def workspace_files(root: Path, buffers: dict[str, str]) -> list[str]:
+    """The workspace's spec files on disk, and its unsaved buffers not yet on disk."""
+    try:
+        on_disk = [str(p) for p in find_spec_files([root])]
+    except HansaError:
+        on_disk = []
+    return sorted(set(on_disk) | {f for f in buffers if inside(root, f)})
+
+
+def closure(previous: Snapshot | None, buffers: dict[str, str], focus: str) -> list[str] | None:
+    """The focus file and the files declaring what it names, and what those name in turn, by
+    the declarations of the previous check (None without one): enough to check the focus file
+    alone, before the whole workspace tells the files that depend on it."""
+    if previous is None:
+        return None
+    where = {name: span.file for (_, name), span in previous.project.declared_at.items()}
+    found, todo = {focus}, [focus]
+    while todo:
+        file = todo.pop()
+        text = buffers.get(file) if file in buffers else previous.text(file)
+        for word in words_of(text or ""):
+            other = where.get(word.value)
+            if other is not None and other not in found:
+                found.add(other)
+                todo.append(other)
+    return sorted(found)
+
+
+def check(
+    root: Path | None,
+    buffers: dict[str, str],
+    focus: str,
+    files: list[str] | None = None,
+    cache: dict | None = None,
+) -> Snapshot:
     """`hansa check` of the workspace (or of `focus` alone when it lies outside) with `buffers`
-    (path → unsaved text) read instead of the disk."""
+    (path → unsaved text) read instead of the disk; `files` narrows a workspace check to them.
+    `cache` keeps each file's parse by its text between checks (`load_project`); it is trimmed
+    to the files of this check when it grows, so it never holds more than a few texts a file."""
     extra: list[Diagnostic] = []
     if inside(root, focus):
-        try:
-            on_disk = [str(p) for p in find_spec_files([root])]
-        except HansaError:
-            on_disk = []
-        files = sorted(set(on_disk) | {f for f in buffers if inside(root, f)})
+        files = files if files is not None else workspace_files(root, buffers)
     else:
         files = [focus]
         extra.append(Diagnostic(OUTSIDE, Span(focus, 1, 1, 1, 1), "warning"))
     overlay = {f: buffers[f] for f in files if f in buffers}
     try:
-        project = load_project(files, overlay=overlay)
+        project = load_project(files, overlay=overlay, cache=cache)
+        if cache is not None and len(cache) > 4 * max(len(project.files), 8):
+            kept = {(str(f), project.sources.get(str(f))) for f in project.files}
+            for key in [k for k in cache if k not in kept]:
+                del cache[key]
     except HansaError as exc:
         project = Project(diagnostics=list(exc.diagnostics))
     except RecursionError:
