@@ -5,11 +5,12 @@ rule set and marker names of the bound board and rule set)."""
 from __future__ import annotations
 
 import functools
+import re
 
 from lsprotocol import types
 
 from .symbols import DECLARATION_KINDS, _bound_boards, context_at, statement_words
-from .text import Word, from_utf16
+from .text import Word, from_utf16, words_of_line
 from .workspace import Snapshot
 
 KEYWORD, NAME = types.CompletionItemKind.Keyword, types.CompletionItemKind.Value
@@ -48,30 +49,68 @@ def _component_names(section: str, words: list[str]) -> list[types.CompletionIte
     ]
 
 
-def _rules_names(snapshot: Snapshot, rules: str, words: list[str]) -> list[types.CompletionItem]:
+# Statements whose body is rules in words (after their head and a ':' or `when`).
+WORDS_HEADS = frozenset({"at", "after", "favour", "forbid", "control", "end", "tiebreak"})
+EFFECT_WORDS = ("gain", "lose", "develop", "take", "receive", "draw", "you may take")
+SETS = ("cities", "routes", "players", "opponents", "abilities")
+
+
+def _cities(snapshot: Snapshot, rules: str) -> list[types.CompletionItem]:
+    return [
+        _item(c.name, types.CompletionItemKind.Constant, f"city of {board.id}")
+        for board in _bound_boards(snapshot, rules)
+        for c in board.cities
+    ]
+
+
+def _in_words(snapshot: Snapshot, ruleset, last: str) -> list[types.CompletionItem]:
+    """Names inside rules in words: after `marker` the markers, after `develop` and `of` the
+    abilities (and categories), else the quantities, sets and effects."""
     from hansa.compiler.expr.catalogue import QUANTITIES
+
+    markers = (
+        [_item(m.name, NAME, "bonus marker") for m in ruleset.bonus_markers] if ruleset else []
+    )
+    abilities = [_item(a.name, NAME, "ability") for a in ruleset.abilities] if ruleset else []
+    if last == "marker":
+        return markers
+    if last in ("develop", "develops"):
+        return [*abilities, _item("an ability", KEYWORD, "the player chooses")]
+    if last == "of":
+        categories = (
+            [_item(c.kind, NAME, f"category {c.key}") for c in ruleset.scoring] if ruleset else []
+        )
+        return [*abilities, *categories]
+    items = [_item(q.name, types.CompletionItemKind.Variable, q.doc) for q in QUANTITIES.values()]
+    items += [_item(w, types.CompletionItemKind.Enum, "a set") for w in SETS]
+    items += [_item(w, types.CompletionItemKind.Function, "an effect") for w in EFFECT_WORDS]
+    return items + markers + abilities
+
+
+def _rules_names(
+    snapshot: Snapshot, rules: str, words: list[str], in_words: bool, parent: str = ""
+) -> list[types.CompletionItem]:
     from hansa.compiler.rules import catalogue
 
     head = words[0] if words else ""
     if words[:1] in (["replace"], ["remove"]) and len(words) > 1:
         head = words[1]
+    resolved = snapshot.project.declarations("resolved_rulesets")
+    # a rule set the last check could not resolve (being typed): its parent's names
+    ruleset = resolved.get(rules) or resolved.get(parent)
+    if in_words or head in WORDS_HEADS - {"end"}:
+        return _in_words(snapshot, ruleset, words[-1] if words else "")
     if head == "option" and len(words) >= 3:
         comp = catalogue.CATALOGUE.get(("option", words[1]))
         return [_item(c, NAME) for c in comp.params[0].type.choices] if comp else []
-    if head in catalogue.SECTIONS and not (head == "score" and len(words) < 2):
-        if head != "end":
-            return _component_names(head, words[2:] if head == "score" else words)
-    project = snapshot.project
-    ruleset = project.declarations("resolved_rulesets").get(rules)
-    items = [_item(q.name, types.CompletionItemKind.Variable, q.doc) for q in QUANTITIES.values()]
+    if {"soldiers", "cards"} & set(words):  # the pawn's soldiers, mission cards: cities
+        return _cities(snapshot, rules)
     if head == "end":
-        items += [_item(k, types.CompletionItemKind.Class) for k in catalogue.kinds("end")]
-    if ruleset is not None:
-        items += [_item(m.name, NAME, "bonus marker") for m in ruleset.bonus_markers]
-        items += [_item(a.name, NAME, "ability") for a in ruleset.abilities]
-    for board in _bound_boards(snapshot, rules):
-        items += [_item(c.name, types.CompletionItemKind.Constant, "city") for c in board.cities]
-    return items
+        kinds = [_item(k, types.CompletionItemKind.Class) for k in catalogue.kinds("end")]
+        return kinds + _in_words(snapshot, ruleset, words[-1] if words else "")
+    if head in catalogue.SECTIONS and not (head == "score" and len(words) < 2):
+        return _component_names(head, words[2:] if head == "score" else words)
+    return []
 
 
 def _board_names(snapshot: Snapshot, board_name: str, words: list[str]) -> list:
@@ -128,8 +167,35 @@ def completions(
     if typed and typed[-1].line == position.line and line[typed[-1].end : start].strip():
         # something else (a number, '|', '{') follows the last word: say so with it
         words.append(line[typed[-1].end : start].strip().split()[-1])
-    items += _names(snapshot, context, words, typed)
+    in_words = _rules_in_words(lines, typed, position.line, start)
+    parent = ""
+    if context is not None:
+        head = [w.value for w in words_of_line(lines[context.first], context.first)]
+        parent = head[head.index("extends") + 1] if "extends" in head[:-1] else ""
+    items += _names(snapshot, context, words, typed, in_words, parent)
     return items
+
+
+def _rules_in_words(lines: list[str], typed: list[Word], line: int, column: int) -> bool:
+    """Whether the cursor stands in rules in words: after the ':' of a category in words, a new
+    marker kind (`bonus "NAME" … when used:`) or a hook, or after `end when`/`forbid … when`."""
+    if not typed:
+        return False
+    first = typed[0]
+    text = "\n".join([lines[first.line][first.start :], *lines[first.line + 1 : line + 1]])
+    text = (
+        text[: len(text) - len(lines[line]) + column]
+        if line > first.line
+        else text[: column - first.start]
+    )
+    return bool(_WORDS_START.search(text))
+
+
+_WORDS_START = re.compile(
+    r'^(?:replace\s+)?(?:score\s+\w+\s*(?:"[^"]*")?\s*:|bonus\s+"[^"]*".*\bused\s*:)'
+    r"|^(?:at|after|favour)\b.*:|^(?:end|forbid)\b.*\bwhen\b|^(?:control|tiebreak)\b",
+    re.S,
+)
 
 
 @functools.cache
@@ -140,7 +206,14 @@ def _statement_heads(kind: str) -> frozenset[str]:
     return frozenset(expected_after(f"{kind} x {{\n    ")[0])
 
 
-def _names(snapshot: Snapshot, context, words: list[str], typed: list[Word]) -> list:
+def _names(
+    snapshot: Snapshot,
+    context,
+    words: list[str],
+    typed: list[Word],
+    in_words: bool = False,
+    parent: str = "",
+) -> list:
     if context is None:
         return []
     last = words[-1] if words else ""
@@ -152,4 +225,4 @@ def _names(snapshot: Snapshot, context, words: list[str], typed: list[Word]) -> 
         return _declared(snapshot, "rules") if len(typed) >= 2 else []
     if context.kind == "board":
         return _board_names(snapshot, context.name, words)
-    return _rules_names(snapshot, context.name, words)
+    return _rules_names(snapshot, context.name, words, in_words, parent)
