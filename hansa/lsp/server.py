@@ -123,8 +123,13 @@ class HansaServer(LanguageServer):
         elif found.get(only):
             self.published.add(only)
 
-    async def fresh(self) -> Snapshot | None:
-        """The newest check, waiting (a while) for one that is scheduled or running."""
+    async def fresh(self, uri: str) -> Snapshot | None:
+        """The newest check that read the document; if none has, wait (a while) for the one
+        scheduled or running. Requests while typing answer at once from the newest check and
+        the buffer as it is now (names and declarations seldom change between keystrokes)."""
+        file = file_of(uri)
+        if self.snapshot is not None and file in self.snapshot.project.sources:
+            return self.snapshot
         deadline = time.monotonic() + WAIT_FOR_CHECK_SECONDS
         while self.pending is not None and not self.pending.done():
             if time.monotonic() > deadline:
@@ -211,10 +216,10 @@ def _register_requests(server: HansaServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded("hover")
     async def hover(ls: HansaServer, params: types.HoverParams) -> types.Hover | None:
-        snapshot = await ls.fresh()
+        uri, position = params.text_document.uri, params.position
+        snapshot = await ls.fresh(uri)
         if snapshot is None:
             return None
-        uri, position = params.text_document.uri, params.position
         lines = ls.lines(uri)
         text = hovering.hover(snapshot, file_of(uri), lines, position)
         word = word_at(lines, position)
@@ -229,7 +234,7 @@ def _register_requests(server: HansaServer) -> None:
     )
     @guarded("completion")
     async def completion(ls: HansaServer, params: types.CompletionParams) -> types.CompletionList:
-        snapshot = await ls.fresh()
+        snapshot = await ls.fresh(params.text_document.uri)
         items = []
         if snapshot is not None:
             items = complete.completions(
@@ -240,14 +245,14 @@ def _register_requests(server: HansaServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     @guarded("definition")
     async def definition(ls: HansaServer, params: types.DefinitionParams) -> types.Location | None:
-        snapshot = await ls.fresh()
+        snapshot = await ls.fresh(params.text_document.uri)
         symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
         return symbols.location(snapshot, symbol) if symbol is not None else None
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     @guarded("references")
     async def references(ls: HansaServer, params: types.ReferenceParams) -> list[types.Location]:
-        snapshot = await ls.fresh()
+        snapshot = await ls.fresh(params.text_document.uri)
         symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
         if symbol is None:
             return []
@@ -307,7 +312,7 @@ def _register_edits(server: HansaServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
     @guarded("prepare rename")
     async def prepare_rename(ls: HansaServer, params: types.PrepareRenameParams):
-        snapshot = await ls.fresh()
+        snapshot = await ls.fresh(params.text_document.uri)
         symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
         lines = ls.lines(params.text_document.uri)
         word = word_at(lines, params.position)
@@ -318,7 +323,7 @@ def _register_edits(server: HansaServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     @guarded("rename")
     async def rename(ls: HansaServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-        snapshot = await ls.fresh()
+        snapshot = await ls.fresh(params.text_document.uri)
         symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
         if symbol is None or symbol.kind != "city":
             raise JsonRpcInvalidRequest("only a city can be renamed")
