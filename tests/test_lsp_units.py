@@ -91,3 +91,21 @@ def test_the_command_refuses_a_bad_debounce_in_one_line(capsys):
     assert main(["lsp", "--debounce", "-1"]) == 1
     error = capsys.readouterr().err
     assert "--debounce" in error and "Traceback" not in error
+
+
+def test_hover_on_a_marker_ability_or_category_named_in_another_statement(snapshot):
+    lines = [
+        "rules x extends bigbox_2021 {",
+        "    after income: receive marker plus_3_actions",
+        "    tiebreak most score network, most ability actions, shared",
+        "}",
+    ]
+    file = str(SPEC / "x.hansa")
+    marker = hover.hover(snapshot, file, lines, types.Position(1, 35))
+    assert "**bonus plus_3_actions**" in marker and "count: 2" in marker
+    assert "**score F network**" in hover.hover(snapshot, file, lines, types.Position(2, 25))
+    assert "values: 2, 3, 3, 4, 4, 5" in hover.hover(snapshot, file, lines, types.Position(2, 48))
+    found = symbols.symbol_at(
+        snapshot, file, ["rules y {", "    end when track_pp >= 3"], types.Position(1, 14)
+    )
+    assert found.kind == "prelude" and found.span.file.endswith("prelude.hansa")

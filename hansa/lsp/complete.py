@@ -9,8 +9,8 @@ import re
 
 from lsprotocol import types
 
-from .symbols import DECLARATION_KINDS, _bound_boards, context_at, statement_words
-from .text import Word, from_utf16, words_of_line
+from .symbols import DECLARATION_KINDS, _bound_boards, context_at, parent_of, statement_words
+from .text import Word, from_utf16
 from .workspace import Snapshot
 
 KEYWORD, NAME = types.CompletionItemKind.Keyword, types.CompletionItemKind.Value
@@ -168,10 +168,7 @@ def completions(
         # something else (a number, '|', '{') follows the last word: say so with it
         words.append(line[typed[-1].end : start].strip().split()[-1])
     in_words = _rules_in_words(lines, typed, position.line, start)
-    parent = ""
-    if context is not None:
-        head = [w.value for w in words_of_line(lines[context.first], context.first)]
-        parent = head[head.index("extends") + 1] if "extends" in head[:-1] else ""
+    parent = parent_of(lines, context) if context is not None else ""
     items += _names(snapshot, context, words, typed, in_words, parent)
     return items
 

@@ -257,7 +257,49 @@ def _route_text(snapshot: Snapshot, context: Context | None, words: list[Word]) 
     return None
 
 
+def _component_of(snapshot: Snapshot, symbol: Symbol):
+    ruleset = snapshot.project.declarations("resolved_rulesets").get(symbol.owner)
+    if ruleset is None:
+        return None
+    items = {
+        "marker": (*ruleset.bonus_markers, *ruleset.permanent_markers),
+        "ability": ruleset.abilities,
+        "category": ruleset.scoring,
+    }[symbol.kind]
+    return next((i for i in items if i.span == symbol.span), None)
+
+
+def _rule_text(snapshot: Snapshot, symbol: Symbol) -> str | None:
+    """A bonus marker, ability or scoring category of a rule set as it resolves, with where it
+    was last defined and its kind's catalogue text."""
+    from hansa.compiler.diff.edits import format_value
+    from hansa.compiler.rules.catalogue import CATALOGUE
+
+    item = _component_of(snapshot, symbol)
+    if item is None:
+        return None
+    section = {"marker": "bonus", "ability": "ability", "category": "score"}[symbol.kind]
+    if symbol.kind == "marker" and not hasattr(item, "count"):
+        section = "permanent_marker"
+    kind = getattr(item, "kind", None) or getattr(item, "name", "")
+    head = f"**{section} {symbol.name}**"
+    if symbol.kind == "category":
+        head = f"**score {item.key} {item.kind}**"
+    fields = [
+        f"{name}: {format_value(getattr(item, name))}"
+        for name in ("kind", "params", "count", "start", "values", "covered_by", "full_pp")
+        if getattr(item, name, None) not in (None, (), "")
+    ]
+    lines = [head, f"in `{symbol.owner}` (defined at {symbol.span})", "; ".join(fields)]
+    comp = CATALOGUE.get((section, kind))
+    if comp is not None:
+        lines.append(_component_text(comp))
+    return "\n\n".join(lines)
+
+
 def symbol_hover(snapshot: Snapshot, symbol: Symbol) -> str | None:
+    if symbol.kind in ("marker", "ability", "category"):
+        return _rule_text(snapshot, symbol)
     if symbol.kind == "city":
         return _city_text(snapshot, symbol)
     if symbol.kind == "rules":
@@ -282,6 +324,10 @@ def hover(snapshot: Snapshot, file: str, lines: list[str], position) -> str | No
     symbol = symbol_at(snapshot, file, lines, position)
     if symbol is not None and symbol.kind in ("city", "rules", "board", "game"):
         return symbol_hover(snapshot, symbol)
+    if symbol is not None and symbol.kind in ("marker", "ability", "category") and index > 1:
+        text = symbol_hover(snapshot, symbol)  # a name used elsewhere than its own statement
+        if text is not None:
+            return text
     if context is not None and context.kind == "rules":
         text = catalogue_hover(words, index)
         if text is None and _section_of(words) not in CATALOGUE_ONLY:

@@ -107,20 +107,35 @@ def _city(board, name: str) -> Symbol | None:
     return None
 
 
-def _in_rules(snapshot: Snapshot, rules: str, words: list[Word], index: int) -> Symbol | None:
-    """A name in a rule set's statement: a marker, ability, category, prelude kind or city."""
+def parent_of(lines: list[str], context: Context) -> str:
+    """The name after `extends` on a declaration's first line ("" if none)."""
+    head = [w.value for w in words_of_line(lines[context.first], context.first)]
+    return head[head.index("extends") + 1] if "extends" in head[:-1] else ""
+
+
+def _in_rules(
+    snapshot: Snapshot, rules: str, words: list[Word], index: int, parent: str = ""
+) -> Symbol | None:
+    """A name in a rule set's statement: a marker, ability, category, prelude kind or city (of
+    the parent's resolved form while the rule set itself does not resolve)."""
     from hansa.compiler.rules.prelude import defined
 
     project = snapshot.project
     value = words[index].value
-    ruleset = project.declarations("resolved_rulesets").get(rules) or project.rulesets.get(rules)
-    head = [w.value for w in words[: min(index, 3)]]
+    resolved = project.declarations("resolved_rulesets")
+    if rules not in resolved and parent in resolved:
+        rules = parent
+    ruleset = resolved.get(rules) or project.rulesets.get(rules)
+    head = [w.value for w in words[:4]]
+    section = ""
+    if (head[:1] == ["score"] and index == 2) or (head[:2] == ["replace", "score"] and index == 4):
+        section = "score"  # `score E controlled_cities`, `replace score F with network`
+    elif head[:1] == ["end"] or head[:2] == ["replace", "end"]:
+        section = "end"
+    definition = defined(section, value) if section else None
+    if definition is not None and definition.span is not None:
+        return Symbol("prelude", value, definition.span)
     if ruleset is not None:
-        if head and head[-1] in ("score", "when", "end") or head[:1] == ["score"]:
-            section = "end" if "end" in head else "score"
-            definition = defined(section, value)
-            if definition is not None and definition.span is not None:
-                return Symbol("prelude", value, definition.span)
         for marker in (*ruleset.bonus_markers, *ruleset.permanent_markers):
             if value in (marker.name, getattr(marker, "kind", None)) and marker.span.line:
                 return Symbol("marker", marker.name, marker.span, rules)
@@ -161,7 +176,7 @@ def symbol_at(snapshot: Snapshot, file: str, lines: list[str], position) -> Symb
             if found is not None and found.kind == "marker":
                 return found
     if context is not None and context.kind == "rules":
-        found = _in_rules(snapshot, context.name, words, index)
+        found = _in_rules(snapshot, context.name, words, index, parent_of(lines, context))
         if found is not None:
             return found
     for kind in ("rules", "board", "game"):
