@@ -109,3 +109,17 @@ def test_hover_on_a_marker_ability_or_category_named_in_another_statement(snapsh
         snapshot, file, ["rules y {", "    end when track_pp >= 3"], types.Position(1, 14)
     )
     assert found.kind == "prelude" and found.span.file.endswith("prelude.hansa")
+
+
+def test_the_textmate_grammar_highlights_every_keyword_of_the_language():
+    import json
+    import re
+
+    from hansa.compiler.board.format import keywords
+
+    grammar = json.loads(
+        (SPEC.parent / "docs" / "editor" / "hansa.tmLanguage.json").read_text(encoding="utf-8")
+    )
+    pattern = re.compile(grammar["repository"]["keyword"]["match"])
+    assert all(pattern.fullmatch(word) for word in keywords())
+    assert not pattern.search("Lübeck") and pattern.search("x extends y")
