@@ -123,3 +123,14 @@ def test_the_textmate_grammar_highlights_every_keyword_of_the_language():
     pattern = re.compile(grammar["repository"]["keyword"]["match"])
     assert all(pattern.fullmatch(word) for word in keywords())
     assert not pattern.search("Lübeck") and pattern.search("x extends y")
+
+
+def test_a_repository_checks_its_spec_folder_and_other_folders_on_their_own():
+    from hansa.lsp.workspace import scope_of
+
+    repository = SPEC.parent
+    assert scope_of(repository, str(SPEC / "house" / "short_game.hansa")) == SPEC
+    fixture = repository / "tests" / "fixtures" / "own_spec" / "house.hansa"
+    assert scope_of(repository, str(fixture)) == fixture.parent
+    assert scope_of(SPEC, str(SPEC / "games.hansa")) == SPEC
+    assert scope_of(SPEC / "house", str(SPEC / "games.hansa")) is None

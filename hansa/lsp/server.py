@@ -28,7 +28,15 @@ from hansa.compiler.errors import HansaError
 from . import complete, symbols
 from . import hover as hovering
 from .text import lines_of, whole_range, word_at, word_range
-from .workspace import Snapshot, check, closure, diagnostics_by_file, inside, quick_fix, uri_of
+from .workspace import (
+    Snapshot,
+    check,
+    closure,
+    diagnostics_by_file,
+    quick_fix,
+    scope_of,
+    uri_of,
+)
 
 DEBOUNCE_SECONDS = 0.15
 WAIT_FOR_CHECK_SECONDS = 10.0
@@ -82,8 +90,10 @@ class HansaServer(LanguageServer):
         await asyncio.sleep(self.debounce)
         buffers, focus, root = self.buffers(), file_of(uri), self.root
         started = time.perf_counter()
-        quick_files = closure(self.snapshot, buffers, focus) if inside(root, focus) else None
-        if quick_files is not None and len(quick_files) < len(self.snapshot.project.files):
+        previous = self.snapshot
+        same_scope = previous is not None and previous.scope == scope_of(root, focus)
+        quick_files = closure(previous, buffers, focus) if same_scope else None
+        if quick_files is not None and len(quick_files) < len(previous.project.files):
             quick = await self._run(check, root, buffers, focus, quick_files, self.parsed)
             if quick is None or generation != self.generation:
                 return

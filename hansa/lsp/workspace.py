@@ -37,6 +37,7 @@ class Snapshot:
     texts: dict[str, str] = field(default_factory=dict)
     focus: str = ""
     extra: list[Diagnostic] = field(default_factory=list)
+    scope: Path | None = None  # the folder checked (None: the focus file alone)
 
     def text(self, file: str) -> str | None:
         """A file's text as checked (or as on disk / in the built-in spec)."""
@@ -61,6 +62,18 @@ def inside(root: Path | None, file: str) -> bool:
     except (ValueError, OSError, RuntimeError):
         return False
     return True
+
+
+def scope_of(root: Path | None, focus: str) -> Path | None:
+    """The folder checked with a file: the workspace's `spec/` folder for a file in it (a
+    repository's other spec files, test fixtures say, are no part of its spec), the file's own
+    folder for another file of such a workspace, else the workspace; None outside it."""
+    if root is None or not inside(root, focus):
+        return None
+    spec = root / "spec"
+    if not spec.is_dir():
+        return root
+    return spec if inside(spec, focus) else Path(focus).parent
 
 
 def workspace_files(root: Path, buffers: dict[str, str]) -> list[str]:
@@ -103,8 +116,9 @@ def check(
     `cache` keeps each file's parse by its text between checks (`load_project`); it is trimmed
     to the files of this check when it grows, so it never holds more than a few texts a file."""
     extra: list[Diagnostic] = []
-    if inside(root, focus):
-        files = files if files is not None else workspace_files(root, buffers)
+    scope = scope_of(root, focus)
+    if scope is not None:
+        files = files if files is not None else workspace_files(scope, buffers)
     else:
         files = [focus]
         extra.append(Diagnostic(OUTSIDE, Span(focus, 1, 1, 1, 1), "warning"))
@@ -119,7 +133,7 @@ def check(
         project = Project(diagnostics=list(exc.diagnostics))
     except RecursionError:
         project = Project(diagnostics=[Diagnostic("too deeply nested to check", Span(focus, 1, 1))])
-    return Snapshot(project, dict(overlay), focus, extra)
+    return Snapshot(project, dict(overlay), focus, extra, scope)
 
 
 def _definition_of(snapshot: Snapshot, name: str) -> tuple[str, Span] | None:
@@ -176,12 +190,12 @@ def uri_of(file: str) -> str:
 
 
 def diagnostics_by_file(snapshot: Snapshot, root: Path | None) -> dict[str, list[types.Diagnostic]]:
-    """Every diagnostic of the check, by file, for the workspace's files and the focus only (the
-    built-in spec's files are the package's, not the author's)."""
+    """Every diagnostic of the check, by file, for the checked folder's files and the focus only
+    (the built-in spec's files are the package's, not the author's)."""
     out: dict[str, list[types.Diagnostic]] = {}
     for d in [*snapshot.extra, *snapshot.project.diagnostics]:
         file = d.span.file if d.span is not None else snapshot.focus
-        if file != snapshot.focus and not inside(root, file):
+        if file != snapshot.focus and not inside(snapshot.scope, file):
             continue
         out.setdefault(file, []).append(to_lsp(snapshot, d))
     return out
