@@ -134,3 +134,12 @@ def test_a_repository_checks_its_spec_folder_and_other_folders_on_their_own():
     assert scope_of(repository, str(fixture)) == fixture.parent
     assert scope_of(SPEC, str(SPEC / "games.hansa")) == SPEC
     assert scope_of(SPEC / "house", str(SPEC / "games.hansa")) is None
+
+
+def test_the_parse_cache_stays_bounded_across_edits(tmp_path):
+    focus = str(tmp_path / "mine.hansa")
+    cache: dict = {}
+    for n in range(60):
+        text = f"rules mine extends bigbox_2021 {{\n    end when track_pp >= {n + 1}\n}}\n"
+        check(None, {focus: text}, focus, None, cache)
+    assert len(cache) <= 33

@@ -117,6 +117,7 @@ def check(
     to the files of this check when it grows, so it never holds more than a few texts a file."""
     extra: list[Diagnostic] = []
     scope = scope_of(root, focus)
+    whole = files is None  # only a whole check trims the cache (a narrow one would empty it)
     if scope is not None:
         files = files if files is not None else workspace_files(scope, buffers)
     else:
@@ -125,7 +126,7 @@ def check(
     overlay = {f: buffers[f] for f in files if f in buffers}
     try:
         project = load_project(files, overlay=overlay, cache=cache)
-        if cache is not None and len(cache) > 4 * max(len(project.files), 8):
+        if whole and cache is not None and len(cache) > 4 * max(len(project.files), 8):
             kept = {(str(f), project.sources.get(str(f))) for f in project.files}
             for key in [k for k in cache if k not in kept]:
                 del cache[key]
