@@ -258,6 +258,8 @@ def test_files_outside_the_workspace_and_unreadable_files_are_diagnostics(
         client.change(client.open(short), short.read_text(encoding="utf-8") + "\n")
         found = client.diagnostics(bad.as_uri(), lambda p: p["diagnostics"])
         assert "not UTF-8" in found[0]["message"]
+        # the workspace's checks leave the outside file's own diagnostics alone
+        assert client.diagnostics(uri)[0]["message"].startswith("this file is outside")
     finally:
         bad.unlink()
 

@@ -33,6 +33,7 @@ from .workspace import (
     check,
     closure,
     diagnostics_by_file,
+    inside,
     quick_fix,
     scope_of,
     uri_of,
@@ -115,11 +116,16 @@ class HansaServer(LanguageServer):
             return None
 
     def publish(self, snapshot: Snapshot, only: str | None = None) -> None:
-        """Send the check's diagnostics: of every workspace file with some, every open one and
-        every one that had some (now none), or of the file `only`."""
+        """Send the check's diagnostics: of every file it checked that has some, is open or had
+        some (now none), or of the file `only`. Files another check covers keep theirs."""
         found = diagnostics_by_file(snapshot, self.root)
         versions = {file_of(u): d.version for u, d in self.workspace.text_documents.items()}
-        files = {only} if only is not None else set(found) | self.published | set(versions)
+
+        def covered(file: str) -> bool:
+            return file == snapshot.focus or inside(snapshot.scope, file)
+
+        known = {f for f in self.published | set(versions) if covered(f)}
+        files = {only} if only is not None else set(found) | known
         for file in sorted(files):
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
@@ -129,7 +135,7 @@ class HansaServer(LanguageServer):
                 )
             )
         if only is None:
-            self.published = set(found)
+            self.published = {f for f in self.published if not covered(f)} | set(found)
         elif found.get(only):
             self.published.add(only)
 
