@@ -143,3 +143,15 @@ def test_the_parse_cache_stays_bounded_across_edits(tmp_path):
         text = f"rules mine extends bigbox_2021 {{\n    end when track_pp >= {n + 1}\n}}\n"
         check(None, {focus: text}, focus, None, cache)
     assert len(cache) <= 33
+
+
+def test_without_the_editor_extra_the_command_says_what_to_install(monkeypatch, capsys):
+    import sys
+
+    for name in [m for m in sys.modules if m == "hansa.lsp" or m.startswith("hansa.lsp.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "lsprotocol", None)
+    monkeypatch.setitem(sys.modules, "pygls", None)
+    assert main(["lsp"]) == 1
+    error = capsys.readouterr().err
+    assert "pip install 'hansa[editor]'" in error and "Traceback" not in error
