@@ -208,6 +208,15 @@ def test_definition_and_references_reach_declarations_cities_and_the_prelude(cli
     )
     files = {Path(f["uri"]).name for f in found}
     assert {"bigbox_2021.hansa", "games.hansa", "short_game.hansa"} <= files
+    declaration = position_of(rules_text, "rules bigbox_2021", 6)
+    without = client.request(
+        "textDocument/references",
+        {**client.at(rules_uri, *declaration), "context": {"includeDeclaration": False}},
+    )
+    assert len(without) == len(found) - 1
+    assert {"line": declaration[0], "character": declaration[1]} not in [
+        w["range"]["start"] for w in without if w["uri"] == rules_uri
+    ]
 
 
 def test_formatting_outline_and_rename_of_a_city(client, workspace):

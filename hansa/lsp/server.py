@@ -272,7 +272,11 @@ def _register_requests(server: HansaServer) -> None:
         symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
         if symbol is None:
             return []
-        return symbols.references(snapshot, symbol, ls.root)
+        found = symbols.references(snapshot, symbol, ls.root)
+        if params.context is not None and not params.context.include_declaration:
+            declared = symbols.location(snapshot, symbol)
+            found = [where for where in found if where != declared]
+        return found
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guarded("document symbols")
