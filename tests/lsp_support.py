@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -19,11 +20,13 @@ class Client:
     """One running server and the messages it sent."""
 
     def __init__(self, root: Path, debounce: float = 0.02) -> None:
+        # standard error to a file: a pipe nobody drains could fill and stop the server
+        self.errors = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "hansa", "lsp", "--debounce", str(debounce)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=self.errors,
             cwd=root,
         )
         self.next_id = 0
@@ -136,6 +139,7 @@ class Client:
         return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
 
     def close(self) -> None:
+        """Shut the server down as an editor does (killed if it does not exit)."""
         try:
             self.request("shutdown", {}, timeout=10)
             self.notify("exit", {})
@@ -143,9 +147,14 @@ class Client:
         except (TimeoutError, OSError, subprocess.TimeoutExpired):
             self.process.kill()
             self.process.wait()
+        self.reader.join(timeout=10)
+        for stream in (self.process.stdin, self.process.stdout, self.errors):
+            stream.close()
 
     def stderr(self) -> str:
-        return self.process.stderr.read().decode("utf-8", "replace") if self.process.stderr else ""
+        """What the server wrote to standard error so far."""
+        self.errors.seek(0)
+        return self.errors.read().decode("utf-8", "replace")
 
 
 def position_of(text: str, needle: str, offset: int = 0) -> tuple[int, int]:
