@@ -9,7 +9,7 @@ import re
 
 from lsprotocol import types
 
-from .symbols import DECLARATION_KINDS, _bound_boards, context_at, parent_of, statement_words
+from .symbols import DECLARATION_KINDS, bound_boards, context_at, parent_of, statement_words
 from .text import Word, from_utf16
 from .workspace import Snapshot
 
@@ -58,7 +58,7 @@ SETS = ("cities", "routes", "players", "opponents", "abilities")
 def _cities(snapshot: Snapshot, rules: str) -> list[types.CompletionItem]:
     return [
         _item(c.name, types.CompletionItemKind.Constant, f"city of {board.id}")
-        for board in _bound_boards(snapshot, rules)
+        for board in bound_boards(snapshot, rules)
         for c in board.cities
     ]
 

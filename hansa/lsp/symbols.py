@@ -78,7 +78,7 @@ def statement_words(lines: list[str], line: int) -> list[Word]:
     return words
 
 
-def _bound_boards(snapshot: Snapshot, rules: str) -> list:
+def bound_boards(snapshot: Snapshot, rules: str) -> list:
     """The boards the games of a rule set are played on (for city names in its statements)."""
     project = snapshot.project
     names = [g.board for g in project.games.values() if g.rules == rules]
@@ -145,7 +145,7 @@ def _in_rules(
         for category in ruleset.scoring:
             if value in (category.key, category.kind):
                 return Symbol("category", category.key, category.span, rules)
-    for board in _bound_boards(snapshot, rules):
+    for board in bound_boards(snapshot, rules):
         found = _city(board, value)
         if found is not None:
             return found
