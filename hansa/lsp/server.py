@@ -83,7 +83,15 @@ class HansaServer(LanguageServer):
         self.generation += 1
         if self.pending is not None and not self.pending.done():
             self.pending.cancel()
-        self.pending = asyncio.ensure_future(self._check(self.generation, uri))
+        self.pending = asyncio.ensure_future(self._check_logged(self.generation, uri))
+
+    async def _check_logged(self, generation: int, uri: str) -> None:
+        try:
+            await self._check(generation, uri)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # publishing failed: say so, and keep serving
+            self.log_failure("publishing diagnostics")
 
     async def _check(self, generation: int, uri: str) -> None:
         """The focus file first (with what it names), published at once; then the whole
