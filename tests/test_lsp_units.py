@@ -155,3 +155,27 @@ def test_without_the_editor_extra_the_command_says_what_to_install(monkeypatch, 
     assert main(["lsp"]) == 1
     error = capsys.readouterr().err
     assert "pip install 'hansa[editor]'" in error and "Traceback" not in error
+
+
+def test_a_handler_that_fails_answers_nothing_and_says_so():
+    import asyncio
+
+    from hansa.lsp.server import guarded
+
+    logged = []
+
+    class Server:
+        def log_failure(self, what: str) -> None:
+            logged.append(what)
+
+    @guarded("hover")
+    def broken(ls, params):
+        raise KeyError("a bug")
+
+    @guarded("completion")
+    async def broken_async(ls, params):
+        raise ValueError("another bug")
+
+    assert broken(Server(), None) is None
+    assert asyncio.run(broken_async(Server(), None)) is None
+    assert logged == ["hover", "completion"]
