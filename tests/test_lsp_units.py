@@ -179,3 +179,18 @@ def test_a_handler_that_fails_answers_nothing_and_says_so():
     assert broken(Server(), None) is None
     assert asyncio.run(broken_async(Server(), None)) is None
     assert logged == ["hover", "completion"]
+
+
+def test_keywords_offered_are_those_that_continue_the_statement(snapshot):
+    def labels(lines, line, column):
+        found = complete.completions(snapshot, lines, types.Position(line, column))
+        return {i.label for i in found}
+
+    rules = ["rules x extends bigbox_2021 {", "    tiebreak most ", "}"]
+    assert {"ability", "score"} <= labels(rules, 1, 18)
+    rules[1] = "    action place "
+    assert "bonus" not in labels(rules, 1, 17)  # a new statement starts on a new line
+    board = ["board b extends hanseatic_45p {", "    change ", "}"]
+    assert {"city", "route"} <= labels(board, 1, 11)
+    board[1] = "    route Bremen -- Hamburg: 4 "
+    assert "tavern" in labels(board, 1, 31) and "city" not in labels(board, 1, 31)

@@ -537,23 +537,27 @@ def _sync_terminals(parser: lark.Lark) -> tuple[frozenset[str], frozenset[str]]:
     return sync, frozenset(sync | {"SEMICOLON"})
 
 
-def expected_after(text: str) -> tuple[list[str], bool]:
+def expected_after(text: str) -> tuple[list[str], bool, bool]:
     """What the grammar lets follow `text` (an editor's completion at the end of it): the keywords
-    and punctuation it could take next, and whether a name could. A line break before the end
-    ends the statement where the grammar allows (as when parsing), so a new line offers new
-    statements. Syntax errors before the end are recovered from as when parsing."""
+    and punctuation it could take next, whether a name could, and whether the statement may end
+    there (so what follows on the same line continues it, and a statement's first word belongs
+    on the next line). A line break before the end ends the statement where the grammar allows
+    (as when parsing), so a new line offers new statements. Syntax errors before the end are
+    recovered from as when parsing."""
     parser = get_parser()
     text = unicodedata.normalize("NFC", text)
     recovery = _Recovery(parser, text, "<completion>")
     try:
         recovery.run(finish=False)
     except (lark.exceptions.LarkError, RecursionError):
-        return [], True
+        return [], True, False
     previous = recovery.previous
     at_new_line = previous is not None and "\n" in text[previous.end_pos or 0 :]
+    may_end = recovery.accepts(SEPARATOR)
     if at_new_line and previous.type not in _CONTINUING and str(previous) not in _CONTINUING_TEXT:
-        if recovery.accepts(SEPARATOR):
+        if may_end:
             recovery.end_statement(previous)
+            may_end = False
     terminals = _acceptable(recovery.state)
     words = []
     for name in sorted(terminals - {SEPARATOR, "$END"}):
@@ -563,7 +567,7 @@ def expected_after(text: str) -> tuple[list[str], bool]:
             continue
         if isinstance(pattern, PatternStr):
             words.append(pattern.value)
-    return sorted(words), "NAME" in terminals or "STRING" in terminals
+    return sorted(words), "NAME" in terminals or "STRING" in terminals, may_end
 
 
 def parse_text(text: str, file: str = "<text>") -> lark.Tree:

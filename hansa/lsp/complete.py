@@ -153,13 +153,18 @@ def completions(
     while start > 0 and (line[start - 1].isalnum() or line[start - 1] in "_-"):
         start -= 1
     prefix = "\n".join([*lines[: position.line], line[:start]])
-    keywords, takes_name = expected_after(prefix)
+    keywords, takes_name, may_end = expected_after(prefix)
     context = context_at(lines, position.line)
     typed = [
         w for w in statement_words(lines, position.line) if w.line < position.line or w.end <= start
     ]
-    if typed and context is not None and context.kind in ("rules", "board"):
-        keywords = [k for k in keywords if k not in _statement_heads(context.kind)]
+    kind = context.kind if context is not None else ""
+    # where the statement may end, a next statement's first word belongs on a new line (a
+    # board's statements have no line rule, but their first words never continue one, except
+    # after `change` and `remove`)
+    board_continues = bool(typed) and typed[-1].value not in ("change", "remove")
+    if typed and ((kind == "rules" and may_end) or (kind == "board" and board_continues)):
+        keywords = [k for k in keywords if k not in _statement_heads(kind)]
     items = [_item(k, KEYWORD) for k in keywords if k.isidentifier() and k != "define"]
     if not takes_name:
         return items
