@@ -20,7 +20,7 @@ import importlib
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from . import LIBRARY_DIR
 from .board.checks import check_board
 from .errors import Diagnostic, HansaError, Span, did_you_mean, format_diagnostics
 from .nodes.board import Board
-from .syntax.parser import parse_text, read_source, span_of
+from .syntax.parser import parse_text, read_source, source_text, span_of
 
 SPEC_SUFFIX = ".hansa"
 DEFAULT_SPEC_DIR = Path("spec")
@@ -165,15 +165,27 @@ def _walk_spec_files(folder: Path) -> Iterable[Path]:
                 yield Path(root) / name
 
 
-def load_project(paths: Iterable[str | Path], library: bool = True) -> Project:
+def load_project(
+    paths: Iterable[str | Path],
+    library: bool = True,
+    overlay: Mapping[str, str] | None = None,
+    cache: dict | None = None,
+) -> Project:
     """Parse, lower and check every spec file under `paths`; problems become diagnostics.
 
     With `library`, a board or rule set the files use but do not declare is taken from the
-    built-in spec (`LIBRARY_DIR`), with whatever it uses in turn.
+    built-in spec (`LIBRARY_DIR`), with whatever it uses in turn. `overlay` maps a file's path to
+    the text to check instead of what is on disk (an editor's unsaved buffer, `hansa lsp`); such a
+    file need not exist on disk. `cache` (a dict the caller keeps) holds each file's parse and
+    lowering by its text, so a file whose text is unchanged is not parsed again.
     """
-    project = Project(files=find_spec_files(paths))
+    paths = list(paths)
+    overlay = dict(overlay or {})
+    unsaved = [Path(p) for p in paths if str(p) in overlay and not Path(p).exists()]
+    saved = [p for p in paths if Path(p) not in unsaved]
+    project = Project(files=(find_spec_files(saved) if saved or not unsaved else []) + unsaved)
     for path in project.files:
-        _load_file(project, path)
+        _load_file(project, path, overlay.get(str(path)), cache)
     if library:
         _take_from_library(project)
     _resolve_extended_boards(project)
@@ -220,24 +232,33 @@ def _declarations_in_text(text: str) -> list[tuple[str, str]]:
     return [(kind, _name_of(name)) for kind, name in _DECLARATION.findall(text)]
 
 
-def _load_file(project: Project, path: Path) -> None:
+@dataclass(frozen=True)
+class _FileResult:
+    """What one file adds to a project: its text, diagnostics, the declarations that failed
+    (kind, name, file) and the lowered ones (attribute, declaration, span). Lowered declarations
+    are frozen, so a result may be added to several projects (`load_project`'s `cache`)."""
+
+    text: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    broken: tuple[tuple[str, str, str], ...] = ()
+    declarations: tuple[tuple[str, Any, Span], ...] = ()
+
+
+def _read_file(path: Path, text: str) -> _FileResult:
+    """Parse and lower one file's text (read already)."""
     file = str(path)
-    try:
-        text = read_source(path)
-    except HansaError as err:
-        project.diagnostics.extend(err.diagnostics)
-        return
-    project.sources[file] = text
     try:
         tree = parse_text(text, file)
     except HansaError as err:
-        project.diagnostics.extend(err.diagnostics)
-        project.broken.extend((kind, name, file) for kind, name in _declarations_in_text(text))
-        return
+        broken = tuple((kind, name, file) for kind, name in _declarations_in_text(text))
+        return _FileResult(text, tuple(err.diagnostics), broken)
+    diagnostics: list[Diagnostic] = []
+    broken_list: list[tuple[str, str, str]] = []
+    declarations: list[tuple[str, Any, Span]] = []
     for declaration in tree.children:
         kind = declaration.data
         if kind not in LOWERERS:  # a top rule nobody registered a lowering for
-            project.diagnostics.append(
+            diagnostics.append(
                 Diagnostic(
                     f"'{kind}' declarations are not supported yet", span_of(declaration, file)
                 )
@@ -247,11 +268,35 @@ def _load_file(project: Project, path: Path) -> None:
         try:
             lowered = _resolve(lowerer)(declaration, file)
         except HansaError as err:
-            project.diagnostics.extend(err.diagnostics)
+            diagnostics.extend(err.diagnostics)
             if declaration.children:
-                project.broken.append((kind, _name_of(declaration.children[0]), file))
+                broken_list.append((kind, _name_of(declaration.children[0]), file))
             continue
-        _add_declaration(project, attribute, lowered, span_of(declaration, file))
+        declarations.append((attribute, lowered, span_of(declaration, file)))
+    return _FileResult(text, tuple(diagnostics), tuple(broken_list), tuple(declarations))
+
+
+def _load_file(
+    project: Project, path: Path, unsaved: str | None = None, cache: dict | None = None
+) -> None:
+    """Add one file to the project; with `cache` ((file, text) → result), a file whose text
+    was read before is not parsed and lowered again."""
+    file = str(path)
+    try:
+        text = read_source(path) if unsaved is None else source_text(unsaved, file)
+    except HansaError as err:
+        project.diagnostics.extend(err.diagnostics)
+        return
+    result = cache.get((file, text)) if cache is not None else None
+    if result is None:
+        result = _read_file(path, text)
+        if cache is not None:
+            cache[(file, text)] = result
+    project.sources[file] = result.text
+    project.diagnostics.extend(result.diagnostics)
+    project.broken.extend(result.broken)
+    for attribute, lowered, span in result.declarations:
+        _add_declaration(project, attribute, lowered, span)
 
 
 _LIBRARY: Project | None = None

@@ -31,6 +31,7 @@ COMMANDS = [
     "diff",
     "list_",
     "serve",
+    "lsp",
 ]
 
 

@@ -111,6 +111,9 @@ SLOW_MODULES = {
     "test_properties": "many random games",
     "test_cli_qa": "the console script in fresh folders",
     "test_render": "draws every board",
+    "test_lsp": "language servers checking a spec folder on every edit",
+    "test_lsp_neovim": "drives Neovim and a language server",
+    "test_lsp_fuzz": "thousands of random edits checked",
 }
 
 

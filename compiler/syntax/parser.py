@@ -462,7 +462,9 @@ class _Recovery:
             yield token
         yield from self.lexer.lex(self.state)
 
-    def run(self) -> lark.Tree | None:
+    def run(self, finish: bool = True) -> lark.Tree | None:
+        """The tree of the whole text (None after errors); with `finish` False, read the tokens
+        only, leaving the parser in the state after the last one (for `expected_after`)."""
         last: Token | None = None
         while len(self.errors) < MAX_SYNTAX_ERRORS:
             try:
@@ -488,6 +490,8 @@ class _Recovery:
                 last = err.token
                 self.unexpected(err)
         else:
+            return None
+        if not finish:
             return None
         end = (
             Token.new_borrow_pos("$END", "", last)
@@ -531,6 +535,39 @@ def _sync_terminals(parser: lark.Lark) -> tuple[frozenset[str], frozenset[str]]:
     }
     sync = frozenset(keywords | {"RBRACE"})
     return sync, frozenset(sync | {"SEMICOLON"})
+
+
+def expected_after(text: str) -> tuple[list[str], bool, bool]:
+    """What the grammar lets follow `text` (an editor's completion at the end of it): the keywords
+    and punctuation it could take next, whether a name could, and whether the statement may end
+    there (so what follows on the same line continues it, and a statement's first word belongs
+    on the next line). A line break before the end ends the statement where the grammar allows
+    (as when parsing), so a new line offers new statements. Syntax errors before the end are
+    recovered from as when parsing."""
+    parser = get_parser()
+    text = unicodedata.normalize("NFC", text)
+    recovery = _Recovery(parser, text, "<completion>")
+    try:
+        recovery.run(finish=False)
+    except (lark.exceptions.LarkError, RecursionError):
+        return [], True, False
+    previous = recovery.previous
+    at_new_line = previous is not None and "\n" in text[previous.end_pos or 0 :]
+    may_end = recovery.accepts(SEPARATOR)
+    if at_new_line and previous.type not in _CONTINUING and str(previous) not in _CONTINUING_TEXT:
+        if may_end:
+            recovery.end_statement(previous)
+            may_end = False
+    terminals = _acceptable(recovery.state)
+    words = []
+    for name in sorted(terminals - {SEPARATOR, "$END"}):
+        try:
+            pattern = parser.get_terminal(name).pattern
+        except KeyError:
+            continue
+        if isinstance(pattern, PatternStr):
+            words.append(pattern.value)
+    return sorted(words), "NAME" in terminals or "STRING" in terminals, may_end
 
 
 def parse_text(text: str, file: str = "<text>") -> lark.Tree:
@@ -684,6 +721,14 @@ def read_source(path: str | Path) -> str:
         raise HansaError(
             f"not UTF-8 text (bad byte at offset {exc.start})", Span(name, 0, 0)
         ) from None
+    return source_text(text, name)
+
+
+def source_text(text: str, name: str) -> str:
+    """Text a spec file holds (read from disk, or an editor's unsaved buffer) as the parser takes
+    it, or one clear HansaError: the same refusals whichever way the text arrived."""
+    if "\x00" in text:
+        raise HansaError("binary file, not a spec file", Span(name, 0, 0))
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.strip():

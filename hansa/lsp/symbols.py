@@ -1,0 +1,383 @@
+"""What a word of a spec names, where that is declared, where else it is named, and the outline.
+
+A word is looked up in the checked project (`workspace.Snapshot`): the declaration around the
+cursor (a board, rule set or game, found from the text so a file that does not parse still has
+one) decides what a name can be: in a board a city of that board, in a rule set a bonus marker,
+ability, scoring category or prelude definition of its resolved form, or a city of the boards
+its games are played on, and everywhere a board, rule set or game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsprotocol import types
+
+from hansa.compiler.errors import HansaError, Span
+
+from .text import Word, lines_of, span_range, word_at, word_range, words_of, words_of_line
+from .workspace import Snapshot, inside, uri_of
+
+DECLARATION_KINDS = {"board": "boards", "rules": "rulesets", "game": "games"}
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A named thing: its kind, name, where it is declared, and the board or rule set it is of."""
+
+    kind: str  # board | rules | game | city | marker | ability | category | prelude
+    name: str
+    span: Span
+    owner: str = ""
+
+
+@dataclass(frozen=True)
+class Context:
+    """The declaration a line lies in: its keyword, name and first and last line (0-based)."""
+
+    kind: str
+    name: str
+    first: int
+    last: int
+
+
+def declarations_in(lines: list[str]) -> list[Context]:
+    """The top-level declarations of a text, found from their first words (no parse needed)."""
+    starts = []
+    for number, line in enumerate(lines):
+        words = words_of_line(line, number)
+        if len(words) >= 2 and words[0].start == 0 and words[0].value in DECLARATION_KINDS:
+            if not words[0].quoted:
+                starts.append((number, words[0].value, words[1].value))
+    out = []
+    for index, (number, kind, name) in enumerate(starts):
+        last = starts[index + 1][0] - 1 if index + 1 < len(starts) else len(lines) - 1
+        while last > number and not lines[last].strip():
+            last -= 1
+        out.append(Context(kind, name, number, last))
+    return out
+
+
+def context_at(lines: list[str], line: int) -> Context | None:
+    for context in declarations_in(lines):
+        if context.first <= line <= context.last:
+            return context
+    return None
+
+
+def statement_words(lines: list[str], line: int) -> list[Word]:
+    """The words of the statement the line belongs to, up to the end of the line: continuation
+    lines (indented further than the statement's first word) are joined to it."""
+    start = line
+    while start > 0 and lines[start].strip() and _continues(lines, start):
+        start -= 1
+    words: list[Word] = []
+    for number in range(start, line + 1):
+        words.extend(words_of_line(lines[number], number))
+    return words
+
+
+def bound_boards(snapshot: Snapshot, rules: str) -> list:
+    """The boards the games of a rule set are played on (for city names in its statements)."""
+    project = snapshot.project
+    names = [g.board for g in project.games.values() if g.rules == rules]
+    return [project.boards[n] for n in dict.fromkeys(names) if n in project.boards]
+
+
+def _declaration(snapshot: Snapshot, kind: str, name: str) -> Symbol | None:
+    project = snapshot.project
+    attribute = DECLARATION_KINDS[kind]
+    declaration = project.declarations(attribute).get(name)
+    span = project.declared_at.get((attribute, name))
+    if span is None and declaration is not None:
+        span = getattr(declaration, "span", None)
+    if span is None:  # a declaration that failed to lower: still found by its first words
+        for file, text in {**project.sources, **snapshot.texts}.items():
+            for context in declarations_in(lines_of(text)):
+                if (context.kind, context.name) == (kind, name):
+                    span = Span(file, context.first + 1, 1)
+    return Symbol(kind, name, span) if span is not None else None
+
+
+def _city(board, name: str) -> Symbol | None:
+    for city in board.cities:
+        if name == city.name or name in city.aliases:
+            return Symbol("city", city.name, city.span, board.id)
+    return None
+
+
+def parent_of(lines: list[str], context: Context) -> str:
+    """The name after `extends` on a declaration's first line ("" if none)."""
+    head = [w.value for w in words_of_line(lines[context.first], context.first)]
+    return head[head.index("extends") + 1] if "extends" in head[:-1] else ""
+
+
+def _in_rules(
+    snapshot: Snapshot, rules: str, words: list[Word], index: int, parent: str = ""
+) -> Symbol | None:
+    """A name in a rule set's statement: a marker, ability, category, prelude kind or city (of
+    the parent's resolved form while the rule set itself does not resolve)."""
+    from hansa.compiler.rules.prelude import defined
+
+    project = snapshot.project
+    value = words[index].value
+    resolved = project.declarations("resolved_rulesets")
+    if rules not in resolved and parent in resolved:
+        rules = parent
+    ruleset = resolved.get(rules) or project.rulesets.get(rules)
+    head = [w.value for w in words[:4]]
+    section = ""
+    if (head[:1] == ["score"] and index == 2) or (head[:2] == ["replace", "score"] and index == 4):
+        section = "score"  # `score E controlled_cities`, `replace score F with network`
+    elif head[:1] == ["end"] or head[:2] == ["replace", "end"]:
+        section = "end"
+    definition = defined(section, value) if section else None
+    if definition is not None and definition.span is not None:
+        return Symbol("prelude", value, definition.span)
+    if ruleset is not None:
+        for marker in (*ruleset.bonus_markers, *ruleset.permanent_markers):
+            if value in (marker.name, getattr(marker, "kind", None)) and marker.span.line:
+                return Symbol("marker", marker.name, marker.span, rules)
+        for ability in ruleset.abilities:
+            if value == ability.name:
+                return Symbol("ability", value, ability.span, rules)
+        for category in ruleset.scoring:
+            if value in (category.key, category.kind):
+                return Symbol("category", category.key, category.span, rules)
+    for board in bound_boards(snapshot, rules):
+        found = _city(board, value)
+        if found is not None:
+            return found
+    return None
+
+
+def symbol_at(snapshot: Snapshot, file: str, lines: list[str], position) -> Symbol | None:
+    """What the word under the cursor names, if it names something declared."""
+    word = word_at(lines, position)
+    if word is None:
+        return None
+    context = context_at(lines, word.line)
+    words = statement_words(lines, word.line)
+    index = next(i for i, w in enumerate(words) if w == word)
+    before = words[index - 1].value if index > 0 else ""
+    project = snapshot.project
+    if context is not None and context.kind in ("board", "rules") and before == "extends":
+        return _declaration(snapshot, context.kind, word.value)
+    if context is not None and index == 1 and words[0].value == context.kind:
+        return _declaration(snapshot, context.kind, word.value)
+    if context is not None and context.kind == "board":
+        board = project.boards.get(context.name)
+        found = _city(board, word.value) if board is not None else None
+        if found is not None:
+            return found
+        for rules in {g.rules for g in project.games.values() if g.board == context.name}:
+            found = _in_rules(snapshot, rules, words, index)
+            if found is not None and found.kind == "marker":
+                return found
+    if context is not None and context.kind == "rules":
+        found = _in_rules(snapshot, context.name, words, index, parent_of(lines, context))
+        if found is not None:
+            return found
+    for kind in ("rules", "board", "game"):
+        if word.value in project.declarations(DECLARATION_KINDS[kind]):
+            return _declaration(snapshot, kind, word.value)
+    for board in project.boards.values():
+        found = _city(board, word.value)
+        if found is not None:
+            return found
+    return None
+
+
+def name_range(snapshot: Snapshot, symbol: Symbol) -> types.Range:
+    """The range of the symbol's name where it is declared (else its statement's start)."""
+    lines = snapshot.lines(symbol.span.file)
+    line = symbol.span.line - 1
+    if 0 <= line < len(lines):
+        for word in words_of_line(lines[line], line):
+            if word.value == symbol.name:
+                return word_range(word, lines)
+    return span_range(symbol.span, lines)
+
+
+def location(snapshot: Snapshot, symbol: Symbol) -> types.Location:
+    return types.Location(uri_of(symbol.span.file), name_range(snapshot, symbol))
+
+
+def _spellings(snapshot: Snapshot, symbol: Symbol) -> set[str]:
+    if symbol.kind == "city":
+        board = snapshot.project.boards.get(symbol.owner)
+        for city in board.cities if board is not None else ():
+            if city.name == symbol.name:
+                return {city.name, *city.aliases}
+    return {symbol.name}
+
+
+def workspace_texts(snapshot: Snapshot, root: Path | None) -> dict[str, str]:
+    """The text of every workspace file the check read (buffers as the editor holds them)."""
+    texts = {f: t for f, t in snapshot.project.sources.items() if inside(root, f)}
+    texts.update(snapshot.texts)
+    return texts
+
+
+def references(
+    snapshot: Snapshot, symbol: Symbol, root: Path | None, spellings: set[str] | None = None
+) -> list[types.Location]:
+    """Every place in the workspace's files (and where it is declared) that names the symbol."""
+    names = spellings if spellings is not None else _spellings(snapshot, symbol)
+    texts = workspace_texts(snapshot, root)
+    if symbol.kind == "city":
+        related = _files_of_board(snapshot, symbol.owner)
+        texts = {f: t for f, t in texts.items() if f in related}
+    out = []
+    if symbol.span.file not in texts:
+        out.append(location(snapshot, symbol))
+    for file, text in sorted(texts.items()):
+        lines = lines_of(text)
+        for word in words_of(text):
+            if word.value in names:
+                out.append(types.Location(uri_of(file), word_range(word, lines)))
+    return out
+
+
+def _files_of_board(snapshot: Snapshot, board: str) -> set[str]:
+    """The files that may name a board's cities: its own, its descendants', and those of the
+    games on them and of the rule sets those games use."""
+    project = snapshot.project
+    declared = project.declared_at
+    family = {board}
+    changed = True
+    while changed:
+        changed = False
+        for name, child in project.extended_boards.items():
+            if child.extends in family and name not in family:
+                family.add(name)
+                changed = True
+    parent = project.extended_boards.get(board)
+    while parent is not None and parent.extends and parent.extends not in family:
+        family.add(parent.extends)
+        parent = project.extended_boards.get(parent.extends)
+    files = {declared[("boards", b)].file for b in family if ("boards", b) in declared}
+    for game in project.games.values():
+        if game.board in family:
+            files.add(game.span.file)
+            if ("rulesets", game.rules) in declared:
+                files.add(declared[("rulesets", game.rules)].file)
+    return files
+
+
+def rename_city(
+    snapshot: Snapshot, symbol: Symbol, new_name: str, root: Path | None
+) -> types.WorkspaceEdit:
+    """The edits renaming a city wherever the workspace names it (not its aliases); refused, with
+    one clear message, for a name the language refuses or a city of a built-in board."""
+    from hansa.compiler.board.format import name
+    from hansa.compiler.nodes.board import ROUTE_LABEL_SEPARATOR
+    from hansa.compiler.syntax.limits import text_problem
+
+    problem = text_problem(new_name, "city name")
+    if not new_name.strip():
+        problem = "a city name may not be empty"
+    elif ROUTE_LABEL_SEPARATOR in new_name:
+        problem = f"a city name may not hold '{ROUTE_LABEL_SEPARATOR}' (it joins route names)"
+    if problem:
+        raise HansaError(problem)
+    if not inside(root, symbol.span.file):
+        raise HansaError(
+            f"city '{symbol.name}' is declared in {symbol.span.file}, outside the workspace:"
+            " change it there, or write `change city` in a board that extends it"
+        )
+    changes: dict[str, list[types.TextEdit]] = {}
+    written = name(new_name)
+    for where in references(snapshot, symbol, root, {symbol.name}):
+        changes.setdefault(where.uri, []).append(types.TextEdit(where.range, written))
+    return types.WorkspaceEdit(changes=changes)
+
+
+_CHILD_HEADS = {
+    "board": ("city", "route", "change", "remove", "special_prestige", "east_west"),
+}
+
+
+def _child_name(words: list[Word]) -> str:
+    head = [w.value for w in words[:4]]
+    if head and head[0] == "route" and len(head) >= 3:
+        return f"{head[1]} -- {head[2]}"
+    if head and head[0] in ("change", "remove") and len(head) >= 3:
+        return " ".join(head[:3])
+    return " ".join(head[:3])
+
+
+def document_symbols(lines: list[str]) -> list[types.DocumentSymbol]:
+    """The outline: each board (its cities and routes), rule set (its statements) and game."""
+    kinds = {
+        "board": types.SymbolKind.Module,
+        "rules": types.SymbolKind.Class,
+        "game": types.SymbolKind.Object,
+    }
+    out = []
+    for context in declarations_in(lines):
+        children = []
+        for number in range(context.first + 1, context.last + 1):
+            words = words_of_line(lines[number], number)
+            if not words or words[0].quoted:
+                continue
+            indent = words[0].start
+            if indent == 0 or (number > 0 and _continues(lines, number)):
+                continue
+            if context.kind == "board" and words[0].value not in _CHILD_HEADS["board"]:
+                continue
+            kind = types.SymbolKind.Field
+            if words[0].value == "city":
+                kind = types.SymbolKind.Struct
+            elif words[0].value == "route":
+                kind = types.SymbolKind.Event
+            selection = word_range(words[min(1, len(words) - 1)], lines)
+            line_range = types.Range(
+                types.Position(number, 0), types.Position(number, len(lines[number]))
+            )
+            children.append(types.DocumentSymbol(_child_name(words), kind, line_range, selection))
+        first_words = words_of_line(lines[context.first], context.first)
+        whole = types.Range(
+            types.Position(context.first, 0),
+            types.Position(context.last, len(lines[context.last])),
+        )
+        out.append(
+            types.DocumentSymbol(
+                context.name,
+                kinds[context.kind],
+                whole,
+                word_range(first_words[1], lines),
+                detail=context.kind,
+                children=children,
+            )
+        )
+    return out
+
+
+def _code(line: str) -> str:
+    return line.split("#", 1)[0].rstrip() if '"' not in line else line.rstrip()
+
+
+def _continues(lines: list[str], number: int) -> bool:
+    """Whether a line continues the statement above: indented further than the block's
+    statements (the parser's rule), and not the first line of a block."""
+    text = lines[number]
+    indent = len(text) - len(text.lstrip())
+    smallest = None
+    for above in range(number - 1, -1, -1):
+        row = _code(lines[above])
+        if not row.strip():
+            continue
+        row_indent = len(row) - len(row.lstrip())
+        if smallest is None and row.endswith("{"):
+            return False
+        if row_indent == 0:
+            break
+        smallest = row_indent if smallest is None else min(smallest, row_indent)
+    return smallest is not None and indent > smallest
+
+
+def at(snapshot: Snapshot, file: str, position) -> Symbol | None:
+    """The symbol under the cursor of a file as the check read it."""
+    return symbol_at(snapshot, file, snapshot.lines(file), position)
