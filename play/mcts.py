@@ -359,6 +359,19 @@ def native_copy_game(namespace: dict, players: int, required: bool):
     where there is none: no C compiler, a construct the native target refuses, a cache it cannot
     write, or a game of other rules than the installed one of its name (compiled in memory from
     another spec)."""
+    game, reason = _native_copy_or_reason(namespace, players)
+    if game is None and required:
+        raise HansaError(reason)
+    return game
+
+
+def native_search_unavailable(namespace: dict, players: int) -> str | None:
+    """Why a search with `backend="auto"` would search Python positions in this game (the
+    reason, one line), or None when it searches natively."""
+    return _native_copy_or_reason(namespace, players)[1] or None
+
+
+def _native_copy_or_reason(namespace: dict, players: int) -> tuple[object, str]:
     from hansa.compiler.targets.python.codegen import generated_text
 
     import hansa
@@ -366,19 +379,17 @@ def native_copy_game(namespace: dict, players: int, required: bool):
     name = namespace["GAME_NAME"]
     try:
         game = hansa.load_game(name, players=players, backend="native")
-    except (HansaError, OSError):  # no compiler, a refused construct, an unwritable cache, …
-        if required:
-            raise
-        return None
+    except HansaError as exc:  # no compiler, a refused construct, an unwritable cache, …
+        return None, exc.message
+    except OSError as exc:
+        return None, f"the native build of {name!r} failed: {exc}"
     if generated_text(vars(game.module)) != generated_text(namespace):
-        if required:
-            raise HansaError(
-                f"the native backend builds the installed game {name!r}, and this position is of"
-                " other rules of that name: play it with --backend native (or compile_game("
-                "..., backend='native')) to search it natively"
-            )
-        return None
-    return game
+        return None, (
+            f"the native backend builds the installed game {name!r}, and this position is of"
+            " other rules of that name: play it with --backend native (or compile_game("
+            "..., backend='native')) to search it natively"
+        )
+    return game, ""
 
 
 def reward_of(state, player: int) -> float:

@@ -25,7 +25,7 @@ from hansa.runtime.state import BaseState
 
 from .agents import RandomAgent
 from .greedy import GreedyAgent, module_namespace
-from .mcts import MCTSAgent
+from .mcts import MCTSAgent, native_search_unavailable
 
 # A game that has not ended after this many decisions is stopped and reported as "unfinished".
 DEFAULT_MAX_DECISIONS = 200_000
@@ -187,6 +187,29 @@ def game_seed(run_seed: int, index: int) -> int:
 def agent_seed(seed: int, seat: int) -> int:
     """The seed of the agent in `seat` of the game with `seed`."""
     return derived_seed("hansa-agent", seed, seat)
+
+
+def search_backend_note(game: Game, agents: str | Sequence[str]) -> str | None:
+    """One line for a study whose search agents would search native copies of its positions
+    (`strong`, `backend=auto`) and will search Python positions instead (no C compiler, a
+    construct the native target refuses): why, and what it costs. None when nothing changes."""
+    if getattr(game, "backend", "python") == "native":
+        return None  # the positions are native already
+    names = agents.split(",") if isinstance(agents, str) else list(agents)
+    auto = [
+        name.strip()
+        for name in names
+        if isinstance(agent := make_agent(name, 0), MCTSAgent) and agent.backend == "auto"
+    ]
+    if not auto:
+        return None
+    reason = native_search_unavailable(vars(game.module), game.num_players())
+    if reason is None:
+        return None
+    return (
+        f"note: {', '.join(dict.fromkeys(auto))} will search Python positions (about ten times"
+        f" slower; the results are the same): {reason}"
+    )
 
 
 def make_agents(names: Sequence[str], seed: int) -> list:

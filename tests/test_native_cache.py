@@ -259,6 +259,23 @@ def test_backend_auto_searches_the_python_position_when_the_cache_is_refused(cac
         native_copy_game(vars(game.module), 3, True)  # backend native: the message
 
 
+def test_a_study_without_a_c_compiler_plays_and_says_so_in_one_line(tmp_path, monkeypatch, capsys):
+    """No C compiler: `strong` searches Python positions, the study is played all the same, and
+    one line on stderr says so, naming the reason."""
+    from hansa.cli import main
+
+    monkeypatch.setenv("HANSA_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    monkeypatch.setattr(build, "_LOADED", {})
+    command = ["simulate", GAME, "-n", "1", "--jobs", "1", "--agents", "strong:iterations=2"]
+    assert main([*command, "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["games"] == 1
+    (note,) = err.strip().splitlines()
+    assert note.startswith("note: strong:iterations=2 will search Python positions")
+    assert "C compiler" in note and "Traceback" not in err
+
+
 def test_a_link_in_place_of_the_game_record_is_not_followed(cache, tmp_path):
     (record,) = (cache / "native").glob("game-*.json")
     elsewhere = tmp_path / "elsewhere.json"

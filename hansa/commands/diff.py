@@ -704,6 +704,7 @@ def _run_simulation(
     then print the behavioural comparison and draw the plot."""
     from hansa.compiler.diff import behaviour as behaviour
     from hansa.compiler.diff.edits import format_json
+    from hansa.play.simulate import search_backend_note
 
     from .play import max_decisions
 
@@ -720,6 +721,9 @@ def _run_simulation(
     ]
     seed = args.seed if args.seed is not None else 0
     limit = max_decisions(args)
+    notes = dict.fromkeys(search_backend_note(game, agents) for game in games)
+    for note in filter(None, notes):
+        print(note, file=sys.stderr)
     if args.format != "json":
         _print(_semantic_report(args, edits, a, b))
     n = args.simulate

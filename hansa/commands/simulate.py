@@ -113,7 +113,7 @@ def _fmt(stat: dict, digits: int = 1) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.play.simulate import simulate
+    from hansa.play.simulate import search_backend_note, simulate
 
     if args.games < 1:
         raise HansaError(f"-n must be at least 1, got {args.games}")
@@ -121,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
         raise HansaError(f"--jobs must be at least 1, got {args.jobs}")
     game = load_game(args.game, args.players, args.spec, backend=args.backend)
     limit = max_decisions(args)
+    note = search_backend_note(game, args.agents)
+    if note:
+        print(note, file=sys.stderr)
     progress = _Progress(args.games, enabled=not args.json and sys.stderr.isatty())
     started = time.perf_counter()
     try:
