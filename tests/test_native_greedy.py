@@ -189,17 +189,39 @@ def test_a_native_search_chooses_as_the_python_search():
     assert choices[0] == choices[1]
 
 
-def test_every_position_of_a_five_player_game_loads_natively():
+@pytest.mark.parametrize(
+    "name,players",
+    [
+        ("bigbox-hanseatic-45p-missions-favour", 5),
+        ("bigbox-eastern", 5),
+        ("bigbox-britannia-45p", 5),
+        ("original-hanseatic-2p", 2),
+    ],
+)
+def test_every_position_of_greedy_games_loads_natively(name, players):
     """A search copies the real position into a native state at each of its decisions: every
-    position loads, a move frame holding the fifth player's pieces (codes up to 9) included."""
+    position of a greedy game with the most players loads (a move frame holding the fifth
+    player's pieces, codes up to 9; a special prestige point taken by such a merchant)."""
+    native = hansa.load_game(name, players=players, backend="native")
+    python = hansa.Game(native.module, players)
+    for seed in range(2):
+        state = python.new_initial_state(seed)
+        agents = [GreedyAgent(seed * 8 + p) for p in range(players)]
+        while not state.is_terminal():
+            copy = native.from_python(state)
+            assert copy.to_python().to_dict() == state.to_dict()
+            state.apply_action(agents[state.current_player()].step(state, state.legal_actions()))
+
+
+def test_a_move_holding_the_fifth_players_pieces_loads_natively():
     native = hansa.load_game("bigbox-hanseatic-45p", players=5, backend="native")
     python = hansa.Game(native.module, 5)
     rng = random.Random(3)
     state = python.new_initial_state(3)
     held = 0
     while not state.is_terminal():
-        copy = native.from_python(state)
-        assert copy.to_python().to_dict() == state.to_dict()
+        if state.held_pieces():
+            assert native.from_python(state).held_pieces() == state.held_pieces()
         held = max([held, *state.held_pieces()])
         state.apply_action(rng.choice(state.legal_actions()))
     assert held >= 8  # the fifth player's pieces were held by a move

@@ -45,7 +45,7 @@ STATE_FIELDS: tuple[tuple[str, str, tuple[str, ...], str, str], ...] = (
     ("filled", "spaces", ("N_CITIES",), "", "spaces filled in each city"),
     ("nextra", "extra", ("N_CITIES",), "", "posts beside each city's spaces"),
     ("extra", "piece", ("N_CITIES", "MAX_EXTRA"), "", "the posts beside the spaces"),
-    ("special", "player", ("N_SPECIAL1",), "", "who took each special prestige point"),
+    ("special", "piece", ("N_SPECIAL1",), "", "the merchant that took each special prestige point"),
     ("rmark", "marker", ("N_ROUTES",), "", "the bonus marker on each route (-1 none)"),
     ("supply", "pieces", ("2 * MAXP",), "", "traders and merchants in each personal supply"),
     ("stock", "pieces", ("2 * MAXP",), "", "… in each player's general stock"),

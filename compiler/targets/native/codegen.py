@@ -529,6 +529,9 @@ def render_native(model: GameModel, header_hash: str = "", widen: str = "") -> s
         state_kinds=_kind_types(model, widen),
         frame_fields=_struct_fields(FRAME_FIELDS, comp),
         state_fields=_struct_fields(STATE_FIELDS, comp),
+        # each field's kind, as the loader checks its values (KIND_LOW..KIND_HIGH)
+        kind={name: kind.upper() for name, kind, *_rest in STATE_FIELDS},
+        frame_kind={name: kind.upper() for name, kind, *_rest in FRAME_FIELDS},
     )
     context.update(
         game_comment=repr(model.game).replace("*/", "* /"),
