@@ -111,6 +111,7 @@ SLOW_MODULES = {
     "test_properties": "many random games",
     "test_cli_qa": "the console script in fresh folders",
     "test_render": "draws every board",
+    "test_rl_serialize": "every game's OpenSpiel simulation with serialization; native builds",
 }
 
 
