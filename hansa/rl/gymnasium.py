@@ -281,14 +281,14 @@ class HansaGymEnv(gymnasium.Env):
             self._picture = BoardPicture(self.game)
         return self._picture
 
-    def information_state(self, player: int | None = None) -> np.ndarray:
-        """`player`'s (default: the observer's) information-state tensor (hansa/rl/infostate.py):
-        the observation, the public setup and the last decisions; fixed size."""
+    def information_state(self) -> np.ndarray:
+        """The observer's information-state tensor (hansa/rl/infostate.py): the observation, the
+        public setup and the last decisions, fixed size. Only the observer's (the seat's, or in
+        self-play the decider's), as for the observation: another seat's would show its secrets."""
         game = self._game
         if game.state is None:
             raise ResetNeeded("Cannot call env.information_state() before calling env.reset()")
-        observer = game.observer if player is None else _player(player, self._settings.players)
-        return game.history.tensor(self._settings.info_layout, game.state, observer)
+        return game.history.tensor(self._settings.info_layout, game.state, game.observer)
 
     @property
     def board_graph(self) -> dict:
@@ -490,12 +490,6 @@ class HansaVectorEnv(VectorEnv):
         infos["_final_obs"] = flags
         infos["final_info"] = final_info
         infos["_final_info"] = flags.copy()
-
-
-def _player(player, players: int) -> int:
-    if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < players:
-        raise hansa.HansaError(f"player must be 0 to {players - 1}, got {player!r}")
-    return player
 
 
 def _game_seed(rng) -> int:
