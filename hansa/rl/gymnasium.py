@@ -110,8 +110,11 @@ class _Game:
         if env.seat is not None:
             self._others_play()
         terminated = state.is_terminal()
-        paid = self.paid = self.rewards.step(state, terminated)
-        reward = 0.0 if paid is None else paid[acting]
+        if terminated or env.shaped:  # else nothing to pay (hansa/rl/rewards.py)
+            paid = self.paid = self.rewards.step(state, terminated)
+            reward = 0.0 if paid is None else paid[acting]
+        else:
+            self.paid, reward = None, 0.0
         if terminated:
             self.over = True
             return reward, True, False, False

@@ -101,14 +101,15 @@ def layout_of(game) -> InfoStateLayout:
 
 class InformationState:
     """What every player has seen of one game beyond the position: the public setup blocks and
-    the decisions (the window and their count). All of it is immutable, so a copy (OpenSpiel
-    clones states often) shares it."""
+    the decisions (the last ones as `player << 32 | action`, at most 2 × HISTORY kept, and their
+    count). Recording is one list append per decision (a learner's step pays for it); a copy
+    (OpenSpiel clones states often) shares the read-only setup and copies the short list."""
 
-    __slots__ = ("setup", "window", "count")
+    __slots__ = ("setup", "log", "count")
 
     def __init__(self) -> None:
         self.setup: np.ndarray | None = None
-        self.window: tuple = ()
+        self.log: list[int] = []
         self.count = 0
 
     def reset(self, layout: InfoStateLayout, state) -> None:
@@ -117,12 +118,20 @@ class InformationState:
         parts = [first[start : start + size] for start, size in layout.setup_spans]
         self.setup = np.concatenate(parts) if parts else np.zeros(0, np.float32)
         self.setup.flags.writeable = False
-        self.window = ()
+        self.log = []
         self.count = 0
 
     def record(self, player: int, action: int) -> None:
-        self.window = ((player, action),) + self.window[: HISTORY - 1]
+        log = self.log
+        log.append(player << 32 | action)
         self.count += 1
+        if len(log) >= 2 * HISTORY:
+            del log[:HISTORY]
+
+    @property
+    def window(self) -> list[tuple[int, int]]:
+        """The last HISTORY decisions, newest first, as (player, action)."""
+        return [(code >> 32, code & 0xFFFFFFFF) for code in reversed(self.log[-HISTORY:])]
 
     def tensor(
         self, layout: InfoStateLayout, state, observer: int, out: np.ndarray | None = None
@@ -148,5 +157,5 @@ class InformationState:
 
     def __deepcopy__(self, memo: dict) -> InformationState:
         other = InformationState()
-        other.setup, other.window, other.count = self.setup, self.window, self.count
+        other.setup, other.log, other.count = self.setup, self.log[:], self.count
         return other

@@ -271,7 +271,9 @@ class State(pyspiel.State):
             self.face_down_seen.append((self.decisions, now))
         if self.max_decisions and self.decisions >= self.max_decisions:
             self.truncated = not state.is_terminal()
-        paid = self.reward_tracker.step(state, state.is_terminal())
+        tracker = self.reward_tracker
+        ended = state.is_terminal()
+        paid = tracker.step(state, ended) if ended or tracker.shaped else None
         if paid is None:
             if any(self.last_rewards):
                 self.last_rewards = [0.0] * len(self.last_rewards)

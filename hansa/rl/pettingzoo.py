@@ -177,7 +177,7 @@ class HansaEnv(AECEnv):
         self.decisions += 1
         self.rewards = {name: 0 for name in self.agents}
         terminated = state.is_terminal()
-        paid = self._rewards.step(state, terminated)
+        paid = self._rewards.step(state, terminated) if terminated or self._rewards.shaped else None
         if paid is not None:
             for name, value in zip(self.possible_agents, paid, strict=True):
                 self.rewards[name] = value
