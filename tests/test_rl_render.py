@@ -78,7 +78,7 @@ def test_the_picture_shows_the_pieces_and_the_text_every_city_and_route():
     from hansa.rl.render import PLAYER_COLOURS
 
     assert tuple(picture.frame(state)[row, col]) == PLAYER_COLOURS[pieces[x] >> 1]
-    text = ansi_board(state)
+    text = ansi_board(state, game.module)
     module = game.module
     for name in module.CITY_NAMES:
         assert f"  {name} " in text
@@ -92,7 +92,7 @@ def test_native_states_render_as_python_ones():
     states = [g.new_initial_state(5) for g in (python, native)]
     for state in states:
         state.random_steps(300, 1)
-    assert ansi_board(states[0]) == ansi_board(states[1])
+    assert ansi_board(states[0], python.module) == ansi_board(states[1], native.module)
     picture = BoardPicture(python)
     assert np.array_equal(picture.frame(states[0]), picture.frame(states[1]))
 

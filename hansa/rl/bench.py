@@ -206,7 +206,7 @@ def _frames(game, rng, seconds: float, mode: str) -> int:
             if state.is_terminal():
                 state = game.new_initial_state(rng.getrandbits(64))
             state.apply_action(_pick(rng, state.legal_actions()))
-        picture.frame(state) if mode == "rgb_array" else ansi_board(state)
+        picture.frame(state) if mode == "rgb_array" else ansi_board(state, game.module)
         frames += 1
     return frames
 

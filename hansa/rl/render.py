@@ -56,9 +56,10 @@ def render(state, mode: str | None, pictures) -> str | np.ndarray | None:
     """What `render()` returns for `mode`; `pictures()` gives the game's BoardPicture."""
     if mode is None:
         return None
+    picture = pictures()
     if mode == "rgb_array":
-        return pictures().frame(state)
-    text = ansi_board(state)
+        return picture.frame(state)
+    text = ansi_board(state, picture.module)
     if mode == "human":
         print(text)
         return None
@@ -92,14 +93,20 @@ def board_of(module):
 
 
 class BoardPicture:
-    """One game's board as pixels, and where each route point, city space and route is on it."""
+    """One game's board as pixels, and where each route point, city space and route is on it
+    (drawn on first use of a picture: a text board needs only the module)."""
 
     def __init__(self, game) -> None:
+        self.module = game.module
+        self.n = game.num_players()
+        self._drawn = False
+
+    def _draw(self) -> None:
         from hansa.compiler.board.render import draw_board
         from hansa.web.board import SCALE, board_layout
 
-        module = game.module
-        self.n = game.num_players()
+        module = self.module
+        self._drawn = True
         board = board_of(module)
         figure = draw_board(board, legend=False)
         width, height = figure.get_size_inches()
@@ -140,6 +147,8 @@ class BoardPicture:
 
     def frame(self, state) -> np.ndarray:
         """The picture of `state`: (height, width, 3) uint8."""
+        if not self._drawn:
+            self._draw()
         image = self.background.copy()
         for x, code in enumerate(state.point_pieces()):
             if code >= 0:
@@ -196,9 +205,10 @@ def _piece(code: int) -> str:
     return "." if code < 0 else f"{code >> 1}{'m' if code & 1 else 't'}"
 
 
-def ansi_board(state) -> str:
-    """The position as text, public information only (see the module docstring)."""
-    m = state.python_module if hasattr(state, "python_module") else _module_of(state)
+def ansi_board(state, module) -> str:
+    """The position as text, public information only (see the module docstring); `module` is
+    the game's generated module (`game.module`: its names of cities, routes, markers)."""
+    m = module
     n = state.num_players
     deciding = state.current_player()
     lines = [f"{m.GAME_NAME}, {n} players: " + _who(state, deciding)]
@@ -235,9 +245,3 @@ def _who(state, deciding: int) -> str:
         winners = ", ".join(str(p) for p in state.winners())
         return f"game over, final PP {list(state.returns())}, won by player {winners}"
     return f"player {deciding} decides"
-
-
-def _module_of(state):
-    import sys
-
-    return sys.modules[type(state).__module__]
