@@ -237,3 +237,22 @@ def test_the_tracker_pays_nothing_without_shaping_until_the_end():
         assert tracker.step(state) is None
     state = ended_game(5)
     assert tracker.step(state) == outcome(state, "margin")
+
+
+@pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")
+@pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")  # a dict with the mask
+def test_the_libraries_checkers_pass_with_reward_choices():
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+    from pettingzoo.test import api_test
+
+    from hansa.rl.gymnasium import HansaGymEnv
+    from hansa.rl.pettingzoo import env
+
+    api_test(env(GAME, 4, reward="rank", shaped=1.0), num_cycles=25, verbose_progress=False)
+    api_test(env(GAME, 4, reward="win", max_decisions=30), num_cycles=25, verbose_progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(HansaGymEnv(GAME, 4, opponents="random", reward="margin", shaped=0.5))
+        check_env(HansaGymEnv(GAME, 4, seat=None, reward="win", max_decisions=40))
