@@ -244,15 +244,19 @@ def test_the_tracker_pays_nothing_without_shaping_until_the_end():
 def test_the_libraries_checkers_pass_with_reward_choices():
     import warnings
 
+    import gymnasium
     from gymnasium.utils.env_checker import check_env
     from pettingzoo.test import api_test
 
-    from hansa.rl.gymnasium import HansaGymEnv
+    import hansa.rl.gymnasium  # noqa: F401
     from hansa.rl.pettingzoo import env
 
     api_test(env(GAME, 4, reward="rank", shaped=1.0), num_cycles=25, verbose_progress=False)
     api_test(env(GAME, 4, reward="win", max_decisions=30), num_cycles=25, verbose_progress=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_env(HansaGymEnv(GAME, 4, opponents="random", reward="margin", shaped=0.5))
-        check_env(HansaGymEnv(GAME, 4, seat=None, reward="win", max_decisions=40))
+        for kwargs in (
+            {"opponents": "random", "reward": "margin", "shaped": 0.5},
+            {"seat": None, "reward": "win", "max_decisions": 40},
+        ):  # made by gymnasium.make: check_env also tries the other render modes then
+            check_env(gymnasium.make(f"hansa/{GAME}-v0", players=4, **kwargs).unwrapped)
