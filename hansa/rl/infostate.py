@@ -123,7 +123,7 @@ class InformationState:
 
     def record(self, player: int, action: int) -> None:
         log = self.log
-        log.append(player << 32 | action)
+        log.append(player << 32 | int(action))  # numpy integers are action ids too
         self.count += 1
         if len(log) >= 2 * HISTORY:
             del log[:HISTORY]
