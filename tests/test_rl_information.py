@@ -67,6 +67,8 @@ def test_distinguishable_histories_give_different_tensors():
     for player in range(4):
         assert first.information_state_string(player) != second.information_state_string(player)
         assert first.information_state_tensor(player) != second.information_state_tensor(player)
+        through_cpp = pyspiel.State.information_state_tensor(first, player)  # pyspiel's path
+        assert list(through_cpp) == first.information_state_tensor(player)
     start = game.new_initial_state()
     deals = [game.new_initial_state() for _ in range(6)]  # other setups: other tavern markers
     text = start.information_state_string(0)
