@@ -100,6 +100,7 @@ SLOW_MODULES = {
     "test_diff_simulate": "whole simulated studies",
     "test_diff_golden": "whole simulated studies",
     "test_mcts": "tree searches",
+    "test_rl_serialize": "every game's OpenSpiel simulation with serialization; native builds",
     "test_cluster": "starts Ray",
     "test_cluster_nodes": "starts a Ray cluster",
     "test_serve_browser": "drives a browser",

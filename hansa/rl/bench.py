@@ -60,7 +60,7 @@ def _pettingzoo(game, rng, seconds: float) -> int:
                 if not environment.agents:
                     environment.reset()
                 continue
-            environment.step(_pick(rng, environment.state.legal_actions()))
+            environment.step(_pick(rng, environment.hansa_state.legal_actions()))
             decisions += 1
     return decisions
 
@@ -150,3 +150,115 @@ def measure(name: str, players: int | None, seconds: float, envs: int = 16) -> d
         "decisions_per_second_cpu": {label: round(rate) for label, rate in rates.items()},
         "ratio_to_raw": {label: round(rate / raw, 3) for label, rate in rates.items()},
     }
+
+
+def _gymnasium_shaped(game, rng, seconds: float) -> int:
+    """Self-play with reward="win" and shaping: the reward tracker read every decision."""
+    from .gymnasium import HansaGymEnv
+
+    environment = HansaGymEnv(game.name, game.num_players(), seat=None, reward="win", shaped=1.0)
+    environment.reset(seed=rng.getrandbits(32))
+    decisions = 0
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        for _ in range(500):
+            _obs, _reward, terminated, truncated, _info = environment.step(
+                _pick(rng, environment.state.legal_actions())
+            )
+            if terminated or truncated:
+                environment.reset()
+        decisions += 500
+    return decisions
+
+
+def _openspiel_with(game, rng, seconds: float, params: dict, tensor: str) -> int:
+    """OpenSpiel with a game parameter (`backend`), and a tensor of the decider each decision."""
+    import pyspiel
+
+    from .openspiel import register, short_name
+
+    register()
+    spiel_game = pyspiel.load_game(short_name(game.name), {"players": game.num_players(), **params})
+    state = spiel_game.new_initial_state()
+    decisions = 0
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        for _ in range(500):
+            if state.is_terminal():
+                state = spiel_game.new_initial_state()
+            state.apply_action(_pick(rng, state.hansa_state.legal_actions()))
+            if not state.is_terminal():
+                getattr(state, tensor)(state.current_player())
+        decisions += 500
+    return decisions
+
+
+def _frames(game, rng, seconds: float, mode: str) -> int:
+    """Pictures (or text boards) of positions 20 random decisions apart, per CPU second."""
+    from .render import BoardPicture, ansi_board
+
+    picture = BoardPicture(game)
+    state = game.new_initial_state(rng.getrandbits(64))
+    frames = 0
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        for _ in range(20):
+            if state.is_terminal():
+                state = game.new_initial_state(rng.getrandbits(64))
+            state.apply_action(_pick(rng, state.legal_actions()))
+        picture.frame(state) if mode == "rgb_array" else ansi_board(state, game.module)
+        frames += 1
+    return frames
+
+
+def measure_surfaces(name: str, players: int | None, seconds: float) -> dict:
+    """The surfaces of issue #37 round 2 (rewards, information-state tensor, OpenSpiel's native
+    backend, rendering) as decisions (frames) per CPU second and ratios to the raw API, in the
+    same turn-taking rounds as `measure`. Run: python -m hansa.rl.bench GAME PLAYERS SECONDS."""
+    game = hansa.load_game(name, players)
+    ways = {
+        "raw API": lambda rng, s: _raw(game, rng, s, None),
+        "PettingZoo AEC": lambda rng, s: _pettingzoo(game, rng, s),
+        "Gymnasium (self-play)": lambda rng, s: _gymnasium(game, rng, s),
+        "Gymnasium (self-play), reward=win, shaped=1": lambda rng, s: _gymnasium_shaped(
+            game, rng, s
+        ),
+        "Gymnasium vector env, 16 games (self-play)": lambda rng, s: _vector(game, rng, s, 16),
+        "OpenSpiel + observation_tensor": lambda rng, s: _openspiel_with(
+            game, rng, s, {}, "observation_tensor"
+        ),
+        "OpenSpiel, backend=native, + observation_tensor": lambda rng, s: _openspiel_with(
+            game, rng, s, {"backend": "native"}, "observation_tensor"
+        ),
+        "OpenSpiel + information_state_tensor": lambda rng, s: _openspiel_with(
+            game, rng, s, {}, "information_state_tensor"
+        ),
+        "frames: rgb_array (20 decisions apart)": lambda rng, s: _frames(game, rng, s, "rgb_array"),
+        "frames: ansi (20 decisions apart)": lambda rng, s: _frames(game, rng, s, "ansi"),
+    }
+    counts = dict.fromkeys(ways, 0)
+    cpu = dict.fromkeys(ways, 0.0)
+    for round_index in range(ROUNDS):
+        for label, way in ways.items():
+            rng = random.Random(round_index)
+            start = time.process_time()
+            counts[label] += way(rng, seconds / ROUNDS)
+            cpu[label] += time.process_time() - start
+    rates = {label: counts[label] / cpu[label] for label in ways}
+    raw = rates["raw API"]
+    return {
+        "game": game.name,
+        "players": game.num_players(),
+        "per_second_cpu": {label: round(rate) for label, rate in rates.items()},
+        "ratio_to_raw": {label: round(rate / raw, 4) for label, rate in rates.items()},
+    }
+
+
+if __name__ == "__main__":
+    import sys
+
+    name, count, budget = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    figures = measure_surfaces(name, count, budget)
+    print(f"{figures['game']}, {figures['players']} players (per CPU second):")
+    for label, rate in figures["per_second_cpu"].items():
+        print(f"  {label:<50} {rate:>9,}  {figures['ratio_to_raw'][label]:.4f}×")

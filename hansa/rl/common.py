@@ -46,3 +46,19 @@ def check_max_decisions(value) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise hansa.HansaError(f"max_decisions must be a whole number of at least 1, got {value!r}")
     return value
+
+
+def public_space(game) -> spaces.Box:
+    """The Box of `public_tensor`: the observation tensor's bounds."""
+    return spaces.Box(0.0, np.asarray(game.observation_tensor_high(), np.float32), dtype=np.float32)
+
+
+def public_tensor(game, state) -> np.ndarray:
+    """The position every player sees, owners in seat order (player 0's tensor) with the
+    observer's own secrets (`own_mission`) zeroed: a global state that leaks nothing hidden."""
+    tensor = np.asarray(state.observation_tensor(0), np.float32)
+    for block in game.observation_tensor_layout():
+        if block["name"] == "own_mission":
+            size = int(np.prod(block["shape"]))
+            tensor[block["offset"] : block["offset"] + size] = 0.0
+    return tensor

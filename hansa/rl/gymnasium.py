@@ -38,6 +38,10 @@ import hansa
 from hansa.play.simulate import agent_seed, make_agent
 
 from .common import SEED_BITS, check_max_decisions, observation_space
+from .graph import board_graph
+from .infostate import InformationState, layout_of
+from .render import RENDER_MODES, BoardPicture, check_render_mode, render
+from .rewards import RewardTracker, check_reward
 
 ILLEGAL_ACTION_POLICIES = ("penalty", "raise")
 
@@ -47,7 +51,18 @@ class _Game:
     the writer of its observations. `observer` is whose observation the environment shows: the
     seat, or (self-play) whoever decides — after the game, whoever decided last."""
 
-    __slots__ = ("env", "state", "over", "decisions", "observer", "agents", "tensors")
+    __slots__ = (
+        "env",
+        "state",
+        "over",
+        "decisions",
+        "observer",
+        "agents",
+        "tensors",
+        "rewards",
+        "paid",
+        "history",
+    )
 
     def __init__(self, env: _Settings) -> None:
         self.env = env
@@ -57,12 +72,17 @@ class _Game:
         self.observer = 0 if env.seat is None else env.seat
         self.agents = []
         self.tensors = env.game.observation_tensor_writer()
+        self.rewards = RewardTracker(env.reward, env.shaped)
+        self.paid: list[float] | None = None  # every player's rewards of the last step
+        self.history = InformationState()  # what every player has seen (information_state)
 
     def reset(self, seed: int) -> None:
         env = self.env
         self.state = env.game.new_initial_state(seed)
         self.decisions = 0
         self.over = False
+        self.rewards.reset(self.state)
+        self.history.reset(env.info_layout, self.state)
         if env.seat is None:
             self.observer = self.state.current_player()
         else:
@@ -85,17 +105,25 @@ class _Game:
                 raise  # raise mode, or an error of the rules themselves: never a penalty
             return env.illegal_penalty, False, False, True
         self.decisions += 1
+        acting = self.observer
+        self.history.record(acting, action)
         if env.seat is not None:
             self._others_play()
-        if state.is_terminal():
+        terminated = state.is_terminal()
+        if terminated or env.shaped:  # else nothing to pay (hansa/rl/rewards.py)
+            paid = self.paid = self.rewards.step(state, terminated)
+            reward = 0.0 if paid is None else paid[acting]
+        else:
+            self.paid, reward = None, 0.0
+        if terminated:
             self.over = True
-            return float(state.returns()[self.observer]), True, False, False
+            return reward, True, False, False
         if env.seat is None:
             self.observer = state.current_player()
         if env.max_decisions is not None and self.decisions >= env.max_decisions:
             self.over = True
-            return 0.0, False, True, False
-        return 0.0, False, False, False
+            return reward, False, True, False
+        return reward, False, False, False
 
     def write(self, tensor, mask) -> None:
         """The observer's tensor into `tensor` and the legal actions into `mask` (memoryviews of
@@ -117,8 +145,11 @@ class _Game:
             if limit is not None and self.decisions >= limit:
                 return
             legal = state.legal_actions()
-            state.apply_action(self.agents[state.current_player()].step(state, legal))
+            player = state.current_player()
+            action = self.agents[player].step(state, legal)
+            state.apply_action(action)
             self.decisions += 1
+            self.history.record(player, action)
 
 
 class _Settings:
@@ -134,8 +165,12 @@ class _Settings:
         illegal_action,
         illegal_penalty,
         backend="python",
+        reward="pp",
+        shaped=0.0,
     ) -> None:
+        self.reward, self.shaped = check_reward(reward, shaped)
         self.game = hansa.load_game(game, players, backend=backend)
+        self.info_layout = layout_of(self.game)
         self.players = self.game.num_players()
         if seat is not None and (
             isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players
@@ -160,7 +195,7 @@ class _Settings:
 class HansaGymEnv(gymnasium.Env):
     """One game; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(
         self,
@@ -173,9 +208,10 @@ class HansaGymEnv(gymnasium.Env):
         illegal_action: str = "penalty",
         illegal_penalty: float = -1.0,
         backend: str = "python",
+        reward: str = "pp",
+        shaped: float = 0.0,
     ) -> None:
-        if render_mode not in (None, "ansi"):
-            raise hansa.HansaError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self._settings = _Settings(
             game,
             players,
@@ -185,6 +221,8 @@ class HansaGymEnv(gymnasium.Env):
             illegal_action,
             illegal_penalty,
             backend,
+            reward,
+            shaped,
         )
         self.game = self._settings.game
         self.seat = seat
@@ -192,6 +230,10 @@ class HansaGymEnv(gymnasium.Env):
         self.observation_space = observation_space(self.game)
         self.action_space = spaces.Discrete(self._settings.actions)
         self._game = _Game(self._settings)
+        self._picture = None
+        self.information_state_space = spaces.Box(
+            0.0, self._settings.info_layout.high(), dtype=np.float32
+        )
 
     @property
     def state(self):
@@ -217,6 +259,10 @@ class HansaGymEnv(gymnasium.Env):
             info["illegal_action"] = True
         if terminated and self.seat is None:
             info["returns"] = list(self._game.state.returns())
+        if self.seat is None and self._game.paid is not None:
+            info["rewards"] = list(self._game.paid)  # every player's, for the decision taken
+        if self.render_mode == "human":
+            self.render()
         return observation, reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -226,10 +272,31 @@ class HansaGymEnv(gymnasium.Env):
             mask[self._game.state.legal_actions()] = 1
         return mask
 
-    def render(self) -> str | None:
-        if self.render_mode != "ansi" or self._game.state is None:
+    def render(self) -> str | np.ndarray | None:
+        """The board: an RGB picture (`rgb_array`), text (`ansi`), or the text printed (`human`);
+        public information only, the same for every seat (hansa/rl/render.py)."""
+        if self._game.state is None:
             return None
-        return repr(self._game.state)
+        return render(self._game.state, self.render_mode, self._pictures)
+
+    def _pictures(self):
+        if self._picture is None:
+            self._picture = BoardPicture(self.game)
+        return self._picture
+
+    def information_state(self) -> np.ndarray:
+        """The observer's information-state tensor (hansa/rl/infostate.py): the observation, the
+        public setup and the last decisions, fixed size. Only the observer's (the seat's, or in
+        self-play the decider's), as for the observation: another seat's would show its secrets."""
+        game = self._game
+        if game.state is None:
+            raise ResetNeeded("Cannot call env.information_state() before calling env.reset()")
+        return game.history.tensor(self._settings.info_layout, game.state, game.observer)
+
+    @property
+    def board_graph(self) -> dict:
+        """The board as arrays for graph networks (hansa/rl/graph.py)."""
+        return board_graph(self.game)
 
     def _observe(self) -> dict:
         settings = self._settings
@@ -259,6 +326,8 @@ class HansaVectorEnv(VectorEnv):
         copy: bool = True,
         render_mode: str | None = None,
         backend: str = "python",
+        reward: str = "pp",
+        shaped: float = 0.0,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise hansa.HansaError(
@@ -273,6 +342,8 @@ class HansaVectorEnv(VectorEnv):
             illegal_action,
             illegal_penalty,
             backend,
+            reward,
+            shaped,
         )
         if render_mode is not None:
             raise hansa.HansaError(f"the vector environment does not render, got {render_mode!r}")
@@ -300,6 +371,22 @@ class HansaVectorEnv(VectorEnv):
     def states(self) -> list:
         """The hansa state of each game."""
         return [g.state for g in self._games]
+
+    def information_state(self) -> np.ndarray:
+        """(num_envs, size): each row's information-state tensor, for the player whose
+        observation the row is (hansa/rl/infostate.py)."""
+        if not self._reset_once:
+            raise ResetNeeded("Cannot call env.information_state() before calling env.reset()")
+        layout = self._settings.info_layout
+        out = np.zeros((self.num_envs, layout.size), np.float32)
+        for i, game in enumerate(self._games):
+            game.history.tensor(layout, game.state, game.observer, out[i])
+        return out
+
+    @property
+    def board_graph(self) -> dict:
+        """The board as arrays for graph networks (hansa/rl/graph.py)."""
+        return board_graph(self.game)
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
         """Start every game; `seed` (an int: game i gets seed + i, as `HansaGymEnv.reset(seed=…)`
