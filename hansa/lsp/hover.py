@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from hansa.compiler.errors import HansaError
 
-from .symbols import Context, Symbol, context_at, statement_words, symbol_at
-from .text import Word, word_at
+from .symbols import Context, Symbol, cursor_at, symbol_at
+from .text import Word
 from .workspace import Snapshot
 
 EFFECT_VERBS = {
@@ -313,12 +313,10 @@ def symbol_hover(snapshot: Snapshot, symbol: Symbol) -> str | None:
 
 def hover(snapshot: Snapshot, file: str, lines: list[str], position) -> str | None:
     """The Markdown shown for the word under the cursor, or None."""
-    word = word_at(lines, position)
-    if word is None:
+    cursor = cursor_at(lines, position)
+    if cursor is None:
         return None
-    context = context_at(lines, word.line)
-    words = statement_words(lines, word.line)
-    index = next(i for i, w in enumerate(words) if w == word)
+    words, index, context = cursor.words, cursor.index, cursor.context
     if words[0].value == "route" and index == 0:
         return _route_text(snapshot, context, words)
     symbol = symbol_at(snapshot, file, lines, position)

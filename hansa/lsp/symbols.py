@@ -152,14 +152,32 @@ def _in_rules(
     return None
 
 
-def symbol_at(snapshot: Snapshot, file: str, lines: list[str], position) -> Symbol | None:
-    """What the word under the cursor names, if it names something declared."""
+@dataclass
+class Cursor:
+    """The word under the cursor, its statement's words, its index there, and the declaration
+    it is written in (None outside every declaration)."""
+
+    word: Word
+    words: list[Word]
+    index: int
+    context: Context | None
+
+
+def cursor_at(lines: list[str], position) -> Cursor | None:
     word = word_at(lines, position)
     if word is None:
         return None
-    context = context_at(lines, word.line)
     words = statement_words(lines, word.line)
     index = next(i for i, w in enumerate(words) if w == word)
+    return Cursor(word, words, index, context_at(lines, word.line))
+
+
+def symbol_at(snapshot: Snapshot, file: str, lines: list[str], position) -> Symbol | None:
+    """What the word under the cursor names, if it names something declared."""
+    cursor = cursor_at(lines, position)
+    if cursor is None:
+        return None
+    word, words, index, context = cursor.word, cursor.words, cursor.index, cursor.context
     before = words[index - 1].value if index > 0 else ""
     project = snapshot.project
     if context is not None and context.kind in ("board", "rules") and before == "extends":

@@ -65,10 +65,11 @@ def _pettingzoo(game, rng, seconds: float) -> int:
     return decisions
 
 
-def _gymnasium(game, rng, seconds: float) -> int:
+def _gymnasium(game, rng, seconds: float, **options) -> int:
+    """Self-play through the Gymnasium env (`options`: its reward keywords)."""
     from .gymnasium import HansaGymEnv
 
-    environment = HansaGymEnv(game.name, game.num_players(), seat=None)
+    environment = HansaGymEnv(game.name, game.num_players(), seat=None, **options)
     environment.reset(seed=rng.getrandbits(32))
     decisions = 0
     deadline = time.process_time() + seconds
@@ -99,24 +100,7 @@ def _vector(game, rng, seconds: float, envs: int) -> int:
 
 
 def _openspiel(game, rng, seconds: float) -> int:
-    import pyspiel
-
-    from .openspiel import register, short_name
-
-    register()
-    spiel_game = pyspiel.load_game(short_name(game.name), {"players": game.num_players()})
-    state = spiel_game.new_initial_state()
-    decisions = 0
-    deadline = time.process_time() + seconds
-    while time.process_time() < deadline:
-        for _ in range(500):
-            if state.is_terminal():
-                state = spiel_game.new_initial_state()
-            state.apply_action(_pick(rng, state.hansa_state.legal_actions()))
-            if not state.is_terminal():
-                state.observation_tensor(state.current_player())
-        decisions += 500
-    return decisions
+    return _openspiel_with(game, rng, seconds, {}, "observation_tensor")
 
 
 def measure(name: str, players: int | None, seconds: float, envs: int = 16) -> dict:
@@ -134,15 +118,7 @@ def measure(name: str, players: int | None, seconds: float, envs: int = 16) -> d
         ),
         "OpenSpiel + observation_tensor": lambda rng, s: _openspiel(game, rng, s),
     }
-    decisions = dict.fromkeys(ways, 0)
-    cpu = dict.fromkeys(ways, 0.0)
-    for round_index in range(ROUNDS):
-        for label, way in ways.items():
-            rng = random.Random(round_index)
-            start = time.process_time()
-            decisions[label] += way(rng, seconds / ROUNDS)
-            cpu[label] += time.process_time() - start
-    rates = {label: decisions[label] / cpu[label] for label in ways}
+    rates = _rates(ways, seconds)
     raw = rates["raw API"]
     return {
         "game": game.name,
@@ -152,23 +128,23 @@ def measure(name: str, players: int | None, seconds: float, envs: int = 16) -> d
     }
 
 
+def _rates(ways: dict, seconds: float) -> dict[str, float]:
+    """What each way counts per CPU second, the ways taking turns over `ROUNDS` rounds (so the
+    machine's load falls on all of them alike)."""
+    counts = dict.fromkeys(ways, 0)
+    cpu = dict.fromkeys(ways, 0.0)
+    for round_index in range(ROUNDS):
+        for label, way in ways.items():
+            rng = random.Random(round_index)
+            start = time.process_time()
+            counts[label] += way(rng, seconds / ROUNDS)
+            cpu[label] += time.process_time() - start
+    return {label: counts[label] / cpu[label] for label in ways}
+
+
 def _gymnasium_shaped(game, rng, seconds: float) -> int:
     """Self-play with reward="win" and shaping: the reward tracker read every decision."""
-    from .gymnasium import HansaGymEnv
-
-    environment = HansaGymEnv(game.name, game.num_players(), seat=None, reward="win", shaped=1.0)
-    environment.reset(seed=rng.getrandbits(32))
-    decisions = 0
-    deadline = time.process_time() + seconds
-    while time.process_time() < deadline:
-        for _ in range(500):
-            _obs, _reward, terminated, truncated, _info = environment.step(
-                _pick(rng, environment.state.legal_actions())
-            )
-            if terminated or truncated:
-                environment.reset()
-        decisions += 500
-    return decisions
+    return _gymnasium(game, rng, seconds, reward="win", shaped=1.0)
 
 
 def _openspiel_with(game, rng, seconds: float, params: dict, tensor: str) -> int:
@@ -236,15 +212,7 @@ def measure_surfaces(name: str, players: int | None, seconds: float) -> dict:
         "frames: rgb_array (20 decisions apart)": lambda rng, s: _frames(game, rng, s, "rgb_array"),
         "frames: ansi (20 decisions apart)": lambda rng, s: _frames(game, rng, s, "ansi"),
     }
-    counts = dict.fromkeys(ways, 0)
-    cpu = dict.fromkeys(ways, 0.0)
-    for round_index in range(ROUNDS):
-        for label, way in ways.items():
-            rng = random.Random(round_index)
-            start = time.process_time()
-            counts[label] += way(rng, seconds / ROUNDS)
-            cpu[label] += time.process_time() - start
-    rates = {label: counts[label] / cpu[label] for label in ways}
+    rates = _rates(ways, seconds)
     raw = rates["raw API"]
     return {
         "game": game.name,

@@ -10,15 +10,10 @@ from ...model import policy
 from ...model.build import GameModel
 from ...model.frames import FRAME_KINDS
 
-# Every kind of decision the policy names (a game without one never offers its ids).
+# Every kind of decision the policy names (a game without one never offers its ids): the kinds
+# of a turn decision, then those of the decisions inside an action.
 POLICY_KINDS = (
-    "END_TURN",
-    "INCOME",
-    "PLACE",
-    "DISPLACE",
-    "MOVE",
-    "CREATE",
-    "USE_MARKER",
+    *policy.TURN_KINDS,
     "PAY",
     "PICK",
     "DONE_PICKING",
@@ -41,9 +36,6 @@ POLICY_KINDS = (
     "ROUTE_PLACE",
     "COUNTRY_PLACE",
     "COUNTRY_LIFT",
-    "PAWN",
-    "PAWN_PAY",
-    "FAVOUR",
     "FLIP",
     "TAKE_PIECE",
     "KEEP_MARKER",
