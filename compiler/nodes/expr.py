@@ -192,6 +192,8 @@ class Whom:
             if self.domain.kind == "opponent" and self.domain.where is None:
                 return "each other player"
             return f"each {self.domain.text()}"
+        if self.value is None:  # no kind the parser makes: an edited tree's (a diff's) words
+            return f"the {self.kind.replace('_', ' ')}"
         return f"the player with the {self.kind} {self.value.text()}"
 
 
