@@ -397,6 +397,7 @@ function show(view) {
   $("btn-log").href = view.can_download_log ? `/api/sessions/${view.id}/log?token=${encodeURIComponent(S.token || "")}` : "#";
   drawPieces(view);
   drawTargets(view);
+  renderTurnSignal(view);
   renderStatus(view);
   renderDesks(view);
   renderLegal(view);
@@ -408,6 +409,25 @@ function show(view) {
     showScores(true);
   }
   scheduleAgents();
+}
+
+// The tab's title and icon say when this page's seat must decide (also a displaced player's
+// placements), so a player sees it from another tab.
+const TITLE = "hansa serve";
+function turnSignal(view) {
+  if (!view || !view.your_decision || view.at !== view.length) return null;
+  const stack = (view.state && view.state.stack) || [];
+  const top = stack.length ? stack[stack.length - 1] : null;
+  return top && top.frame === "displaced" ? "displaced" : "turn";
+}
+function renderTurnSignal(view) {
+  const signal = turnSignal(view);
+  const title = signal === "displaced" ? "● Displaced: your move — hansa" : signal ? "● Your turn — hansa" : TITLE;
+  if (document.title !== title) document.title = title;
+  const icon = signal ? "/static/favicon-turn.svg" : "/static/favicon.svg";
+  const link = $("favicon");
+  if (link && link.getAttribute("href") !== icon) link.setAttribute("href", icon);
+  document.body.dataset.turn = signal || "none";
 }
 
 function renderLinks() {
