@@ -17,6 +17,7 @@ const S = {
   history: [], timer: null, viewBox: null, finalShown: false, sessionId: null,
   tokens: null, token: null, events: null, busy: 0, agentAsked: false, fetching: false, refetch: false,
   plays: [], sent: 0, shownSeq: 0, selectedKind: null, confirming: null,
+  offline: false, lostTimer: null, backTimer: null, probeTimer: null,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -33,7 +34,14 @@ async function api(method, url, body, token = S.token) {
       options.body = JSON.stringify(body);
     }
     if (token && url.startsWith("/api/sessions/")) options.headers["x-hansa-token"] = token;
-    const response = await fetch(url, options);
+    let response;
+    try {
+      response = await fetch(url, options);
+    } catch (err) { // no answer at all: the server (or the network) is gone
+      connectionLost();
+      throw new Error("the server cannot be reached: the connection is lost (it retries by itself)");
+    }
+    connectionBack();
     const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
     if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
     hideError();
@@ -43,6 +51,52 @@ async function api(method, url, body, token = S.token) {
     S.busy -= 1;
     document.body.dataset.busy = S.busy > 0 ? "1" : "0";
   }
+}
+
+// ---------------------------------------------------------------- connection state
+// The page says when it lost the server (its update stream failed and did not come back within
+// LOST_AFTER ms, or a request got no answer) and when it is back (the stream reopened or a request
+// was answered); a click made meanwhile is not sent, so it can never be applied later.
+const LOST_AFTER = 1500; // the stream's own reconnection (retry: 1000) is not a lost connection
+const BACK_SHOWN = 4000;
+function connectionBanner(text, state) {
+  const banner = $("connection");
+  banner.textContent = text;
+  banner.className = state === "ok" ? "hidden" : state;
+  document.body.dataset.connection = state;
+}
+function connectionLost() {
+  clearTimeout(S.backTimer);
+  if (S.offline) return;
+  S.offline = true;
+  connectionBanner("Connection to the server lost — trying again… (moves are not sent until it is back)", "lost");
+}
+function connectionBack() {
+  clearTimeout(S.lostTimer);
+  S.lostTimer = null;
+  if (!S.offline) return;
+  S.offline = false;
+  connectionBanner("Connected to the server again", "back");
+  S.backTimer = setTimeout(() => { if (!S.offline) connectionBanner("", "ok"); }, BACK_SHOWN);
+  if (S.view) latest(); // what happened meanwhile
+}
+function refuseOffline() {
+  if (!S.offline) return false;
+  connectionBanner("Not connected: that move was not sent — wait until the server is back", "lost");
+  return true;
+}
+// The stream failed for good (an answer that is not a stream, e.g. a proxy's 502): ask the server
+// every 2 s and reopen the stream once it answers.
+function probeServer(id) {
+  clearTimeout(S.probeTimer);
+  S.probeTimer = setTimeout(async () => {
+    if (!S.view || S.view.id !== id || S.events) return;
+    try {
+      const response = await fetch("/api/games");
+      if (!response.ok) throw new Error("not yet");
+      openEvents(id);
+    } catch (err) { probeServer(id); }
+  }, 2000);
 }
 
 function showError(message) {
@@ -283,6 +337,21 @@ async function joinFromLink() {
 function openEvents(id) {
   const q = S.token ? `?token=${encodeURIComponent(S.token)}` : "";
   const source = new EventSource(`/api/sessions/${id}/events${q}`);
+  source.addEventListener("open", () => connectionBack());
+  source.addEventListener("error", () => {
+    if (source.readyState === EventSource.CLOSED) { // the browser gave up: ask by ourselves
+      if (S.events === source) S.events = null;
+      connectionLost();
+      probeServer(id);
+      return;
+    }
+    if (!S.lostTimer && !S.offline) {
+      S.lostTimer = setTimeout(() => {
+        S.lostTimer = null;
+        if (S.events === source && source.readyState !== EventSource.OPEN) connectionLost();
+      }, LOST_AFTER);
+    }
+  });
   source.addEventListener("change", (event) => {
     if (!S.view || S.view.id !== id) return;
     const notice = JSON.parse(event.data);
@@ -325,7 +394,7 @@ async function fetchView(at, stop = true) {
 
 async function act(actionId) {
   hideMenu();
-  if (!S.view) return;
+  if (!S.view || refuseOffline()) return;
   try {
     show(await api("POST", `/api/sessions/${S.view.id}/action`, { action: actionId, at: S.view.length, since: S.history.length }));
   } catch (err) { showError(err.message); }
@@ -809,7 +878,7 @@ function choose(a) {
 }
 
 async function undo() {
-  if (!S.view || !S.view.can_undo) return;
+  if (!S.view || !S.view.can_undo || refuseOffline()) return;
   try {
     const view = await api("POST", `/api/sessions/${S.view.id}/undo`, { at: S.view.length, since: Math.min(S.history.length, S.view.length - S.view.undo_size) });
     show(view);
