@@ -56,7 +56,8 @@ async function api(method, url, body, token = S.token) {
 // ---------------------------------------------------------------- connection state
 // The page says when it lost the server (its update stream failed and did not come back within
 // LOST_AFTER ms, or a request got no answer) and when it is back (the stream reopened or a request
-// was answered); a click made meanwhile is not sent, so it can never be applied later.
+// was answered). A click is sent at once or never: one that gets no answer is dropped (the banner
+// says so), never kept to be sent later; one the server answers brings the connection back.
 const LOST_AFTER = 1500; // the stream's own reconnection (retry: 1000) is not a lost connection
 const BACK_SHOWN = 4000;
 function connectionBanner(text, state) {
@@ -389,15 +390,15 @@ async function fetchView(at, stop = true) {
     if (at !== null && at !== undefined) q.set("at", at);
     const view = await api("GET", `/api/sessions/${id}?${q}`);
     if (S.view && S.view.id === id) show(view);
-  } catch (err) { showError(err.message); }
+  } catch (err) { if (!S.offline) showError(err.message); } // offline: the banner says it
 }
 
 async function act(actionId) {
   hideMenu();
-  if (!S.view || refuseOffline()) return;
+  if (!S.view) return;
   try {
     show(await api("POST", `/api/sessions/${S.view.id}/action`, { action: actionId, at: S.view.length, since: S.history.length }));
-  } catch (err) { showError(err.message); }
+  } catch (err) { if (!refuseOffline()) showError(err.message); }
 }
 
 // Ask the server's agents to play: all their decisions until a human's (with the chosen delay
@@ -415,7 +416,7 @@ async function agentMove(untilHuman) {
     const view = await api("POST", `/api/sessions/${id}/agent`, body);
     S.agentAsked = false;
     if (S.view && S.view.id === id) show(view);
-  } catch (err) { S.agentAsked = false; showError(err.message); }
+  } catch (err) { S.agentAsked = false; if (!S.offline) showError(err.message); }
 }
 
 function mayDrive() { return !!S.tokens && (!!S.tokens.host || S.plays.length > 0); }
@@ -878,11 +879,11 @@ function choose(a) {
 }
 
 async function undo() {
-  if (!S.view || !S.view.can_undo || refuseOffline()) return;
+  if (!S.view || !S.view.can_undo) return;
   try {
     const view = await api("POST", `/api/sessions/${S.view.id}/undo`, { at: S.view.length, since: Math.min(S.history.length, S.view.length - S.view.undo_size) });
     show(view);
-  } catch (err) { showError(err.message); }
+  } catch (err) { if (!refuseOffline()) showError(err.message); }
 }
 
 function renderSlider(view) {
