@@ -10,7 +10,9 @@ from their own browsers; a page only ever receives what its seat may see (no fac
 order, no other player's mission card, no seed) until the game is over. A finished game can be
 saved as a log that `hansa replay` accepts; a log (`hansa play --log`) or a state JSON can be
 opened and stepped through. It listens on 127.0.0.1 unless --host names another address; then
-every request to a game needs one of its links' tokens. Needs the `web` extra:
+every request to a game needs one of its links' tokens (as it does with --name, the public name
+of a reverse proxy or tunnel in front of it); --ssl-certfile and --ssl-keyfile serve HTTPS.
+Needs the `web` extra:
 pip install -e '.[web]'. The API and what the server defends against are in docs/serve.md.
 """
 
