@@ -10,13 +10,16 @@ from their own browsers; a page only ever receives what its seat may see (no fac
 order, no other player's mission card, no seed) until the game is over. A finished game can be
 saved as a log that `hansa replay` accepts; a log (`hansa play --log`) or a state JSON can be
 opened and stepped through. It listens on 127.0.0.1 unless --host names another address; then
-every request to a game needs one of its links' tokens. Needs the `web` extra:
+every request to a game needs one of its links' tokens (as it does with --name, the public name
+of a reverse proxy or tunnel in front of it); --ssl-certfile and --ssl-keyfile serve HTTPS.
+Needs the `web` extra:
 pip install -e '.[web]'. The API and what the server defends against are in docs/serve.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import sys
 
@@ -54,6 +57,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "~/.local/state/hansa/serve.sqlite)",
     )
     parser.add_argument("--no-store", action="store_true", help="keep the games in memory only")
+    parser.add_argument(
+        "--ssl-certfile",
+        metavar="FILE",
+        default=None,
+        help="serve HTTPS with this certificate (PEM; with --ssl-keyfile unless it holds the key)",
+    )
+    parser.add_argument(
+        "--ssl-keyfile", metavar="FILE", default=None, help="the certificate's private key (PEM)"
+    )
+    parser.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="a name the server is reached by (repeatable), e.g. behind a reverse proxy or a "
+        "tunnel; every game then needs its links' tokens",
+    )
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -76,10 +96,10 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def url_of(sock: socket.socket) -> str:
+def url_of(sock: socket.socket, tls: bool = False) -> str:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    return f"http://{shown}:{port}/"
+    return f"{'https' if tls else 'http'}://{shown}:{port}/"
 
 
 def is_loopback(sock: socket.socket) -> bool:
@@ -101,13 +121,36 @@ def open_store(path: str | None):
     """The games' SQLite file, as one clear error when it cannot be used."""
     import sqlite3
 
-    from hansa.web.store import Store, default_store
+    from hansa.web.store import Store, StoreRefused, default_store
 
     where = path if path is not None else default_store()
+    own = path is None and not os.environ.get("HANSA_STORE")  # the default folder is hansa's own
     try:
-        return Store(where)
-    except (OSError, sqlite3.Error) as exc:
+        return Store(where, own_folder=own)
+    except (OSError, sqlite3.Error, StoreRefused) as exc:
         raise HansaError(f"--store {where}: cannot keep games there: {exc}") from None
+
+
+def tls_options(certfile: str | None, keyfile: str | None) -> dict:
+    """uvicorn's certificate options, checked first: one clear error for a missing or broken
+    certificate or key, before the server starts."""
+    import ssl
+
+    if certfile is None:
+        if keyfile is not None:
+            raise HansaError("--ssl-keyfile needs --ssl-certfile (the certificate it belongs to)")
+        return {}
+    for option, path in (("--ssl-certfile", certfile), ("--ssl-keyfile", keyfile)):
+        if path is not None and not os.path.isfile(path):
+            raise HansaError(f"{option} {path}: no such file")
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(certfile, keyfile)
+    except (ssl.SSLError, OSError) as exc:
+        raise HansaError(
+            f"--ssl-certfile {certfile}: cannot use this certificate and key: "
+            f"{exc.strerror or exc.reason or exc}"
+        ) from None
+    return {"ssl_certfile": certfile, "ssl_keyfile": keyfile}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,21 +170,22 @@ def run(args: argparse.Namespace) -> int:
     catalogue = Catalogue(spec if spec is not None else "spec")
     for problem in catalogue.problems:
         print(terminal_safe(str(problem)), file=sys.stderr)
+    tls = tls_options(args.ssl_certfile, args.ssl_keyfile)
     sock = bind(args.host, args.port)
     try:
         store = None if args.no_store else open_store(args.store)
     except HansaError:
         sock.close()
         raise
-    network = not is_loopback(sock)
+    network = not is_loopback(sock) or bool(args.name)  # a proxy or tunnel brings the network
     app = create_app(
         catalogue,
-        allowed_hosts=served_names(args.host, sock),
+        allowed_hosts=served_names(args.host, sock) | set(args.name),
         require_tokens=network,
         store=store,
     )
     config = uvicorn.Config(
-        app, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_SECONDS
+        app, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_SECONDS, **tls
     )
     server = make_server(config, app.state.stop)
     # Agents think in threads that share the interpreter with the requests; a thread waiting for
@@ -152,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     sys.setswitchinterval(SWITCH_INTERVAL)
     note = "  every game needs its links' tokens" if network else ""
     kept = f"  games kept in {store.path}" if store is not None else ""
-    print(f"hansa serve: {url_of(sock)}  (Ctrl-C stops){note}{kept}", flush=True)
+    print(f"hansa serve: {url_of(sock, bool(tls))}  (Ctrl-C stops){note}{kept}", flush=True)
     try:
         server.run(sockets=[sock])
     finally:

@@ -33,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 from hansa.compiler.errors import HansaError
 
 from .access import HOST, SEAT, Refused, resolve, token_listing
+from .redact import Redactor
 from .runner import AgentPool
 from .sessions import Catalogue, Session, Sessions
 from .store import MAX_STORED
@@ -143,6 +144,8 @@ class Endpoints:
         self.sessions = sessions
         self.require_tokens = require_tokens
         self.folders = folders  # where an error's source lines may be shown from
+        shown = [catalogue.spec_dir] if catalogue.spec_dir is not None else []
+        self.redact = Redactor([*shown, *folders])  # no answer names a path of the server's disk
         self.light = anyio.CapacityLimiter(LIGHT_THREADS)
         self.heavy = anyio.CapacityLimiter(HEAVY_THREADS)
         self.app = None  # the Starlette app (create_app)
@@ -200,7 +203,14 @@ class Endpoints:
         return FileResponse(STATIC / "index.html")
 
     async def list_games(self, request: Request) -> Response:
-        return JSONResponse(self.catalogue.listing())
+        listing = dict(self.catalogue.listing())
+        if listing["spec"] is not None:
+            listing["spec"] = self.redact(listing["spec"])
+        listing["problems"] = [self.redact(p) for p in listing["problems"]]
+        return JSONResponse(listing)
+
+    def error(self, message: str, status: int) -> JSONResponse:
+        return _error(self.redact(message), status)
 
     async def game_board(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -357,19 +367,20 @@ class Endpoints:
         )
 
     async def on_hansa_error(self, request: Request, exc: HansaError) -> Response:
-        return _error(exc.format(SourceGuard(getattr(exc, "sources", None), self.folders)), 400)
+        text = exc.format(SourceGuard(getattr(exc, "sources", None), self.folders))
+        return self.error(text, 400)
 
     async def on_refused(self, request: Request, exc: Refused) -> Response:
-        return _error(exc.message, 403)
+        return self.error(exc.message, 403)
 
     async def on_bad_request(self, request: Request, exc: BadRequest) -> Response:
-        return _error(exc.message, exc.status)
+        return self.error(exc.message, exc.status)
 
     async def on_http_error(self, request: Request, exc: HTTPException) -> Response:
-        return _error(str(exc.detail), exc.status_code)
+        return self.error(str(exc.detail), exc.status_code)
 
     async def on_memory_error(self, request: Request, exc: MemoryError) -> Response:
-        return _error("the server ran out of memory for this request", 503)
+        return self.error("the server ran out of memory for this request", 503)
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app):

@@ -7,6 +7,12 @@ decisions from the first position, so a server killed at any moment (even `kill 
 with every decision but the one being made. The database is the server's own: it holds hidden
 information (the seed, the first position) and the tokens, and is never sent anywhere.
 
+Only the server's user may read it: the file (and SQLite's -wal and -shm files beside it) is
+made 0600 and a folder made for it 0700, whatever the umask; an existing file with wider modes is
+tightened on opening. An existing folder that others may enter is tightened when it is the
+store's own (the default folder, `own_folder`), and refused otherwise (`StoreRefused`): hansa
+never changes the modes of a folder you named, which may be shared for other things.
+
 SQLite's write-ahead log makes each commit survive the process; `synchronous=NORMAL` trades the
 last commits of a power cut for speed, which a table game can afford.
 """
@@ -15,7 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
+import stat
 import sys
 import threading
 import time
@@ -64,12 +72,40 @@ class Stored:
     moves: list[tuple[int, int]]
 
 
+class StoreRefused(Exception):
+    """The store's folder may be entered by other users and is not the store's own."""
+
+
+SIDE_FILES = ("-wal", "-shm", "-journal")  # SQLite's files beside the database
+
+
+def private_place(path: Path, own_folder: bool) -> None:
+    """Make `path`'s folder 0700 and `path` (with SQLite's side files) 0600, or refuse."""
+    folder = path.parent
+    if not folder.is_dir():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700)
+    mode = stat.S_IMODE(folder.stat().st_mode)
+    if mode & 0o077:
+        if not own_folder:
+            raise StoreRefused(
+                f"its folder {folder} may be entered by other users (mode {mode:04o}), and the "
+                "store holds every game's links; make it private (chmod 700) or choose a "
+                "private folder"
+            )
+        folder.chmod(0o700)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))  # created 0600 whatever the umask
+    for name in (path, *(path.with_name(path.name + side) for side in SIDE_FILES)):
+        if name.exists() and stat.S_IMODE(name.stat().st_mode) != 0o600:
+            name.chmod(0o600)
+
+
 class Store:
     """The sessions' file. One connection, used under a lock by every thread."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, own_folder: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_place(self.path, own_folder)
         self.lock = threading.Lock()
         self.problem: str | None = None  # the first write that failed
         self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)

@@ -15,6 +15,7 @@ that two sessions differing only in hidden information give byte-identical respo
 from __future__ import annotations
 
 from .access import SEAT, Viewer
+from .redact import redact
 from .sessions import HUMAN, Session, action_kind, action_target
 
 
@@ -169,7 +170,7 @@ def session_view(session: Session, viewer: Viewer, at: object = None, since: obj
         ],
         "end_trigger": session.tracker.end_trigger(session.state) if at == length else None,
         "turns": session.tracker.turns if at == length else None,
-        "agents": job.public() if job is not None else None,
+        "agents": _agents(job),
         "can_download_log": session.seed is not None and everything,
     }
 
@@ -183,3 +184,13 @@ def change_notice(session: Session) -> dict:
         "terminal": session.state.is_terminal(),
         "agents_running": job is not None and not job.finished,
     }
+
+
+def _agents(job) -> dict | None:
+    """The agents' job as the page sees it; a failure's message names no path of the server."""
+    if job is None:
+        return None
+    public = job.public()
+    if public.get("error"):
+        public["error"] = redact(public["error"])
+    return public

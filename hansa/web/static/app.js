@@ -17,6 +17,7 @@ const S = {
   history: [], timer: null, viewBox: null, finalShown: false, sessionId: null,
   tokens: null, token: null, events: null, busy: 0, agentAsked: false, fetching: false, refetch: false,
   plays: [], sent: 0, shownSeq: 0, selectedKind: null, confirming: null,
+  offline: false, lostTimer: null, backTimer: null, probeTimer: null,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -33,7 +34,14 @@ async function api(method, url, body, token = S.token) {
       options.body = JSON.stringify(body);
     }
     if (token && url.startsWith("/api/sessions/")) options.headers["x-hansa-token"] = token;
-    const response = await fetch(url, options);
+    let response;
+    try {
+      response = await fetch(url, options);
+    } catch (err) { // no answer at all: the server (or the network) is gone
+      connectionLost();
+      throw new Error("the server cannot be reached: the connection is lost (it retries by itself)");
+    }
+    connectionBack();
     const data = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
     if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
     hideError();
@@ -43,6 +51,53 @@ async function api(method, url, body, token = S.token) {
     S.busy -= 1;
     document.body.dataset.busy = S.busy > 0 ? "1" : "0";
   }
+}
+
+// ---------------------------------------------------------------- connection state
+// The page says when it lost the server (its update stream failed and did not come back within
+// LOST_AFTER ms, or a request got no answer) and when it is back (the stream reopened or a request
+// was answered). A click is sent at once or never: one that gets no answer is dropped (the banner
+// says so), never kept to be sent later; one the server answers brings the connection back.
+const LOST_AFTER = 1500; // the stream's own reconnection (retry: 1000) is not a lost connection
+const BACK_SHOWN = 4000;
+function connectionBanner(text, state) {
+  const banner = $("connection");
+  banner.textContent = text;
+  banner.className = state === "ok" ? "hidden" : state;
+  document.body.dataset.connection = state;
+}
+function connectionLost() {
+  clearTimeout(S.backTimer);
+  if (S.offline) return;
+  S.offline = true;
+  connectionBanner("Connection to the server lost — trying again… (moves are not sent until it is back)", "lost");
+}
+function connectionBack() {
+  clearTimeout(S.lostTimer);
+  S.lostTimer = null;
+  if (!S.offline) return;
+  S.offline = false;
+  connectionBanner("Connected to the server again", "back");
+  S.backTimer = setTimeout(() => { if (!S.offline) connectionBanner("", "ok"); }, BACK_SHOWN);
+  if (S.view) latest(); // what happened meanwhile
+}
+function refuseOffline() {
+  if (!S.offline) return false;
+  connectionBanner("Not connected: that move was not sent — wait until the server is back", "lost");
+  return true;
+}
+// The stream failed for good (an answer that is not a stream, e.g. a proxy's 502): ask the server
+// every 2 s and reopen the stream once it answers.
+function probeServer(id) {
+  clearTimeout(S.probeTimer);
+  S.probeTimer = setTimeout(async () => {
+    if (!S.view || S.view.id !== id || S.events) return;
+    try {
+      const response = await fetch("/api/games");
+      if (!response.ok) throw new Error("not yet");
+      openEvents(id);
+    } catch (err) { probeServer(id); }
+  }, 2000);
 }
 
 function showError(message) {
@@ -283,6 +338,21 @@ async function joinFromLink() {
 function openEvents(id) {
   const q = S.token ? `?token=${encodeURIComponent(S.token)}` : "";
   const source = new EventSource(`/api/sessions/${id}/events${q}`);
+  source.addEventListener("open", () => connectionBack());
+  source.addEventListener("error", () => {
+    if (source.readyState === EventSource.CLOSED) { // the browser gave up: ask by ourselves
+      if (S.events === source) S.events = null;
+      connectionLost();
+      probeServer(id);
+      return;
+    }
+    if (!S.lostTimer && !S.offline) {
+      S.lostTimer = setTimeout(() => {
+        S.lostTimer = null;
+        if (S.events === source && source.readyState !== EventSource.OPEN) connectionLost();
+      }, LOST_AFTER);
+    }
+  });
   source.addEventListener("change", (event) => {
     if (!S.view || S.view.id !== id) return;
     const notice = JSON.parse(event.data);
@@ -320,7 +390,7 @@ async function fetchView(at, stop = true) {
     if (at !== null && at !== undefined) q.set("at", at);
     const view = await api("GET", `/api/sessions/${id}?${q}`);
     if (S.view && S.view.id === id) show(view);
-  } catch (err) { showError(err.message); }
+  } catch (err) { if (!S.offline) showError(err.message); } // offline: the banner says it
 }
 
 async function act(actionId) {
@@ -328,7 +398,7 @@ async function act(actionId) {
   if (!S.view) return;
   try {
     show(await api("POST", `/api/sessions/${S.view.id}/action`, { action: actionId, at: S.view.length, since: S.history.length }));
-  } catch (err) { showError(err.message); }
+  } catch (err) { if (!refuseOffline()) showError(err.message); }
 }
 
 // Ask the server's agents to play: all their decisions until a human's (with the chosen delay
@@ -346,7 +416,7 @@ async function agentMove(untilHuman) {
     const view = await api("POST", `/api/sessions/${id}/agent`, body);
     S.agentAsked = false;
     if (S.view && S.view.id === id) show(view);
-  } catch (err) { S.agentAsked = false; showError(err.message); }
+  } catch (err) { S.agentAsked = false; if (!S.offline) showError(err.message); }
 }
 
 function mayDrive() { return !!S.tokens && (!!S.tokens.host || S.plays.length > 0); }
@@ -397,6 +467,7 @@ function show(view) {
   $("btn-log").href = view.can_download_log ? `/api/sessions/${view.id}/log?token=${encodeURIComponent(S.token || "")}` : "#";
   drawPieces(view);
   drawTargets(view);
+  renderTurnSignal(view);
   renderStatus(view);
   renderDesks(view);
   renderLegal(view);
@@ -408,6 +479,25 @@ function show(view) {
     showScores(true);
   }
   scheduleAgents();
+}
+
+// The tab's title and icon say when this page's seat must decide (also a displaced player's
+// placements), so a player sees it from another tab.
+const TITLE = "hansa serve";
+function turnSignal(view) {
+  if (!view || !view.your_decision || view.at !== view.length) return null;
+  const stack = (view.state && view.state.stack) || [];
+  const top = stack.length ? stack[stack.length - 1] : null;
+  return top && top.frame === "displaced" ? "displaced" : "turn";
+}
+function renderTurnSignal(view) {
+  const signal = turnSignal(view);
+  const title = signal === "displaced" ? "● Displaced: your move — hansa" : signal ? "● Your turn — hansa" : TITLE;
+  if (document.title !== title) document.title = title;
+  const icon = signal ? "/static/favicon-turn.svg" : "/static/favicon.svg";
+  const link = $("favicon");
+  if (link && link.getAttribute("href") !== icon) link.setAttribute("href", icon);
+  document.body.dataset.turn = signal || "none";
 }
 
 function renderLinks() {
@@ -793,7 +883,7 @@ async function undo() {
   try {
     const view = await api("POST", `/api/sessions/${S.view.id}/undo`, { at: S.view.length, since: Math.min(S.history.length, S.view.length - S.view.undo_size) });
     show(view);
-  } catch (err) { showError(err.message); }
+  } catch (err) { if (!refuseOffline()) showError(err.message); }
 }
 
 function renderSlider(view) {
