@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from hansa.compiler.diff.behaviour import (
+from hansa.analysis.behaviour import (
     ALPHA,
     Playable,
     SideRun,
@@ -24,7 +24,7 @@ from hansa.compiler.diff.behaviour import (
     welch,
     wilson,
 )
-from hansa.compiler.diff.plot import write_plot
+from hansa.analysis.plot import write_plot
 from hansa.compiler.nodes.board import Board
 from hansa.compiler.nodes.rules import Game, RuleSet
 from hansa.play.simulate import share
@@ -539,7 +539,7 @@ def test_a_side_the_native_target_refuses_is_one_error(capsys, tmp_path) -> None
 
 def test_detectable_differences_by_hand() -> None:
     """(1.95996 + 0.84162)·√(10²/20 + 10²/20) = 8.8594; half of it takes four times the games."""
-    from hansa.compiler.diff.behaviour import detectable_mean, detectable_share
+    from hansa.analysis.behaviour import detectable_mean, detectable_share
 
     side = {"n": 20, "mean": 50.0, "sd": 10.0}
     d, half = detectable_mean(side, side)

@@ -542,7 +542,7 @@ def _board_option(arg: str, loader: _Loader) -> Board:
 def playables(a: Loaded, b: Loaded, args: argparse.Namespace, loader: _Loader) -> tuple:
     """Both sides as games to play: games as they are; two rule sets on one board; two boards
     with one rule set. Each side's names resolve in its own catalogue (its file, then spec/)."""
-    from hansa.compiler.diff.behaviour import Playable
+    from hansa.analysis.behaviour import Playable
 
     kind = a.side.kind
     if kind != "rules" and args.board is not None:
@@ -702,7 +702,7 @@ def _run_simulation(
 ) -> int:
     """Prepare both sides (every check before the first game), print the semantic diff, play,
     then print the behavioural comparison and draw the plot."""
-    from hansa.compiler.diff import behaviour as behaviour
+    from hansa.analysis import behaviour
     from hansa.compiler.diff.edits import format_json
 
     from .play import max_decisions
@@ -752,7 +752,7 @@ def _run_simulation(
         progress.close()
     result = behaviour.compare_runs(runs[0], runs[1], seed)
     if args.plot is not None:
-        from hansa.compiler.diff.plot import write_plot
+        from hansa.analysis.plot import write_plot
 
         write_plot(result, args.plot)
     if args.format == "json":

@@ -20,18 +20,29 @@ there at 5% (family-wise), however many measures are compared.
 from __future__ import annotations
 
 import math
+import multiprocessing
+import textwrap
 import time
 import types
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
-from ..errors import HansaError
-from ..nodes.board import Board
-from ..nodes.rules import Game, RuleSet, mangle_module_name
-from ..targets.python.codegen import build_game_module, module_from_text
+from hansa.compiler.errors import HansaError
+from hansa.compiler.nodes.board import Board
+from hansa.compiler.nodes.rules import Game, RuleSet, mangle_module_name
+from hansa.compiler.targets.python.codegen import build_game_module, module_from_text
+from hansa.play.simulate import (
+    USAGE_GROUPS,
+    make_agent,
+    parse_agents,
+    simulate,
+    study_cost,
+    usage_table,
+)
 
 ALPHA = 0.05
 CONFIDENCE = 0.95
@@ -123,7 +134,6 @@ def welch(a: Sequence[float], b: Sequence[float]) -> tuple[dict[str, float], flo
         return {"value": diff, "low": diff, "high": diff}, None
     if _constant(a) and _constant(b):
         return {"value": diff, "low": diff, "high": diff}, None if diff == 0 else 0.0
-    import warnings
 
     from scipy import stats
 
@@ -238,7 +248,6 @@ class SideRun:
     by_agent: dict[str, dict] = field(default_factory=dict)  # SimulationResult.by_agent()
 
     def usage(self) -> dict[str, dict]:
-        from hansa.play.simulate import usage_table
 
         return usage_table(self.records, self.elements)
 
@@ -248,7 +257,6 @@ class SideRun:
 
     def cost(self) -> dict[str, float | int]:
         """CPU seconds of this side's games (summed over workers) and its wall time."""
-        from hansa.play.simulate import study_cost
 
         return study_cost(self.records, self.seconds)
 
@@ -486,9 +494,6 @@ def play_side(
     (a spawned worker would load the committed module of the same name, or none), so without
     fork the games are played here; Ray workers are sent the module's text.
     """
-    import multiprocessing
-
-    from hansa.play.simulate import simulate
 
     if executor == "local" and "fork" not in multiprocessing.get_all_start_methods():
         jobs = 1
@@ -525,7 +530,6 @@ def play_side(
 
 def check_agents(agents: str, players: tuple[int, int]) -> None:
     """Fail before any game is played: unknown agent, or one per seat for the wrong seat count."""
-    from hansa.play.simulate import make_agent, parse_agents
 
     for count in players:
         for name in set(parse_agents(agents, count)):
@@ -748,7 +752,6 @@ def detectable_text(c: Comparison) -> str:
 def detectable_lines(comparisons: Sequence[Comparison], games: int) -> list[str]:
     """One wrapped line per figure group: the smallest difference these games would detect
     (5% two-sided, 80% power) per figure, and the games per side for half of it."""
-    import textwrap
 
     rows = [c for c in comparisons if c.detectable is not None]
     if not rows:
@@ -769,7 +772,6 @@ def agents_text(agents: Sequence[str]) -> str:
 
 def format_behaviour_text(result: BehaviourDiff, color: bool = False) -> str:
     """The side-by-side table under the semantic diff's text report."""
-    import textwrap
 
     def paint(text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if color else text
@@ -837,7 +839,6 @@ def usage_rows(result: BehaviourDiff) -> list[tuple[str, str, str, str, bool]]:
     ua, ub = result.a.usage(), result.b.usage()
     differing = set(result.differing())
     rows = []
-    from hansa.play.simulate import USAGE_GROUPS
 
     order = list(USAGE_GROUPS)
     keys = sorted(set(ua) | set(ub), key=lambda k: (order.index(k.split(":", 1)[0]), k))
@@ -859,7 +860,6 @@ def usage_rows(result: BehaviourDiff) -> list[tuple[str, str, str, str, bool]]:
 
 
 def usage_lines(result: BehaviourDiff) -> list[str]:
-    from hansa.play.simulate import USAGE_GROUPS
 
     rows = usage_rows(result)
     if not rows:
@@ -924,7 +924,6 @@ def format_behaviour_markdown(result: BehaviourDiff) -> str:
             "| group | element | A | B | only one side |",
             "|---|---|---|---|---|",
         ]
-        from hansa.play.simulate import USAGE_GROUPS
 
         for g, label, a, b, differs in rows:
             cells = [USAGE_GROUPS[g], label, a, b, "yes" if differs else ""]

@@ -16,9 +16,13 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+from hansa.compiler.errors import HansaError
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
 from hansa.atomic import write_atomically
 
-from ..errors import HansaError
 from .behaviour import ALPHA, BehaviourDiff, Comparison, SideRun, agents_text, divergence_text
 
 COLOURS = ("#1f77b4", "#ff7f0e")  # A blue, B orange (matplotlib's first two, colour-blind safe)
@@ -45,7 +49,6 @@ def write_plot(result: BehaviourDiff, path: str | os.PathLike[str]) -> None:
 
 def draw(result: BehaviourDiff):
     """The figure (a `matplotlib.figure.Figure`, not attached to any GUI)."""
-    from matplotlib.figure import Figure
 
     figure = Figure(figsize=(14, 12.5), layout="constrained")
     a, b = result.a, result.b
@@ -143,8 +146,6 @@ def _cost_line(a: SideRun, b: SideRun) -> str:
 
 def _legend(axes, a: SideRun, b: SideRun) -> None:
     """One legend for every panel, in a strip under the title, so none hides a bar or a star."""
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
 
     handles = [
         Patch(color=COLOURS[0], label=f"A: {a.playable.label}"),
