@@ -17,8 +17,12 @@ pip install -e '.[web]'. The API and what the server defends against are in docs
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import socket
+import sqlite3
 import sys
+import threading
+from pathlib import Path
 
 from hansa.compiler.errors import HansaError
 from hansa.runtime.errors import terminal_safe
@@ -83,7 +87,6 @@ def url_of(sock: socket.socket) -> str:
 
 
 def is_loopback(sock: socket.socket) -> bool:
-    import ipaddress
 
     return ipaddress.ip_address(sock.getsockname()[0].split("%")[0]).is_loopback
 
@@ -99,7 +102,6 @@ def served_names(host: str, sock: socket.socket) -> set[str]:
 
 def open_store(path: str | None):
     """The games' SQLite file, as one clear error when it cannot be used."""
-    import sqlite3
 
     from hansa.web.store import Store, default_store
 
@@ -116,7 +118,6 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
     except ImportError:
         raise HansaError(INSTALL_HINT) from None
-    from pathlib import Path
 
     from hansa.web.app import create_app
     from hansa.web.sessions import Catalogue
@@ -168,7 +169,6 @@ def make_server(config, stop):
     """uvicorn's server, which on SIGINT/SIGTERM first stops the agents and ends the update
     streams (they would otherwise keep the graceful shutdown waiting); `stop` runs in a thread of
     its own, never inside the signal handler, which may have interrupted a lock's holder."""
-    import threading
 
     import uvicorn
 

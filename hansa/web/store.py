@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import sys
 import threading
@@ -184,7 +185,6 @@ class Store:
 def default_store() -> Path:
     """Where `hansa serve` keeps its games unless told: $HANSA_STORE, else the user's state
     folder ($XDG_STATE_HOME or ~/.local/state)/hansa/serve.sqlite."""
-    import os
 
     if os.environ.get("HANSA_STORE"):
         return Path(os.environ["HANSA_STORE"])

@@ -14,6 +14,8 @@ that two sessions differing only in hidden information give byte-identical respo
 
 from __future__ import annotations
 
+from hansa.compiler.errors import HansaError
+
 from .access import SEAT, Viewer
 from .sessions import HUMAN, Session, action_kind, action_target
 
@@ -105,7 +107,6 @@ def seen_scores(session: Session, state, viewer: Viewer, everything: bool, at: i
 def session_view(session: Session, viewer: Viewer, at: object = None, since: object = 0) -> dict:
     """The page's picture of the game at decision `at` (default: now), as `viewer` may see it.
     Called with the session's lock held."""
-    from hansa.compiler.errors import HansaError
 
     length = len(session.moves)
     at = length if at is None else at
