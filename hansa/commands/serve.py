@@ -148,7 +148,8 @@ def run(args: argparse.Namespace) -> int:
     # Agents think in threads that share the interpreter with the requests; a thread waiting for
     # the interpreter lock waits up to the switch interval at each hand-over, and a request hands
     # over dozens of times (socket, event loop, worker thread), so the default 5 ms made a 3 ms
-    # request take 0.5-2.8 s beside two searching agents (tests/test_serve_doors.py's load test).
+    # request take 0.5-2.8 s beside two searching agents (tests/app/web/test_serve_doors.py's load
+    # test).
     # 1 ms: the slowest good request 0.13-0.2 s there, for about 7% of the agents' speed.
     sys.setswitchinterval(SWITCH_INTERVAL)
     note = "  every game needs its links' tokens" if network else ""

@@ -8,8 +8,8 @@ follow from them; the seed, which decides every draw, is not sent, nor the log. 
 over, for a game that hides nothing, or for a log the user opened, everything is shown: the full
 state JSON, the seed, the log.
 
-Everything in a view is a function of what the viewer may see (tests/test_serve_hidden.py checks
-that two sessions differing only in hidden information give byte-identical responses).
+Everything in a view is a function of what the viewer may see (tests/app/web/test_serve_hidden.py
+checks that two sessions differing only in hidden information give byte-identical responses).
 """
 
 from __future__ import annotations
