@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from clock_support import HANG_GUARD
 from hansa.compiler.build import output as build_output
 from hansa.compiler.build.output import INDEX, recorded_modules, write_build
 
@@ -285,10 +286,12 @@ def test_named_pipes_in_the_output_folder_never_block_the_build(tmp_path):
     for name in (INDEX, "one_game.py", "stray.py"):
         os.mkfifo(out / name)
     command = [sys.executable, "-m", "hansa", "build", "--spec", str(spec), "--out", str(out)]
-    check = subprocess.run([*command, "--check"], timeout=120, capture_output=True, text=True)
+    check = subprocess.run(
+        [*command, "--check"], timeout=HANG_GUARD, capture_output=True, text=True
+    )
     assert check.returncode == 1
     assert f"{out / INDEX}: stale or edited by hand" in check.stderr
-    done = subprocess.run(command, timeout=120, capture_output=True, text=True)
+    done = subprocess.run(command, timeout=HANG_GUARD, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     for name in (INDEX, "one_game.py", "two_game.py"):
         assert (out / name).is_file() and not (out / name).is_fifo()

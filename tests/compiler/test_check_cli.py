@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from clock_support import HANG_GUARD
 from hansa.compiler import project as project_module
 from hansa.compiler.errors import Diagnostic, HansaError
 from hansa.compiler.project import (
@@ -167,7 +168,7 @@ def test_the_command_line_never_shows_a_traceback(tmp_path: Path) -> None:
         text=True,
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": ""},
-        timeout=60,
+        timeout=HANG_GUARD,
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr

@@ -14,6 +14,7 @@ import re
 import tempfile
 from pathlib import Path
 
+from clock_support import cpu_bounded
 from hansa.compiler.errors import HansaError
 from hansa.compiler.project import load_project
 from hansa.compiler.syntax.parser import get_parser, parse_text
@@ -204,7 +205,8 @@ def deep_rule(draw) -> str:
     )
 
 
-@settings(FUZZ, max_examples=12, deadline=30_000)
+@settings(FUZZ, max_examples=12)
 @given(deep_rule())
+@cpu_bounded(30)
 def test_random_and_deep_rules_in_words_check_quickly_or_are_located_errors(text: str) -> None:
     check_command(text)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
+from clock_support import cpu_seconds
 from hansa.compiler.errors import HansaError
 from hansa.compiler.syntax.parser import (
     describe_terminal,
@@ -213,9 +213,9 @@ def test_parsing_is_fast() -> None:
     get_parser()
     spec = Path(__file__).resolve().parents[2] / "spec"
     text = (spec / "boards" / "britannia_45p.hansa").read_text()
-    start = time.perf_counter()
+    start = cpu_seconds()
     parse_text(text, "britannia_45p.hansa")
-    assert time.perf_counter() - start < 0.5
+    assert cpu_seconds() - start < 0.5
 
 
 def test_grammar_files_can_name_their_terminals() -> None:

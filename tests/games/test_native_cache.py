@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from clock_support import HANG_GUARD
 from hansa.compiler.errors import HansaError
 from hansa.compiler.targets.native import build
 from play_support import needs_c_compiler
@@ -52,7 +53,11 @@ print(json.dumps({
 def load_in_fresh_process(cache: Path) -> tuple[subprocess.CompletedProcess, dict | None]:
     env = {**os.environ, "HANSA_CACHE": str(cache)}
     done = subprocess.run(
-        [sys.executable, "-c", LOAD, GAME], capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-c", LOAD, GAME],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=HANG_GUARD,
     )
     facts = json.loads(done.stdout.splitlines()[-1]) if done.returncode == 0 else None
     return done, facts

@@ -19,6 +19,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from clock_support import HANG_GUARD
+from clock_support import deadline as hang_deadline
 from hansa.play.simulate import simulate
 from play_support import GAME, assert_clean_error, run_cli, without_cost
 
@@ -197,20 +199,20 @@ def test_ctrl_c_stops_a_ray_study_and_leaves_no_ray_process() -> None:
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
-        deadline = time.monotonic() + 180  # a local Ray may take two starts (play/cluster.py)
+        deadline = hang_deadline()  # a local Ray may take two starts (play/cluster.py)
         while not processes(title="ray::play_batch", environ=marker):
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "the study never started a game on Ray"
             time.sleep(0.2)
         os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
-        _, err = process.communicate(timeout=60)
+        _, err = process.communicate(timeout=HANG_GUARD)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
     assert process.returncode == 130, err.decode()
     assert err.decode().strip().splitlines()[-1] == "hansa: interrupted"
-    deadline = time.monotonic() + 20
+    deadline = hang_deadline()
     while processes(environ=marker) and time.monotonic() < deadline:
         time.sleep(0.2)
     left = processes(environ=marker)

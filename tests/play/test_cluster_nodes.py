@@ -14,6 +14,7 @@ import shutil
 import tempfile
 
 import pytest
+from clock_support import HANG_GUARD
 from play_support import GAME, run_cli, without_cost
 
 pytestmark = pytest.mark.xdist_group("ray")
@@ -52,7 +53,7 @@ def two_nodes():
                     cluster.add_node(**{**node, "num_cpus": 0}, include_dashboard=False)
                     cluster.add_node(**node)
                     cluster.add_node(**node)
-                    cluster.wait_for_nodes(timeout=60)
+                    cluster.wait_for_nodes(timeout=HANG_GUARD)
                     break
                 except Exception:
                     cluster.shutdown()

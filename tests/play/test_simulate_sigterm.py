@@ -10,6 +10,9 @@ import sys
 import time
 from pathlib import Path
 
+from clock_support import HANG_GUARD
+from clock_support import deadline as hang_deadline
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -59,17 +62,17 @@ def test_sigterm_to_the_parent_leaves_no_worker_running(tmp_path: Path) -> None:
     )
     try:
         workers: set[int] = set()
-        deadline = time.monotonic() + 30
+        deadline = hang_deadline()
         while len(workers) < 2 and time.monotonic() < deadline:
             time.sleep(0.2)
             workers = _children(process.pid)
         assert len(workers) >= 2, "the workers never started"
         time.sleep(0.5)
         process.send_signal(signal.SIGTERM)
-        _, err = process.communicate(timeout=30)
+        _, err = process.communicate(timeout=HANG_GUARD)
         assert process.returncode == 143, err
         assert b"Traceback" not in err
-        deadline = time.monotonic() + 10
+        deadline = hang_deadline()
         while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not [pid for pid in workers if _alive(pid)]

@@ -6,8 +6,8 @@ Real states (mid-game, with pending decisions) and a real log are mutated at ran
 anywhere replaced by another JSON value (huge and negative numbers, unknown names, wrong types,
 deep nesting), a key dropped or added, a list entry repeated or dropped, the text cut or a
 character changed. Reading either gives a state or a log that plays on, or one HansaError;
-nothing else ever escapes, and no case runs long (each is bounded by `deadline`). CI runs a
-bounded number of cases; `HANSA_FUZZ_EXAMPLES=5000` runs more.
+nothing else ever escapes, and no case runs long (each is bounded in CPU seconds, `cpu_bounded`).
+CI runs a bounded number of cases; `HANSA_FUZZ_EXAMPLES=5000` runs more.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 
 import pytest
+from clock_support import cpu_bounded
 from hansa.play.logs import header_for, replay, write_log
 from hansa.play.simulate import make_agents, play_game
 from hansa.runtime.errors import HansaError
@@ -30,7 +31,7 @@ GAME = "bigbox-hanseatic-3p"
 EXAMPLES = int(os.environ.get("HANSA_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(
     max_examples=EXAMPLES,
-    deadline=2000,  # milliseconds per case
+    deadline=None,  # wall clock: see cpu_bounded
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 
@@ -119,6 +120,7 @@ def _plays_on(state) -> None:
 
 @FUZZ
 @given(mutated(STATES))
+@cpu_bounded(2)  # seconds per case
 def test_mutated_state_json_loads_or_is_one_clear_error(doc):
     game = hansa.load_game(GAME)
     try:
@@ -131,6 +133,7 @@ def test_mutated_state_json_loads_or_is_one_clear_error(doc):
 
 @FUZZ
 @given(st.sampled_from([json.dumps(s) for s in STATES]), st.data())
+@cpu_bounded(2)  # seconds per case
 def test_state_json_cut_or_changed_anywhere_is_one_clear_error(text, data):
     i = data.draw(st.integers(0, len(text) - 1))
     edit = data.draw(st.sampled_from(["cut", "char", "nest"]))
@@ -184,6 +187,7 @@ def mutated_log(draw, lines: list[dict]) -> str:
 
 @FUZZ
 @given(data=st.data())
+@cpu_bounded(2)  # seconds per case
 def test_mutated_logs_replay_or_are_one_located_error(log_lines, data, tmp_path_factory):
     text = data.draw(mutated_log(log_lines))
     path = Path(tmp_path_factory.mktemp("fuzz")) / "fuzz.jsonl"

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from clock_support import HANG_GUARD
 from hansa.play.simulate import simulate
 
 from hansa.cli import main
@@ -144,7 +145,7 @@ def test_output_to_a_named_pipe_writes_into_it(capsys, tmp_path: Path) -> None:
     reader.start()
     source = str(REPO / "tests" / "fixtures" / "boards" / "eastern.json")
     code, _, err = run(capsys, "import", source, "-o", str(pipe))
-    reader.join(timeout=30)
+    reader.join(timeout=HANG_GUARD)
     assert (code, err) == (0, "")
     assert stat.S_ISFIFO(pipe.lstat().st_mode)
     assert received and received[0].decode("utf-8").lstrip().startswith(("#", "board"))
@@ -175,18 +176,22 @@ def test_bench_refuses_a_meaningless_duration(capsys, seconds: str) -> None:
 
 
 def test_interrupted_parallel_simulation_stops_at_once_and_leaves_no_workers() -> None:
-    """Ctrl-C in `simulate --jobs 2` used to wait for every queued game (it hung)."""
+    """Ctrl-C in `simulate --jobs 2` used to wait for every queued game (it hung). "At once" is
+    measured against the study's own pace on this machine, not a number of seconds: stopping
+    takes less than a few first batches, while the games left would take about 15 of them."""
     calls = []
 
     def interrupt(done: int, total: int) -> None:
-        calls.append(done)
+        calls.append((done, time.perf_counter()))
         raise KeyboardInterrupt
 
     before = {process.pid for process in multiprocessing.active_children()}
     started = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
         simulate(GAME, 400, players=4, agents="greedy", jobs=2, progress=interrupt)
-    assert time.perf_counter() - started < 20
+    stopping = time.perf_counter() - calls[0][1]
+    first_batch = calls[0][1] - started  # 25 games, the others' pace
+    assert stopping < 4 * max(first_batch, 1.0), (stopping, first_batch)
     assert len(calls) == 1
     assert {process.pid for process in multiprocessing.active_children()} <= before
 
@@ -204,7 +209,7 @@ def test_ctrl_c_in_the_console_script_exits_130_without_traceback() -> None:
     time.sleep(2.5)
     os.killpg(process.pid, signal.SIGINT)
     try:
-        _, err = process.communicate(timeout=20)
+        _, err = process.communicate(timeout=HANG_GUARD)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
@@ -237,7 +242,7 @@ def test_console_script_build_into_a_new_folder(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         cwd=REPO,
-        timeout=60,
+        timeout=HANG_GUARD,
     )
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in out.iterdir())[0] == "_index.py"

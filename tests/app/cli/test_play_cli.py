@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from clock_support import HANG_GUARD
 from play_support import GAME, assert_clean_error, load_game, run_cli
 
 
@@ -143,16 +144,20 @@ def test_console_script_plays_and_replays(tmp_path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=HANG_GUARD,
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["finished"] is True
     replayed = subprocess.run(
-        [script, "replay", str(log)], capture_output=True, text=True, env=env, timeout=120
+        [script, "replay", str(log)], capture_output=True, text=True, env=env, timeout=HANG_GUARD
     )
     assert replayed.returncode == 0, replayed.stderr
     assert "ok," in replayed.stdout
     bad = subprocess.run(
-        [script, "play", "no-such-game"], capture_output=True, text=True, env=env, timeout=120
+        [script, "play", "no-such-game"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=HANG_GUARD,
     )
     assert bad.returncode == 1 and "Traceback" not in bad.stderr and "error" in bad.stderr

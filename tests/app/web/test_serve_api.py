@@ -15,6 +15,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from clock_support import HANG_GUARD
+from clock_support import deadline as hang_deadline
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -604,7 +606,7 @@ def test_the_core_needs_no_web_framework():
         "print('ok')\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD
     )
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
 
@@ -634,10 +636,10 @@ def test_hansa_serve_prints_its_url_and_answers_there():
         line = process.stdout.readline()
         assert line.startswith("hansa serve: http://127.0.0.1:"), line + process.stderr.read()
         url = line.split()[2]
-        deadline = time.monotonic() + 60
+        deadline = hang_deadline()
         while True:
             try:
-                with urllib.request.urlopen(url + "api/games", timeout=10) as response:
+                with urllib.request.urlopen(url + "api/games", timeout=HANG_GUARD) as response:
                     games = json.loads(response.read())
                 break
             except OSError:
@@ -647,6 +649,6 @@ def test_hansa_serve_prints_its_url_and_answers_there():
         assert GAME in {g["name"] for g in games["games"]}
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        process.wait(timeout=HANG_GUARD)
         process.stdout.close()
         process.stderr.close()

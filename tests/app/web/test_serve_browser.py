@@ -29,6 +29,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from clock_support import HANG_GUARD
+from clock_support import deadline as hang_deadline
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
@@ -75,7 +77,7 @@ class Running:
             target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
         )
         self.thread.start()
-        deadline = time.monotonic() + 30
+        deadline = hang_deadline()
         while not self.server.started:
             assert time.monotonic() < deadline, "uvicorn did not start"
             time.sleep(0.05)
@@ -84,7 +86,7 @@ class Running:
     def stop(self) -> None:
         self.app.state.stop()  # as `hansa serve` does on a signal: agents stop, streams end
         self.server.should_exit = True
-        self.thread.join(timeout=20)
+        self.thread.join(timeout=HANG_GUARD)
         self.sock.close()
 
 
@@ -114,7 +116,7 @@ class Page:
 
     def __init__(self, browser) -> None:
         self.context = browser.new_context(viewport=VIEWPORT)
-        self.context.set_default_timeout(30_000)
+        self.context.set_default_timeout(HANG_GUARD * 1000)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
@@ -140,7 +142,7 @@ def body(page, key: str) -> str | None:
     return page.evaluate(f"() => document.body.dataset.{key} || null")
 
 
-def wait_for(page, condition, what: str, timeout: float = 30.0, error_expected: bool = False):
+def wait_for(page, condition, what: str, timeout: float = HANG_GUARD, error_expected: bool = False):
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
@@ -336,7 +338,7 @@ def test_a_full_game_with_a_human_seat_in_the_browser(server, page, tmp_path):
 
     # the page's log is a hansa play --log log: hansa replay verifies it
     href = page.evaluate("() => document.getElementById('btn-log').href")
-    with urllib.request.urlopen(href, timeout=30) as response:
+    with urllib.request.urlopen(href, timeout=HANG_GUARD) as response:
         text = response.read().decode("utf-8")
     log = tmp_path / "browser-game.jsonl"
     log.write_text(text, encoding="utf-8")
@@ -525,7 +527,7 @@ def take_turns(pages: dict, decisions: int) -> None:
     """The two people decide in turn, each in its own page; the other page follows each
     decision by itself (update events)."""
     made = 0
-    deadline = time.monotonic() + 120
+    deadline = hang_deadline()
     while made < decisions:
         assert time.monotonic() < deadline, "the two people did not get their turns"
         current = page_view(pages[0])["current_player"]
@@ -632,7 +634,7 @@ def test_two_people_in_one_browser_play_on_through_a_kill_9_of_the_server(chromi
         before = int(body(host.page, "length"))
 
         process.send_signal(signal.SIGKILL)  # the server dies mid-game …
-        assert process.wait(timeout=30) == -signal.SIGKILL
+        assert process.wait(timeout=HANG_GUARD) == -signal.SIGKILL
         stop_server(process)
         process, again = start_server("--port", str(port), store=store)  # … and comes back
         assert again == url
