@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 from pathlib import Path
@@ -488,14 +489,25 @@ def other_value(value):
     return value + "_changed"
 
 
-RULE_LEAVES = list(leaves(bigbox()))
+@functools.cache
+def rule_leaves() -> list:
+    return list(leaves(bigbox()))
+
+
 BOARD_NAMES = ["hanseatic_3p", "hanseatic_45p", "eastern", "britannia_3p", "britannia_45p"]
-BOARD_CACHE = {name: board(name) for name in BOARD_NAMES}
+
+
+@functools.cache
+def reference_board(name: str) -> Board:
+    """`board(name)`, read once per process, on first use."""
+    return board(name)
+
+
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPS
-@given(st.sampled_from(RULE_LEAVES))
+@given(st.deferred(lambda: st.sampled_from(rule_leaves())))
 def test_one_changed_rule_parameter_is_one_edit(leaf):
     path, value = leaf
     a = bigbox()
@@ -508,7 +520,7 @@ def test_one_changed_rule_parameter_is_one_edit(leaf):
 @PROPS
 @given(st.sampled_from(BOARD_NAMES), st.data())
 def test_one_changed_board_fact_is_one_edit(name, data):
-    a = BOARD_CACHE[name]
+    a = reference_board(name)
     path, value = data.draw(st.sampled_from(list(leaves(a))))
     b = replace_at(a, path, other_value(value))
     edits = diff_boards(a, b)
@@ -566,7 +578,7 @@ def test_rule_diffs_are_inverse_and_self_diff_empty(seed, steps_a, steps_b):
 @PROPS
 @given(st.sampled_from(BOARD_NAMES), st.sampled_from(BOARD_NAMES))
 def test_board_diffs_are_inverse_and_self_diff_empty(name_a, name_b):
-    a, b = BOARD_CACHE[name_a], BOARD_CACHE[name_b]
+    a, b = reference_board(name_a), reference_board(name_b)
     assert diff_boards(a, a) == []
     forward, backward = diff_boards(a, b), diff_boards(b, a)
     assert canonical(e.inverse() for e in forward) == canonical(backward)
@@ -676,7 +688,7 @@ def mutate_board(b: Board, rng: random.Random, steps: int) -> Board:
 @given(st.sampled_from(BOARD_NAMES), st.integers(0, 2**32 - 1), st.integers(0, 5))
 def test_mutated_board_diffs_are_inverse(name, seed, steps):
     rng = random.Random(seed)
-    a = BOARD_CACHE[name]
+    a = reference_board(name)
     b = mutate_board(a, rng, steps)
     forward, backward = diff_boards(a, b), diff_boards(b, a)
     assert canonical(e.inverse() for e in forward) == canonical(backward)
@@ -686,7 +698,7 @@ def test_mutated_board_diffs_are_inverse(name, seed, steps):
 
 
 def test_flipped_and_shuffled_board_is_equal():
-    a = BOARD_CACHE["britannia_45p"]
+    a = reference_board("britannia_45p")
     rng = random.Random(3)
     routes = [
         dataclasses.replace(r, cities=r.cities[::-1], points=r.points[::-1]) for r in a.routes
@@ -701,7 +713,7 @@ def test_flipped_and_shuffled_board_is_equal():
 @pytest.mark.parametrize("name", BOARD_NAMES)
 def test_reference_json_and_spec_board_are_equal(spec_project, name):
     """The imported spec boards say what the reference data says (drawing aids aside)."""
-    assert diff_boards(BOARD_CACHE[name], spec_project.boards[name]) == []
+    assert diff_boards(reference_board(name), spec_project.boards[name]) == []
 
 
 @dataclasses.dataclass(frozen=True)

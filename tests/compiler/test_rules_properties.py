@@ -3,6 +3,7 @@ lowers or fails with a located HansaError (never another exception)."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from hansa.compiler.errors import HansaError
@@ -17,8 +18,19 @@ from test_rules_lower import lower_all
 
 SPEC = Path(__file__).resolve().parents[2] / "spec" / "bigbox_2021.hansa"
 BIGBOX_TEXT = SPEC.read_text(encoding="utf-8")
-BIGBOX = {"bigbox_2021": lower_rules(parse_text(BIGBOX_TEXT, "bb.hansa").children[0], "bb.hansa")}
-PARENT = resolve("bigbox_2021", BIGBOX)
+
+
+@functools.cache
+def bigbox() -> dict:
+    """The Big Box rule set, lowered once per process, on first use."""
+    tree = parse_text(BIGBOX_TEXT, "bb.hansa")
+    return {"bigbox_2021": lower_rules(tree.children[0], "bb.hansa")}
+
+
+@functools.cache
+def parent():
+    return resolve("bigbox_2021", bigbox())
+
 
 # create_route parameters and strategies for values of their types
 CREATE_ROUTE = {
@@ -46,8 +58,8 @@ def test_an_override_changes_exactly_the_parameters_it_names(overrides, develop_
         "}\n"
     )
     rulesets, _ = lower_all(text, "child.hansa")
-    child = resolve("child", {**BIGBOX, **rulesets})
-    parent_route, child_route = PARENT.actions[4], child.actions[4]
+    child = resolve("child", {**bigbox(), **rulesets})
+    parent_route, child_route = parent().actions[4], child.actions[4]
     for name in CREATE_ROUTE:
         expected = overrides.get(name, getattr(parent_route, name))
         assert getattr(child_route, name) == expected, name
@@ -60,9 +72,9 @@ def test_an_override_changes_exactly_the_parameters_it_names(overrides, develop_
     )
     assert child.pieces.traders == traders and child.pieces.merchants == 4
     # everything not named keeps the parent's value and the parent's span
-    assert child.abilities == PARENT.abilities
-    assert [a.span for a in child.abilities] == [a.span for a in PARENT.abilities]
-    assert child.actions[:4] == PARENT.actions[:4] and child.scoring == PARENT.scoring
+    assert child.abilities == parent().abilities
+    assert [a.span for a in child.abilities] == [a.span for a in parent().abilities]
+    assert child.actions[:4] == parent().actions[:4] and child.scoring == parent().scoring
 
 
 TOKENS = [
@@ -83,7 +95,7 @@ def test_any_token_soup_lowers_or_fails_with_a_located_error(tokens, wrap):
     try:
         rulesets, _ = lower_all(text, "soup.hansa")
         for name in rulesets:
-            resolved = resolve(name, {**BIGBOX, **rulesets})
+            resolved = resolve(name, {**bigbox(), **rulesets})
             check_ruleset(resolved)
     except HansaError as err:
         for d in err.diagnostics:

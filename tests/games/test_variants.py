@@ -38,14 +38,7 @@ from variant_support import (
     variant_body,
 )
 
-import hansa
-
 FULL = {"keys": 4, "actions": 5, "privilege": 3, "book": 3, "bank": 3}
-
-
-@pytest.fixture(scope="module")
-def bigbox():
-    return hansa.load_game("bigbox-hanseatic-45p", players=4)
 
 
 def both(bigbox, body: str):

@@ -21,14 +21,9 @@ from hansa.play.simulate import (
     parse_agents,
     play_game,
 )
-from play_support import GAME, load_game
+from play_support import GAME
 
 import hansa
-
-
-@pytest.fixture
-def games():
-    return load_game
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,7 @@ from pathlib import Path
 
 import pytest
 from hansa.play.logs import action_keys, read_log, replay
-from play_support import GAME, assert_clean_error, load_game, run_cli
-
-
-@pytest.fixture
-def games():
-    return load_game
-
+from play_support import GAME, assert_clean_error, run_cli
 
 _PLAYED: list[str] = []
 

@@ -17,12 +17,7 @@ from hansa.play.simulate import (
     simulate,
     spread,
 )
-from play_support import GAME, assert_clean_error, load_game, run_cli, without_cost
-
-
-@pytest.fixture
-def games():
-    return load_game
+from play_support import GAME, assert_clean_error, run_cli, without_cost
 
 
 def test_one_and_two_jobs_give_identical_json(capsys, games) -> None:

@@ -6,11 +6,12 @@ import json
 
 import pytest
 from hansa.play.agents import RandomAgent, play
+from play_support import game_cases
 
 import hansa
 
 GAMES = sorted(hansa.available_games())
-CASES = [(name, players) for name in GAMES for players in hansa.load_game(name).info.player_counts]
+CASES = game_cases()
 
 
 def test_every_game_of_the_spec_is_built():

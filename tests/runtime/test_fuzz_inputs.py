@@ -13,6 +13,7 @@ CI runs a bounded number of cases; `HANSA_FUZZ_EXAMPLES=5000` runs more.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 from pathlib import Path
@@ -36,6 +37,7 @@ FUZZ = settings(
 )
 
 
+@functools.cache
 def _states() -> list[dict]:
     """States of a random game at several points, some inside a decision (a move, a payment)."""
     game = hansa.load_game(GAME)
@@ -51,7 +53,6 @@ def _states() -> list[dict]:
     return found
 
 
-STATES = _states()
 CITY = ["Hamburg", "Lübeck", "Nowhere", "", "Hamburg\x00", "x" * 300]
 VALUES = st.recursive(
     st.one_of(
@@ -119,7 +120,7 @@ def _plays_on(state) -> None:
 
 
 @FUZZ
-@given(mutated(STATES))
+@given(st.deferred(lambda: mutated(_states())))
 @cpu_bounded(2)  # seconds per case
 def test_mutated_state_json_loads_or_is_one_clear_error(doc):
     game = hansa.load_game(GAME)
@@ -132,7 +133,7 @@ def test_mutated_state_json_loads_or_is_one_clear_error(doc):
 
 
 @FUZZ
-@given(st.sampled_from([json.dumps(s) for s in STATES]), st.data())
+@given(st.deferred(lambda: st.sampled_from([json.dumps(s) for s in _states()])), st.data())
 @cpu_bounded(2)  # seconds per case
 def test_state_json_cut_or_changed_anywhere_is_one_clear_error(text, data):
     i = data.draw(st.integers(0, len(text) - 1))

@@ -15,6 +15,7 @@ import pytest
 from hansa.play.agents import RandomAgent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from play_support import game_cases
 from scenario_support import Position, act
 from variant_support import variant
 
@@ -23,7 +24,7 @@ import hansa
 np = pytest.importorskip("numpy")
 
 GAMES = sorted(hansa.available_games())
-CASES = [(name, n) for name in GAMES for n in hansa.load_game(name).info.player_counts]
+CASES = game_cases()
 
 
 def views(state, player: int):

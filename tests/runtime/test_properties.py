@@ -14,11 +14,12 @@ from engine_support import _module_of, check_consistency
 from hansa.play.agents import RandomAgent, play
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from play_support import game_cases
 
 import hansa
 
 GAMES = sorted(hansa.available_games())
-CASES = [(name, n) for name in GAMES for n in hansa.load_game(name).info.player_counts]
+CASES = game_cases()
 DECISION_BOUND = 200_000  # uniformly random games take 10,000-50,000 decisions
 
 

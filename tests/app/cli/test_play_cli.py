@@ -11,12 +11,7 @@ from pathlib import Path
 
 import pytest
 from clock_support import HANG_GUARD
-from play_support import GAME, assert_clean_error, load_game, run_cli
-
-
-@pytest.fixture
-def games():
-    return load_game
+from play_support import GAME, assert_clean_error, run_cli
 
 
 def test_play_prints_the_final_table(capsys, games) -> None:

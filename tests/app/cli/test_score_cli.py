@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from hansa.play.simulate import make_agents, play_game
-from play_support import GAME, assert_clean_error, load_game, run_cli, write_json
+from play_support import GAME, assert_clean_error, run_cli, write_json
 
 
 # A position written by hand in the state format. Player 0 holds posts in Hamburg, Lübeck and
@@ -77,11 +77,6 @@ EXPECTED = [
     {"A": 0, "B": 0, "C": 0, "D": 0, "E": 0, "F": 0},
     {"A": 2, "B": 0, "C": 0, "D": 0, "E": 2, "F": 1},
 ]
-
-
-@pytest.fixture
-def games():
-    return load_game
 
 
 def score_json(capsys, path: Path, *extra: str) -> dict:
