@@ -3,6 +3,8 @@ compiler, checked decision for decision against the Python backend (docs/native.
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import shutil
 
@@ -10,6 +12,9 @@ import pytest
 from hansa.compiler.errors import HansaError
 from hansa.play.differential import compare_from, compare_game, verify
 from play_support import needs_c_compiler
+from playthrough_support import PLAYTHROUGHS as PLAYTHROUGH_FILES
+from playthrough_support import first_mismatch, module_digest
+from playthrough_support import play as playthrough
 
 import hansa
 from hansa.native import installed_spec, model_of, native_game
@@ -52,6 +57,23 @@ NATIVE_GAMES = [
 # each, mostly moving pieces); `hansa verify` cycles through the three policies, for as many
 # games as one asks (the suite keeps to what fits CI's time: 30 games × 50 here).
 GREEDY_GAMES = 50
+# One game of each family plays both backends side by side, comparing everything after every
+# decision (rule counters and observation tensors too); every game, these included, is played
+# on the native backend alone against the Python backend's recorded playthroughs of the same
+# games (tests/playthrough_support.py): playing the Python side again each run adds nothing the
+# record does not hold, and cost five minutes.
+LIVE_GAMES = [
+    "bigbox-hanseatic-45p",  # the Big Box
+    "bigbox-britannia-45p",  # Britannia's board
+    "bigbox-eastern",  # the Eastern board
+    "original-hanseatic-2p",  # the 2009 edition, its 2-player variant and pawn
+    "bigbox-hanseatic-45p-missions-favour",  # both modules
+    "last-round-hanseatic-45p",  # a house rule in words (end timing)
+]
+PLAYTHROUGHS = [("greedy", 1000 + i) for i in range(GREEDY_GAMES)] + [
+    ("uniform", 7),
+    ("kinds", 7),
+]
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +81,7 @@ def base():
     return hansa.load_game("bigbox-hanseatic-45p", 4, backend="native")
 
 
-@pytest.mark.parametrize("name", NATIVE_GAMES)
+@pytest.mark.parametrize("name", LIVE_GAMES)
 def test_both_backends_agree_on_every_decision_of_seeded_random_games(name):
     native = hansa.load_game(name, backend="native")
     python = hansa.Game(native.module, native.players)
@@ -70,6 +92,43 @@ def test_both_backends_agree_on_every_decision_of_seeded_random_games(name):
         result = verify(python, native, 1, seed=7, policy=policy)
         assert result.divergence is None, result.divergence.report()
         assert result.decisions > 5_000
+
+
+@pytest.mark.parametrize("name", NATIVE_GAMES)
+def test_the_native_backend_replays_the_python_backends_recorded_playthroughs(name):
+    """The games of the live test above, for every game: played on the native backend alone and
+    compared with the Python backend's recorded playthroughs (tests/golden/playthroughs/)."""
+    native = hansa.load_game(name, backend="native")
+    path = PLAYTHROUGH_FILES / f"{name}.json"
+    if os.environ.get("HANSA_REGEN_GOLDEN"):
+        python = hansa.Game(native.module, native.players)
+        record = {
+            "game": name,
+            "module_sha256": module_digest(native.module),
+            "playthroughs": [playthrough(python, seed, policy) for policy, seed in PLAYTHROUGHS],
+        }
+        path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    assert path.exists(), f"no recorded playthroughs for {name}: run with HANSA_REGEN_GOLDEN=1"
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert record["module_sha256"] == module_digest(native.module), (
+        f"{name}'s rule module changed since its playthroughs were recorded: record them again "
+        "with HANSA_REGEN_GOLDEN=1 (tests/playthrough_support.py)"
+    )
+    assert [(p["policy"], p["seed"]) for p in record["playthroughs"]] == PLAYTHROUGHS
+    for recorded in record["playthroughs"]:
+        replayed = playthrough(native, recorded["seed"], recorded["policy"])
+        assert first_mismatch(recorded, replayed) is None, first_mismatch(recorded, replayed)
+    greedy = record["playthroughs"][:GREEDY_GAMES]
+    assert sum(p["decisions"] for p in greedy) > 200 * GREEDY_GAMES
+    assert all(p["decisions"] > 5_000 for p in record["playthroughs"][GREEDY_GAMES:])
+
+
+def test_a_native_game_that_leaves_its_recorded_playthrough_says_where(base):
+    python = hansa.Game(base.module, base.players)
+    recorded = playthrough(python, 7, "kinds")
+    other = playthrough(base, 8, "kinds")
+    assert "before decision 0" in first_mismatch(recorded, other)
+    assert first_mismatch(recorded, playthrough(base, 7, "kinds")) is None
 
 
 def test_the_setup_draw_reproduces_the_python_random_module(base):
