@@ -7,6 +7,7 @@ the runtime and every generated module raise the same class and a caller needs o
 from __future__ import annotations
 
 from hansa.runtime.errors import NO_SPAN, Diagnostic, HansaError, Span, format_diagnostics
+from hansa.runtime.names import closest
 
 __all__ = [
     "NO_SPAN",
@@ -22,7 +23,6 @@ __all__ = [
 def closest_name(name: str, known: list[str] | set[str] | tuple[str, ...]) -> str | None:
     """The known name nearest to `name`, for 'did you mean …?' hints (accents and case ignored:
     `Lodz` finds `Łódź`)."""
-    from hansa.runtime.names import closest
 
     if len(name) > 200:  # no real name is that long, and matching cost grows with its square
         return None

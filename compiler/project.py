@@ -25,8 +25,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from hansa.runtime.names import closest, shown
+
 from . import LIBRARY_DIR
 from .board.checks import check_board
+from .board.extend import resolve_boards
 from .errors import Diagnostic, HansaError, Span, did_you_mean, format_diagnostics
 from .nodes.board import Board
 from .syntax.parser import parse_text, read_source, source_text, span_of
@@ -371,8 +374,6 @@ def _take_names(project: Project, wanted: list[tuple[str, str]]) -> None:
         built_in = library.declarations(attribute)
         declaration = built_in.get(name)
         if declaration is None:  # a misspelt name: take the nearest built-in one in, for the
-            from hansa.runtime.names import closest  # "did you mean" of the unknown-name error
-
             guess = closest(name, built_in)
             if guess is not None and guess not in project.declarations(attribute):
                 wanted.append((attribute, guess))
@@ -412,7 +413,6 @@ def _resolve_extended_boards(project: Project) -> None:
     """Fold each `board … extends PARENT` into a complete board (compiler/board/extend.py), in
     place; a child that cannot be folded is reported and left out (as a board that failed to
     lower), so games on it get no second error."""
-    from .board.extend import resolve_boards
 
     if not any(b.extends is not None for b in project.boards.values()):
         return
@@ -514,7 +514,6 @@ def load_board(name_or_path: str | Path, spec_dir: str | Path = DEFAULT_SPEC_DIR
         elif text in project.games:
             hint = f" ('{text}' is a game; its board is '{project.games[text].board}')"
         known = ", ".join(sorted(project.boards)) or "none"
-        from hansa.runtime.names import shown
 
         missing = Diagnostic(f"no board named {shown(text)} in {spec}/{hint} (boards: {known})")
         raise HansaError([missing, *project.errors])

@@ -9,7 +9,9 @@ Import names live under this namespace: `hansa.compiler` (DSL → IR → checks 
     state.apply_action(state.legal_actions()[0])
 """
 
-from hansa.compiler.errors import HansaError
+import importlib
+
+from hansa.compiler.errors import HansaError, did_you_mean
 from hansa.runtime.game import Game
 from hansa.runtime.state import TERMINAL
 
@@ -30,14 +32,11 @@ def load_game(name: str, players: int | None = None, backend: str = "python") ->
 
     `backend="native"` plays the rule step in C (built with the system C compiler from the
     installed spec, cached; docs/native.md), with the same API, action ids and texts."""
-    import importlib
 
     if backend == "native":
         return _native(name, players, None)
     if backend != "python":
         raise HansaError(f"unknown backend {backend!r}: 'python' or 'native'")
-
-    from hansa.compiler.errors import did_you_mean
 
     games = available_games()
     if not isinstance(name, str) or name not in games:

@@ -16,11 +16,14 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import sys
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import hansa
+from hansa.atomic import write_atomically
 from hansa.runtime.errors import Diagnostic, HansaError, Span
 from hansa.runtime.game import Game
 from hansa.runtime.names import closest, did_you_mean, fold, shown
@@ -188,7 +191,6 @@ def _module_path(index: SpecIndex, game: dict) -> Path | None:
 
 def _compile_folder(folder: Path, digest: str) -> SpecIndex:
     """Load the whole folder with the compiler and compile every game that has no error."""
-    from hansa.atomic import write_atomically
     from hansa.compiler.nodes.rules import mangle_module_name
     from hansa.compiler.project import load_project
     from hansa.compiler.rules.resolve import resolve
@@ -263,7 +265,6 @@ KEEP_CACHED = 24  # compiled spec folders kept in the cache (the most recently c
 def _prune(root: Path, keep: Path) -> None:
     """Remove the oldest cached spec folders beyond KEEP_CACHED (only folders this module wrote:
     a 64-hex-digit name holding an index.json), so editing a spec does not fill the disk."""
-    import shutil
 
     try:
         found = [
@@ -395,8 +396,6 @@ def load_game(
         raise HansaError(f"a game name must be text, not {type(name).__name__}")
     folder = spec_folder(spec)
     if paths and name.endswith(SPEC_SUFFIX) and Path(name).is_file():
-        import hansa
-
         return hansa.compile_game(name, players, spec_dir=str(folder or DEFAULT_SPEC))
     index = spec_index(folder) if folder is not None else None
     if index is not None and name in index.games:
@@ -417,8 +416,6 @@ def load_native_game(
     """`load_game` on the native backend (docs/native.md): the same lookup (and its errors), then
     the game's C rule module built from the same spec. A game the native target refuses, or a
     machine without a C compiler, gives one HansaError saying so."""
-    import hansa
-
     game = load_game(name, players, spec, paths)  # an unknown or broken game: its own error
     folder = spec_folder(spec)
     if paths and name.endswith(SPEC_SUFFIX) and Path(name).is_file():

@@ -73,7 +73,7 @@ def module_text(game: Game) -> tuple[str, str]:
     return module.__name__, text
 
 
-def _game_from_text(module_name: str, text: str, players: int) -> Game:
+def game_from_text(module_name: str, text: str, players: int) -> Game:
     from hansa.compiler.targets.python.codegen import module_from_text
 
     key = (hashlib.sha256(text.encode("utf-8")).hexdigest(), players)
@@ -83,41 +83,25 @@ def _game_from_text(module_name: str, text: str, players: int) -> Game:
     return game
 
 
-def play_batch(
-    module_name: str,
-    text: str,
-    players: int,
-    agents: list[str],
-    seed: int,
-    indices: list[int],
-    max_decisions: int | None,
-    rotate: bool,
-    record_moves: bool = False,
-) -> list[tuple[int, dict]]:
-    """A Ray task's body: games `indices` of the study, as `simulate`'s local workers play them
-    (each record with the CPU seconds this worker spent on its game)."""
-    from .simulate import play_games
-
-    game = _game_from_text(module_name, text, players)
-    return play_games(game, agents, seed, indices, max_decisions, rotate, record_moves)
-
-
 def _task():
     """The function Ray runs for a batch. It is defined here, inside a function, so that Ray's
     cloudpickle sends its code (a module-level function is sent by name, and the worker would
-    `import hansa.play.cluster` to find it, from whatever `hansa` comes first on its path). It
-    takes the driver's working folder (`foreign`) off `sys.path` first, then plays the batch with
-    the installed hansa; (id of the node it ran on, records)."""
+    import its module to find it, from whatever `hansa` comes first on its path). It takes the
+    driver's working folder (`foreign`) off `sys.path` first, then imports the batch's function
+    (`module:name`, `simulate.play_batch`: this module names no caller, so the caller may import
+    it) from the installed hansa and plays the batch; (id of the node it ran on, records)."""
 
-    def play_batch_on_node(foreign: list[str], *args):
+    def play_batch_on_node(foreign: list[str], play_batch: str, *args):
+        import importlib
         import os
         import sys
 
         sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) not in foreign]
         import ray
-        from hansa.play.cluster import play_batch
 
-        return ray.get_runtime_context().get_node_id(), play_batch(*args)
+        module, _, name = play_batch.partition(":")
+        function = getattr(importlib.import_module(module), name)
+        return ray.get_runtime_context().get_node_id(), function(*args)
 
     play_batch_on_node.__name__ = "play_batch"  # the workers' process title: ray::play_batch
     return play_batch_on_node
@@ -133,6 +117,7 @@ def driver_folder_to_hide() -> list[str]:
 
 
 def run_on_ray(
+    play_batch: Callable[..., list[tuple[int, dict]]],
     game: Game,
     agents: list[str],
     seed: int,
@@ -144,7 +129,9 @@ def run_on_ray(
     cpus: int | None = None,
     record_moves: bool = False,
 ) -> dict[int, dict]:
-    """Play every batch as a Ray task; game index -> record. `progress(done)` after each batch.
+    """Play every batch as a Ray task, `play_batch(module name, module text, players, agents,
+    seed, indices, max_decisions, rotate, record_moves)` on a worker (a module-level function,
+    imported there by name); game index -> record. `progress(done)` after each batch.
 
     A local Ray (no `address`) is started with `cpus` CPUs (default: all) and shut down after
     the run, also on Ctrl-C or an error, so no Ray process outlives the study; a cluster that
@@ -152,7 +139,19 @@ def run_on_ray(
     this study's tasks cancelled."""
     ray = import_ray()
     with study(address, cpus):
-        return _run(ray, game, agents, seed, batches, max_decisions, rotate, progress, record_moves)
+        by_name = f"{play_batch.__module__}:{play_batch.__qualname__}"
+        return _run(
+            ray,
+            by_name,
+            game,
+            agents,
+            seed,
+            batches,
+            max_decisions,
+            rotate,
+            progress,
+            record_moves,
+        )
 
 
 @contextmanager
@@ -184,7 +183,16 @@ def session(address: str | None = None, cpus: int | None = None):
 
 
 def _run(
-    ray, game, agents, seed, batches, max_decisions, rotate, progress, record_moves=False
+    ray,
+    play_batch,
+    game,
+    agents,
+    seed,
+    batches,
+    max_decisions,
+    rotate,
+    progress,
+    record_moves=False,
 ) -> dict[int, dict]:
     module_name, text = module_text(game)
     # SPREAD: the batches go to every node of the cluster from the start, not first to the
@@ -198,6 +206,7 @@ def _run(
     pending = {
         task.remote(
             foreign,
+            play_batch,
             module_name,
             text_ref,
             players,

@@ -10,6 +10,7 @@ import random
 from dataclasses import dataclass, field
 
 from hansa.compiler.targets.native.fields import STATE_FIELDS
+from hansa.play.greedy import GreedyAgent
 
 from hansa.native import fields_of
 
@@ -117,8 +118,6 @@ def _play(
     rng = random.Random(seed)
     agents = twins = None
     if policy == "greedy":  # the Python policy on the Python state, the C policy on the native one
-        from hansa.play.greedy import GreedyAgent
-
         agents = [GreedyAgent(seed * 16 + p) for p in range(py_game.num_players())]
         twins = [GreedyAgent(seed * 16 + p) for p in range(py_game.num_players())]
     elif policy not in POLICIES:

@@ -12,8 +12,10 @@ import hashlib
 import importlib
 import inspect
 import math
+import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -23,7 +25,10 @@ from hansa.runtime.errors import HansaError
 from hansa.runtime.game import Game
 from hansa.runtime.state import BaseState
 
+import hansa
+
 from .agents import RandomAgent
+from .cluster import game_from_text, import_ray, run_on_ray
 from .greedy import GreedyAgent, module_namespace
 from .mcts import MCTSAgent, native_search_unavailable
 
@@ -796,7 +801,6 @@ _LOADED: dict[tuple[str, int], Game] = {}
 
 def default_loader(name: str, players: int | None) -> Game:
     """`hansa.load_game`, imported late so the runtime itself needs nothing beyond the stdlib."""
-    import hansa
 
     return hansa.load_game(name, players=players)
 
@@ -851,6 +855,24 @@ def play_games(
         summary["cpu_seconds"] = time.process_time() - started
         out.append((i, summary))
     return out
+
+
+def play_batch(
+    module_name: str,
+    text: str,
+    players: int,
+    agents: list[str],
+    seed: int,
+    indices: list[int],
+    max_decisions: int | None,
+    rotate: bool,
+    record_moves: bool = False,
+) -> list[tuple[int, dict]]:
+    """A Ray task's body (`hansa.play.cluster` runs it on a worker): games `indices` of the study,
+    as `simulate`'s local workers play them, of the game rebuilt from its module's text (each
+    record with the CPU seconds this worker spent on its game)."""
+    game = game_from_text(module_name, text, players)
+    return play_games(game, agents, seed, indices, max_decisions, rotate, record_moves)
 
 
 def seated(agents: Sequence[str], index: int) -> list[str]:
@@ -961,13 +983,12 @@ def _play_on_ray(
 ):
     """The games as Ray tasks of two games each (a cluster's size is not known here, and a batch
     whose worker dies costs little to rerun)."""
-    from .cluster import import_ray, run_on_ray
-
     import_ray()  # the missing extra is one clear error, before anything starts
     batches = [list(range(i, min(n, i + 2))) for i in range(0, n, 2)]
     previous_term = _stop_on_sigterm()
     try:
         return run_on_ray(
+            play_batch,
             game,
             agents,
             seed,
@@ -1033,7 +1054,6 @@ def _play_local(
 
 
 def _active_children() -> list:
-    import multiprocessing
 
     return multiprocessing.active_children()
 
@@ -1056,7 +1076,6 @@ def _raise_terminated(signum, frame) -> None:
 def _stop_on_sigterm():
     """While workers run, SIGTERM becomes an exception (so they are stopped), not a silent death
     of the parent that would leave them running. Only the main thread may set a handler."""
-    import threading
 
     if threading.current_thread() is not threading.main_thread():
         return None
@@ -1091,7 +1110,6 @@ def _stop_pool(pool: ProcessPoolExecutor, children_before: set[int]) -> None:
 
 def _fork_context():
     """Fork where available: workers inherit loaded (even in-memory) games instead of reloading."""
-    import multiprocessing
 
     try:
         return multiprocessing.get_context("fork")

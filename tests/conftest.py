@@ -137,3 +137,20 @@ def _private_compile_cache(tmp_path_factory):
         os.environ.pop("HANSA_CACHE", None)
     else:
         os.environ["HANSA_CACHE"] = before
+
+
+# ---- shared fixtures: games are loaded (or compiled) when a test first asks, never at import
+@pytest.fixture
+def games():
+    """How the play tests load a game by name: the committed generated module."""
+    from play_support import load_game
+
+    return load_game
+
+
+@pytest.fixture(scope="session")
+def bigbox():
+    """The Big Box game, 4 players (the committed module)."""
+    import hansa
+
+    return hansa.load_game("bigbox-hanseatic-45p", players=4)

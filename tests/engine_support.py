@@ -150,3 +150,79 @@ def load_test_game(name: str, players: int | None = None) -> RuntimeGame:
     if name not in _cache:
         _cache[name] = compile_source(module_source(name), name.replace("-", "_"))
     return RuntimeGame(_cache[name], players)
+
+
+def check_consistency(state) -> None:
+    """Conservation of pieces over all zones, and every incremental table equal to a recount."""
+    module = _module_of(state)
+    n = state.num_players
+    pt = state.pt
+    on_routes = [0] * (2 * n)
+    at = [[] for _ in range(n)]
+    for x, code in enumerate(pt):
+        if code >= 0:
+            on_routes[code] += 1
+            at[code >> 1].append(x)
+    assert state.onboard == on_routes
+    assert state.at == at
+    assert state.free == [x for x, code in enumerate(pt) if code < 0]
+    assert state.free_house == [
+        x for x, code in enumerate(pt) if code < 0 and not module.POINT_MERCHANT_ONLY[x]
+    ]
+    for r, points in enumerate(module.ROUTE_POINTS):
+        free_bits = sum(1 << j for j, x in enumerate(points) if pt[x] < 0)
+        assert state.mask[r] == free_bits
+        owners = {pt[x] >> 1 for x in points}
+        full = owners.pop() if free_bits == 0 and len(owners) == 1 else -1
+        assert state.full_owner[r] == full
+    posts = [0] * (2 * n)
+    for c, spaces in enumerate(module.CITY_SPACES):
+        filled = state.filled[c]
+        assert all(state.post[x] >= 0 for x in spaces[:filled])
+        assert all(state.post[x] < 0 for x in spaces[filled:])
+        for x in spaces[:filled]:
+            posts[state.post[x]] += 1
+        for code in state.extra[c]:
+            posts[code] += 1
+    for code in state.special:
+        if code >= 0:
+            posts[code] += 1
+    held = [0] * (2 * n)
+    for frame in state.stack:
+        if frame[0] == module.F_DISPLACED and frame[3] >= 0:
+            held[2 * frame[1] + frame[3]] += 1
+        if frame[0] == module.F_MOVE:
+            for code in frame[4]:
+                held[code] += 1
+        if frame[0] == getattr(module, "F_PERMANENT", -1) and frame[4] >= 0:
+            held[2 * frame[1] + frame[4]] += 1  # a piece lifted by a permanent marker
+    for p in range(n):
+        for kind, owned in ((0, module.TRADERS), (1, module.MERCHANTS)):
+            code = 2 * p + kind
+            tracks = sum(
+                module.ABILITY_MAX[a] - state.level[p * module.NA + a]
+                for a in range(module.NA)
+                if module.ABILITY_KIND[a] == kind
+            )
+            marker = 1 if module.SCORE_MARKER == kind else 0
+            zones = (
+                state.supply[code]
+                + state.stock[code]
+                + on_routes[code]
+                + posts[code]
+                + held[code]
+                + tracks
+                + marker
+            )
+            assert zones == owned, (p, kind, zones)
+            assert min(state.supply[code], state.stock[code]) >= 0
+
+
+def _module_of(state):
+    import sys
+    import types
+
+    module = sys.modules.get(type(state).__module__)
+    if module is None:  # compiled in memory (hansa.compile_game): its globals
+        return types.SimpleNamespace(**type(state)._legal.__globals__)
+    return module

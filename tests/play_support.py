@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -21,6 +22,17 @@ needs_c_compiler = pytest.mark.skipif(NO_C_COMPILER, reason=NO_C_COMPILER_REASON
 def load_game(name: str, players: int | None = None):
     """The committed generated module of a game (`hansa.load_game`)."""
     return hansa.load_game(name, players)
+
+
+@functools.cache
+def game_cases() -> list[tuple[str, int]]:
+    """(game, players) for every built game and each of its player counts, for `parametrize`:
+    read from the committed modules (imported, nothing compiled) once per process."""
+    return [
+        (name, players)
+        for name in sorted(hansa.available_games())
+        for players in hansa.load_game(name).info.player_counts
+    ]
 
 
 def run_cli(capsys, *args: str) -> tuple[int, str, str]:

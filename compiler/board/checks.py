@@ -350,7 +350,8 @@ def _check_countries(board: Board, report: _Report) -> None:
 # ------------------------------------------------------------------------------------------ numbers
 
 
-# The largest board `hansa build` is measured on (seconds to build; tests/test_board_features).
+# The largest board `hansa build` is measured on (seconds to build;
+# tests/games/test_board_features).
 BUILD_TESTED_CITIES = 2_000
 BUILD_TESTED_ROUTES = 8_000
 

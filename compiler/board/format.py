@@ -21,9 +21,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from lark.lexer import PatternStr
+
 from ..errors import HansaError
 from ..nodes.board import Board, BoardEdit, City, CityChange, Removal, Route, RouteChange
+from ..syntax.parser import get_parser, parse_text
+from ..syntax.rules_format import reindent_rule_sets
 from .json_io import land_route_ends, name_sort_key, sorted_cities, sorted_routes
+from .lower import CITY_CLAUSE_FIELDS, ROUTE_FLAG_FIELDS, lower_board
 
 INDENT = "    "
 POINT_WORDS = {"any": "house", "merchant": "ship"}
@@ -34,9 +39,6 @@ POINT_WORDS = {"any": "house", "merchant": "ship"}
 @functools.cache
 def _name_rules() -> tuple[re.Pattern[str], frozenset[str]]:
     """The NAME token pattern and every keyword, read from the parser built from the grammar."""
-    from lark.lexer import PatternStr
-
-    from ..syntax.parser import get_parser
 
     parser = get_parser()
     name_pattern = re.compile(parser.get_terminal("NAME").pattern.to_regexp())
@@ -357,7 +359,6 @@ def _ends(cities: tuple[str, str], points: tuple[str, ...] | None) -> tuple[tupl
 
 def format_edit(edit: BoardEdit) -> str:
     """`change city …`, `change route …`, `remove city …` or `remove route …`, canonically."""
-    from .lower import CITY_CLAUSE_FIELDS, ROUTE_FLAG_FIELDS
 
     if isinstance(edit, Removal):
         if edit.what == "city":
@@ -393,9 +394,6 @@ def format_source(text: str, file: str) -> FormattedSource:
     Raises HansaError (and formats nothing) if the file does not parse or a board does not lower:
     the formatter never guesses at text it cannot read.
     """
-    from ..syntax.parser import parse_text
-    from ..syntax.rules_format import reindent_rule_sets
-    from .lower import lower_board
 
     tree = parse_text(text, file)
     # rule sets: indentation only (compiler/syntax/rules_format.py)

@@ -21,6 +21,12 @@ the only legal one, so play would go round that cycle for ever (a warning naming
 from __future__ import annotations
 
 from ..errors import Diagnostic, HansaError, Span
+import random
+from dataclasses import replace
+from ..model.build import build_model
+from ..nodes.rules import mangle_module_name
+from ..rules.checks import check_game
+from ..targets.python.codegen import build_game_module, module_from_text
 
 
 def _files_with_errors(diagnostics: list[Diagnostic]) -> set[str]:
@@ -29,8 +35,6 @@ def _files_with_errors(diagnostics: list[Diagnostic]) -> set[str]:
 
 def check_buildable(project) -> list[Diagnostic]:
     """Diagnostics of the build's model stage for every game that is otherwise clean."""
-    from ..model.build import build_model
-    from ..rules.checks import check_game
 
     resolved = getattr(project, "resolved_rulesets", {}) or {}
     failed_files = _files_with_errors(project.diagnostics)
@@ -75,8 +79,6 @@ def _ends_at_setup(game, rules, board, sources: dict[str, str]) -> list[Diagnost
     ends = {r.key.removeprefix("end:"): r for r in rules.hook_rules if r.hook == "end"}
     if not ends:
         return []
-    from ..nodes.rules import mangle_module_name
-    from ..targets.python.codegen import build_game_module, module_from_text
 
     text = build_game_module(game, rules, board, sources)
     name = f"hansa.generated._check_{mangle_module_name(game.name)}"
@@ -123,8 +125,6 @@ def _never_ends(game, rules, board, sources: dict[str, str]) -> list[Diagnostic]
     forbids = any(r.hook == "forbid" for r in rules.hook_rules)
     if len(rules.actions) >= len(_ACTIONS) and not forbids:
         return []  # every action of the game and none forbidden: the editions' own play
-    from ..nodes.rules import mangle_module_name
-    from ..targets.python.codegen import build_game_module, module_from_text
 
     text = build_game_module(game, rules, board, sources)
     name = f"hansa.generated._check_{mangle_module_name(game.name)}"
@@ -148,7 +148,6 @@ def _never_ends(game, rules, board, sources: dict[str, str]) -> list[Diagnostic]
 def _stall(module, players: int, seed: int) -> tuple[int, str] | None:
     """(decisions played, the forced decision) when a seeded random playout comes back to a
     position with only forced decisions in between (a cycle play never leaves), else None."""
-    import random
 
     rng = random.Random(seed)
     state = module.new_initial_state(players, seed)
@@ -169,6 +168,5 @@ def _stall(module, players: int, seed: int) -> tuple[int, str] | None:
 
 
 def _at_game(diagnostic: Diagnostic, span: Span) -> Diagnostic:
-    from dataclasses import replace
 
     return replace(diagnostic, span=span)

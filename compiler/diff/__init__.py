@@ -1,2 +1,2 @@
-"""`hansa diff`: semantic edits between two IRs (`edits.py`), the simulated comparison
-(`behaviour.py`) and its plot (`plot.py`)."""
+"""`hansa diff`: semantic edits between two IRs (`edits.py`). The simulated comparison and its
+plot are analyses built on play: `hansa.analysis.behaviour`, `hansa.analysis.plot`."""

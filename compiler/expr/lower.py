@@ -144,8 +144,6 @@ def lower_domain(tree: lark.Tree, file: str) -> Domain:
     word = str(tree.children[0]).lower()
     kind = DOMAINS.get(word)
     if kind is None:
-        from ..errors import did_you_mean
-
         raise HansaError(
             f"unknown set '{tree.children[0]}'{did_you_mean(word, DOMAINS)}; count over cities,"
             " routes, players or opponents",

@@ -55,7 +55,8 @@ MAX_EXTRA_ACTIONS = 100
 # The numbers a game holds whatever its rules: PP on the track, actions left in a turn, the turn
 # number. Each saturates at its maximum, identically on both backends (a gain past it stops there),
 # so no sequence of moves makes either overflow; the state JSON reads them back in these bounds
-# (runtime/state_json.py: TRACK_LIMIT, and 1,000 actions left, 10**9 turns; tests/test_bounds.py).
+# (runtime/state_json.py: TRACK_LIMIT, and 1,000 actions left, 10**9 turns;
+# tests/games/test_bounds.py).
 MAX_PP = 1_000_000
 MAX_ACTIONS_LEFT = 1_000
 MAX_TURNS = 1_000_000_000

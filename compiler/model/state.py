@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..nodes.expr import Num
 from .sizes import BASE_STACK, MAX_ACTIONS_LEFT, MAX_PARAM, MAX_PP, MAX_TURNS
 
 if TYPE_CHECKING:
@@ -113,7 +114,6 @@ def kind_type(kind: str, low: int, high: int) -> str:
 
 def _largest_draw(f: Fold, n_markers: int) -> int:
     """The most markers one `draw N keep 1` draws (a number; any other count: every marker)."""
-    from ..nodes.expr import Num
 
     counts = [
         int(e.value.value) if isinstance(e.value, Num) else n_markers

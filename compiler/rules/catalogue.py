@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..errors import NO_SPAN, HansaError, Span, did_you_mean
 from ..nodes.board import PRIVILEGES
 from ..nodes.rules import ABILITY_ROLES, PIECE_KINDS
+from .prelude import defined
 
 # -------------------------------------------------------------------------------------------------
 # Raw values as written in a spec, before they are checked against a parameter type.
@@ -825,7 +826,6 @@ def spec_text(value: object) -> str:
 def catalogue_markdown() -> str:
     """Every component with its parameters (type, default) as one Markdown table; a kind the
     prelude defines in words shows its definition."""
-    from .prelude import defined
 
     rows = [
         "| statement | kind | parameters: type (default) | meaning |",

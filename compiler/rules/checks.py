@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..board.regions import check_pawn
 from ..errors import Diagnostic, Span, did_you_mean
 from ..expr.check import check_hook_rules
 from ..nodes.board import Board
@@ -406,8 +407,6 @@ def check_game(
         return out
     out += _fit_rules_to_board(game, ruleset, board)
     if ruleset.pawn is not None:
-        from ..board.regions import check_pawn
-
         out += check_pawn(board, ruleset.pawn.soldiers, ruleset.pawn.span, game.name)
         if any(count != 2 for count in game.players):
             out.append(

@@ -7,12 +7,16 @@ machine is busy; wall-clock decisions per second are shown too.
 
 from __future__ import annotations
 
+import array
 import json
 import math
 import random
 import time
 
+import hansa
 from hansa.compiler.errors import HansaError
+from hansa.play.greedy import GreedyAgent, native_playout
+from hansa.resolve import catalogue, spec_folder
 
 from .play import add_spec_option, load_game
 
@@ -102,7 +106,6 @@ def compile_seconds(name: str, spec: str | None = None) -> float:
     from hansa.compiler.project import load_project
     from hansa.compiler.rules.resolve import resolve
     from hansa.compiler.targets.python.codegen import build_game_module
-    from hansa.resolve import spec_folder
 
     folder = spec_folder(spec)
     if folder is None:
@@ -172,7 +175,6 @@ def greedy_play(game, seconds: float, seed: int) -> dict:
     """Greedy decisions per CPU second: the agents deciding one by one through the API (on a
     native state their C twins decide: play/greedy.py), and on a native state whole games in one
     call each (`native_playout`), for about `seconds` of CPU time each."""
-    from hansa.play.greedy import GreedyAgent, native_playout
 
     players = game.num_players()
     row = {}
@@ -206,8 +208,6 @@ def tensor_rate(game, states: list) -> dict:
 
         out = np.zeros(game.observation_tensor_shape(), np.float32)
     except ImportError:
-        import array
-
         out = array.array("f", bytes(4 * game.observation_tensor_shape()[0]))
     live = [s for s in states if not s.is_terminal()] or states
     jobs = [(s, max(s.current_player(), 0)) for s in live]
@@ -225,8 +225,6 @@ def tensor_rate(game, states: list) -> dict:
 
 def bench_backends(name: str, players: int | None, args) -> dict:
     """Per backend: decisions/s through the per-decision API and clone µs; native playouts."""
-    import hansa
-
     backends = [b.strip() for b in args.backend.split(",") if b.strip()]
     for backend in backends:
         if backend not in ("python", "native"):
@@ -289,7 +287,6 @@ def bench_backends(name: str, players: int | None, args) -> dict:
 def run(args) -> int:
     if not (math.isfinite(args.seconds) and 0 < args.seconds <= 3600):
         raise HansaError(f"--seconds must be more than 0 and at most 3600, not {args.seconds}")
-    from hansa.resolve import catalogue
 
     games = args.games or [g["name"] for g in catalogue(args.spec)["games"] if g["ok"]]
     if not games:

@@ -13,6 +13,9 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from hansa.compiler.errors import HansaError
+from hansa.resolve import diagnostic_json
+
 if TYPE_CHECKING:  # imported when run: `hansa` starts without loading the compiler
     from hansa.compiler.project import Project
 
@@ -59,7 +62,6 @@ def summary(project: Project) -> str:
 
 def as_json(project: Project) -> dict:
     """The check's result as data: counts and every diagnostic with its place."""
-    from hansa.resolve import diagnostic_json
 
     return {
         "files": [str(f) for f in project.files],
@@ -73,7 +75,6 @@ def as_json(project: Project) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.compiler.errors import HansaError
     from hansa.compiler.project import Project, load_project
 
     try:

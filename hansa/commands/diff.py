@@ -32,7 +32,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tqdm import tqdm
+
 from hansa.compiler.errors import HansaError, Span, did_you_mean
+from hansa.compiler.nodes.board import Board
+from hansa.compiler.nodes.rules import Game, RuleSet
+from hansa.play.cluster import import_ray, study
+from hansa.play.simulate import search_backend_note
+from hansa.resolve import listing
+from hansa.runtime.game import Game as LoadedGame
+from hansa.runtime.names import shown
+
+from .play import add_backend_option, max_decisions
+from .simulate import add_executor_options, add_seats_option
 
 if TYPE_CHECKING:  # imported where used: `hansa` starts without loading the compiler
     from hansa.compiler.diff.edits import Edit, Side
@@ -73,8 +85,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="folder of spec files that names are looked up in (default: ./spec)",
     )
     sim = parser.add_argument_group("behavioural diff (--simulate)")
-    from .play import add_backend_option
-    from .simulate import add_executor_options, add_seats_option
 
     add_seats_option(sim, default=None)
     add_executor_options(sim, default=None)
@@ -235,8 +245,6 @@ class Candidate:
 
 
 def _declarations(project: Any) -> list[tuple[type, str, Any]]:
-    from hansa.compiler.nodes.board import Board
-    from hansa.compiler.nodes.rules import Game, RuleSet
 
     return [
         (cls, name, node)
@@ -261,7 +269,6 @@ def _split_file_arg(arg: str) -> tuple[str, str | None] | None:
 
 def candidates(arg: str, loader: _Loader) -> list[Candidate]:
     """Everything one command-line argument can mean (usually exactly one declaration)."""
-    from hansa.compiler.nodes.board import Board
 
     split = _split_file_arg(arg)
     if split is not None and split[0].endswith(".json"):
@@ -304,8 +311,6 @@ def candidates(arg: str, loader: _Loader) -> list[Candidate]:
         hint = did_you_mean(arg, known)
         if not hint and project.errors:
             hint = f" ({len(project.errors)} errors there; see `hansa check {spec_dir}`)"
-        from hansa.resolve import listing
-        from hansa.runtime.names import shown
 
         kinds = (("boards", "boards"), ("rulesets", "rule sets"), ("games", "games"))
         there = "; ".join(f"{word}: {listing(project.own(a))}" for a, word in kinds)
@@ -348,8 +353,6 @@ def load(candidate: Candidate) -> Loaded:
     """The IR to compare for one declaration: a board, a resolved rule set, or a game with both."""
     cls, name, node, catalogue = candidate.cls, candidate.name, candidate.node, candidate.catalogue
     from hansa.compiler.diff.edits import Side
-    from hansa.compiler.nodes.board import Board
-    from hansa.compiler.nodes.rules import RuleSet
 
     side = Side(KIND_WORDS[cls.__name__], name, candidate.file)
     if cls is Board:
@@ -382,8 +385,6 @@ def load_pair(
 def compare(a: Loaded, b: Loaded) -> list[Edit]:
     """The edits from A to B; both sides must be the same kind of declaration."""
     from hansa.compiler.diff.edits import diff_boards, diff_games, diff_rulesets
-    from hansa.compiler.nodes.board import Board
-    from hansa.compiler.nodes.rules import RuleSet
 
     if a.side.kind != b.side.kind:
         raise HansaError(
@@ -487,7 +488,6 @@ def _game_decl(
 ) -> Game:
     """The spec's game that plays `rules` on `board`, else one made up for the simulation (for
     the player counts it was found through, else the board's, else --players)."""
-    from hansa.compiler.nodes.rules import Game
 
     games = sorted(
         (g for g in catalogue.games.values() if g.rules == rules and g.board == board.id),
@@ -529,7 +529,6 @@ def _view(catalogue: Any, loader: _Loader) -> _View:
 
 
 def _board_option(arg: str, loader: _Loader) -> Board:
-    from hansa.compiler.nodes.board import Board
 
     found = [c for c in candidates(arg, loader) if c.cls is Board]
     if not found:
@@ -542,7 +541,7 @@ def _board_option(arg: str, loader: _Loader) -> Board:
 def playables(a: Loaded, b: Loaded, args: argparse.Namespace, loader: _Loader) -> tuple:
     """Both sides as games to play: games as they are; two rule sets on one board; two boards
     with one rule set. Each side's names resolve in its own catalogue (its file, then spec/)."""
-    from hansa.compiler.diff.behaviour import Playable
+    from hansa.analysis.behaviour import Playable
 
     kind = a.side.kind
     if kind != "rules" and args.board is not None:
@@ -593,8 +592,6 @@ class _Progress:
         self.offset = 0
         self.done = 0
         if enabled:
-            from tqdm import tqdm
-
             tqdm.monitor_interval = 0  # no monitor thread: worker processes are forked
             self.bar = tqdm(total=total, unit="game", file=sys.stderr, leave=False)
 
@@ -635,8 +632,6 @@ def _check_simulation_args(args: argparse.Namespace) -> None:
             "Python backend's rule modules (leave out one of --backend native, --executor ray)"
         )
     if args.executor == "ray":
-        from hansa.play.cluster import import_ray
-
         import_ray()
     if args.players is not None and args.players < 1:
         raise HansaError(f"--players must be at least 1, got {args.players}")
@@ -679,8 +674,6 @@ def _side_game(module: Any, playable: Any, players: int, backend: str | None) ->
     """One side's compiled module as a game to play: on the Python backend, or bound to its C
     rule module built from the same IR (a side the native target refuses is one error)."""
     if backend != "native":
-        from hansa.runtime.game import Game as LoadedGame
-
         return LoadedGame(module, players)
     from hansa.compiler.model.build import build_model
     from hansa.native import native_game
@@ -692,7 +685,6 @@ def _executor_session(args: argparse.Namespace):
     """With --executor ray, one Ray for both sides (starting a local one costs seconds)."""
     if args.executor != "ray":
         return contextlib.nullcontext()
-    from hansa.play.cluster import study
 
     return study(args.address, args.jobs)
 
@@ -702,11 +694,8 @@ def _run_simulation(
 ) -> int:
     """Prepare both sides (every check before the first game), print the semantic diff, play,
     then print the behavioural comparison and draw the plot."""
-    from hansa.compiler.diff import behaviour as behaviour
+    from hansa.analysis import behaviour
     from hansa.compiler.diff.edits import format_json
-    from hansa.play.simulate import search_backend_note
-
-    from .play import max_decisions
 
     play_a, play_b = playables(a, b, args, loader)
     counts = behaviour.choose_players(
@@ -756,7 +745,7 @@ def _run_simulation(
         progress.close()
     result = behaviour.compare_runs(runs[0], runs[1], seed)
     if args.plot is not None:
-        from hansa.compiler.diff.plot import write_plot
+        from hansa.analysis.plot import write_plot
 
         write_plot(result, args.plot)
     if args.format == "json":

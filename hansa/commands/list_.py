@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from hansa.resolve import catalogue
+
 from .play import add_spec_option
 
 NAME = "list"
@@ -37,7 +39,6 @@ def _table(rows: list[list[str]]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.resolve import catalogue
 
     found = catalogue(args.spec)
     if args.json:

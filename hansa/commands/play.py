@@ -20,6 +20,10 @@ import json
 import sys
 
 from hansa.compiler.errors import HansaError
+from hansa.play.logs import header_for, write_log
+from hansa.play.simulate import DEFAULT_MAX_DECISIONS, make_agents, parse_agents, play_game
+from hansa.resolve import load_game as resolve_game
+from hansa.resolve import load_native_game
 
 NAME = "play"
 HELP = (
@@ -106,8 +110,6 @@ def load_game(
     """The game by name (spec folder or built in) for the player count, with clear errors;
     `paths=False` for a name read from a file (never opened as a `.hansa` path); `backend`
     python or native (hansa.resolve.load_native_game)."""
-    from hansa.resolve import load_game as resolve_game
-    from hansa.resolve import load_native_game
 
     if backend == "native":
         return load_native_game(name, players, spec, paths)
@@ -117,7 +119,6 @@ def load_game(
 
 
 def max_decisions(args: argparse.Namespace) -> int:
-    from hansa.play.simulate import DEFAULT_MAX_DECISIONS
 
     value = args.max_decisions
     if value is None:
@@ -194,8 +195,6 @@ def outcome_fields(record, state) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.play.logs import header_for, write_log
-    from hansa.play.simulate import make_agents, parse_agents, play_game
 
     game = load_game(args.game, args.players, args.spec, backend=args.backend)
     limit = max_decisions(args)

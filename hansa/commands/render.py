@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from hansa.compiler.errors import HansaError
 
@@ -58,7 +59,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from hansa.compiler.board.checks import check_board
     from hansa.compiler.board.render import DEFAULT_DPI, check_dpi, output_format, render_board
@@ -100,7 +100,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _game_regions(name: str, spec: str = "spec"):
     """(board name, regions) when `name` is a game of the spec folder using the neutral pawn."""
-    from pathlib import Path
 
     from hansa.compiler.board.regions import board_regions
     from hansa.compiler.project import load_project
@@ -123,7 +122,6 @@ def _game_regions(name: str, spec: str = "spec"):
 
 def _board_despite_errors(name_or_path: str, error: HansaError, spec: str = "spec"):
     """The board as lowered though it fails its checks; re-raise `error` if it never got so far."""
-    from pathlib import Path
 
     from hansa.compiler.project import SPEC_SUFFIX, load_project
 

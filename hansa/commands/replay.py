@@ -15,6 +15,7 @@ import functools
 import json
 import sys
 
+from hansa.play.logs import replay
 from hansa.runtime.errors import printable
 
 from .play import (
@@ -38,7 +39,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.play.logs import replay
 
     # the header's `game` is a name, looked up among the games, never opened as a path
     result = replay(args.log, functools.partial(load_game, spec=args.spec, paths=False))

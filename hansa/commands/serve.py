@@ -19,9 +19,14 @@ pip install -e '.[web]'. The API and what the server defends against are in docs
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import socket
+import sqlite3
+import ssl
 import sys
+import threading
+from pathlib import Path
 
 from hansa.compiler.errors import HansaError
 from hansa.runtime.errors import terminal_safe
@@ -103,7 +108,6 @@ def url_of(sock: socket.socket, tls: bool = False) -> str:
 
 
 def is_loopback(sock: socket.socket) -> bool:
-    import ipaddress
 
     return ipaddress.ip_address(sock.getsockname()[0].split("%")[0]).is_loopback
 
@@ -119,7 +123,6 @@ def served_names(host: str, sock: socket.socket) -> set[str]:
 
 def open_store(path: str | None):
     """The games' SQLite file, as one clear error when it cannot be used."""
-    import sqlite3
 
     from hansa.web.store import Store, StoreRefused, default_store
 
@@ -134,7 +137,6 @@ def open_store(path: str | None):
 def tls_options(certfile: str | None, keyfile: str | None) -> dict:
     """uvicorn's certificate options, checked first: one clear error for a missing or broken
     certificate or key, before the server starts."""
-    import ssl
 
     if certfile is None:
         if keyfile is not None:
@@ -159,7 +161,6 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
     except ImportError:
         raise HansaError(INSTALL_HINT) from None
-    from pathlib import Path
 
     from hansa.web.app import create_app
     from hansa.web.sessions import Catalogue
@@ -191,7 +192,8 @@ def run(args: argparse.Namespace) -> int:
     # Agents think in threads that share the interpreter with the requests; a thread waiting for
     # the interpreter lock waits up to the switch interval at each hand-over, and a request hands
     # over dozens of times (socket, event loop, worker thread), so the default 5 ms made a 3 ms
-    # request take 0.5-2.8 s beside two searching agents (tests/test_serve_doors.py's load test).
+    # request take 0.5-2.8 s beside two searching agents (tests/app/web/test_serve_doors.py's load
+    # test).
     # 1 ms: the slowest good request 0.13-0.2 s there, for about 7% of the agents' speed.
     sys.setswitchinterval(SWITCH_INTERVAL)
     note = "  every game needs its links' tokens" if network else ""
@@ -212,7 +214,6 @@ def make_server(config, stop):
     """uvicorn's server, which on SIGINT/SIGTERM first stops the agents and ends the update
     streams (they would otherwise keep the graceful shutdown waiting); `stop` runs in a thread of
     its own, never inside the signal handler, which may have interrupted a lock's holder."""
-    import threading
 
     import uvicorn
 

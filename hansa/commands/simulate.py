@@ -25,9 +25,13 @@ import argparse
 import functools
 import json
 import sys
+import textwrap
 import time
 
+from tqdm import tqdm
+
 from hansa.compiler.errors import HansaError
+from hansa.play.simulate import USAGE_GROUPS, search_backend_note, simulate
 
 from .play import add_game_options, category_names, end_text, load_game, max_decisions
 
@@ -92,8 +96,6 @@ class _Progress:
     def __init__(self, total: int, enabled: bool) -> None:
         self.bar = None
         if enabled:
-            from tqdm import tqdm
-
             self.bar = tqdm(total=total, unit="game", file=sys.stderr, leave=False)
         self.done = 0
 
@@ -113,7 +115,6 @@ def _fmt(stat: dict, digits: int = 1) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.play.simulate import search_backend_note, simulate
 
     if args.games < 1:
         raise HansaError(f"-n must be at least 1, got {args.games}")
@@ -211,7 +212,6 @@ def cost_text(cost: dict) -> str:
 
 def print_balance(balance: dict, out) -> None:
     """Seat win rates against an even share, then the flags (or "none")."""
-    import textwrap
 
     even = 100 * balance["even_share"]
     print(
@@ -234,7 +234,6 @@ def print_balance(balance: dict, out) -> None:
 
 def print_usage(usage: dict, games: int, out) -> None:
     """Which elements of the game were used: per game (mean ± 95% CI) and in how many games."""
-    from hansa.play.simulate import USAGE_GROUPS
 
     group = None
     width = min(max([len(row["label"]) for row in usage.values()] + [10]), 60)

@@ -13,7 +13,10 @@ import time
 from pathlib import Path
 
 from hansa.compiler.errors import HansaError
+from hansa.play.differential import verify
+from hansa.resolve import spec_folder
 from hansa.runtime.errors import printable
+from hansa.runtime.game import Game
 
 NAME = "verify"
 HELP = "compare the native backend with the Python one over seeded random games"
@@ -39,9 +42,6 @@ def run(args) -> int:
     from hansa.compiler.project import load_project
     from hansa.compiler.targets.python.codegen import compile_module
     from hansa.native import installed_spec, model_of, native_game
-    from hansa.play.differential import verify
-    from hansa.resolve import spec_folder
-    from hansa.runtime.game import Game
 
     spec = spec_folder(args.spec) or Path(installed_spec())  # as every command looks names up
     if args.n < 1:

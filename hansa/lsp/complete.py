@@ -9,6 +9,11 @@ import re
 
 from lsprotocol import types
 
+from hansa.compiler.expr.catalogue import QUANTITIES
+from hansa.compiler.nodes.board import ABILITIES, PERMANENT_BONUSES, PRIVILEGES, SHAPES
+from hansa.compiler.rules import catalogue
+from hansa.compiler.syntax.parser import expected_after
+
 from .symbols import DECLARATION_KINDS, bound_boards, context_at, parent_of, statement_words
 from .text import Word, from_utf16
 from .workspace import Snapshot
@@ -22,7 +27,6 @@ def _item(label: str, kind: types.CompletionItemKind, detail: str = "") -> types
 
 def _component_names(section: str, words: list[str]) -> list[types.CompletionItem]:
     """Kinds of a section, or the parameters (and a parameter's values) of the kind written."""
-    from hansa.compiler.rules import catalogue
 
     kinds = catalogue.kinds(section)
     stated = next((w for w in words[1:] if w in kinds), None)
@@ -66,7 +70,6 @@ def _cities(snapshot: Snapshot, rules: str) -> list[types.CompletionItem]:
 def _in_words(snapshot: Snapshot, ruleset, last: str) -> list[types.CompletionItem]:
     """Names inside rules in words: after `marker` the markers, after `develop` and `of` the
     abilities (and categories), else the quantities, sets and effects."""
-    from hansa.compiler.expr.catalogue import QUANTITIES
 
     markers = (
         [_item(m.name, NAME, "bonus marker") for m in ruleset.bonus_markers] if ruleset else []
@@ -90,7 +93,6 @@ def _in_words(snapshot: Snapshot, ruleset, last: str) -> list[types.CompletionIt
 def _rules_names(
     snapshot: Snapshot, rules: str, words: list[str], in_words: bool, parent: str = ""
 ) -> list[types.CompletionItem]:
-    from hansa.compiler.rules import catalogue
 
     head = words[0] if words else ""
     if words[:1] in (["replace"], ["remove"]) and len(words) > 1:
@@ -114,7 +116,6 @@ def _rules_names(
 
 
 def _board_names(snapshot: Snapshot, board_name: str, words: list[str]) -> list:
-    from hansa.compiler.nodes.board import ABILITIES, PERMANENT_BONUSES, PRIVILEGES, SHAPES
 
     project = snapshot.project
     last = words[-1] if words else ""
@@ -143,7 +144,6 @@ def completions(
 ) -> list[types.CompletionItem]:
     """Everything that may be written at the cursor (the word being typed left for the editor to
     filter by)."""
-    from hansa.compiler.syntax.parser import expected_after
 
     if not 0 <= position.line < len(lines):
         return []
@@ -203,7 +203,6 @@ _WORDS_START = re.compile(
 @functools.cache
 def _statement_heads(kind: str) -> frozenset[str]:
     """The keywords that start a statement of a rule set or board (offered at a line's start)."""
-    from hansa.compiler.syntax.parser import expected_after
 
     return frozenset(expected_after(f"{kind} x {{\n    ")[0])
 

@@ -9,7 +9,12 @@ and a game what they are made of.
 
 from __future__ import annotations
 
+from hansa.compiler.diff.edits import _city_summary, diff_rulesets, format_value
 from hansa.compiler.errors import HansaError
+from hansa.compiler.expr import catalogue as expr
+from hansa.compiler.rules import catalogue
+from hansa.compiler.rules.catalogue import CATALOGUE, spec_text
+from hansa.compiler.rules.prelude import defined
 
 from .symbols import Context, Symbol, cursor_at, symbol_at
 from .text import Word
@@ -55,8 +60,6 @@ CATALOGUE_ONLY = frozenset(
 
 
 def _component_text(component) -> str:
-    from hansa.compiler.rules.catalogue import spec_text
-    from hansa.compiler.rules.prelude import defined
 
     word = "end when" if component.section == "end" else component.section
     lines = [f"**{word} {component.kind}**", "", component.doc]
@@ -76,7 +79,6 @@ def _component_text(component) -> str:
 
 
 def _param_text(component, param) -> str:
-    from hansa.compiler.rules.catalogue import spec_text
 
     where = "bonus"
     if component is not None:
@@ -98,7 +100,6 @@ def _section_of(words: list[Word]) -> str:
 
 def catalogue_hover(words: list[Word], index: int) -> str | None:
     """The catalogue's text for a statement keyword, component kind or parameter."""
-    from hansa.compiler.rules import catalogue
 
     section = _section_of(words)
     value = words[index].value
@@ -128,7 +129,6 @@ def catalogue_hover(words: list[Word], index: int) -> str | None:
 
 def words_hover(words: list[Word], index: int) -> str | None:
     """A quantity, effect or hook of rules in words, from the expression catalogue."""
-    from hansa.compiler.expr import catalogue as expr
 
     values = [w.value.lower() for w in words]
     for length in (4, 3, 2, 1):
@@ -157,7 +157,6 @@ def words_hover(words: list[Word], index: int) -> str | None:
 
 
 def _city_text(snapshot: Snapshot, symbol: Symbol) -> str:
-    from hansa.compiler.diff.edits import _city_summary
 
     board = snapshot.project.boards.get(symbol.owner)
     city = next(c for c in board.cities if c.name == symbol.name)
@@ -190,7 +189,6 @@ def _chain(snapshot: Snapshot, name: str, attribute: str) -> list[str]:
 
 
 def _rules_text(snapshot: Snapshot, name: str) -> str:
-    from hansa.compiler.diff.edits import diff_rulesets
 
     project = snapshot.project
     declared = project.rulesets.get(name)
@@ -272,8 +270,6 @@ def _component_of(snapshot: Snapshot, symbol: Symbol):
 def _rule_text(snapshot: Snapshot, symbol: Symbol) -> str | None:
     """A bonus marker, ability or scoring category of a rule set as it resolves, with where it
     was last defined and its kind's catalogue text."""
-    from hansa.compiler.diff.edits import format_value
-    from hansa.compiler.rules.catalogue import CATALOGUE
 
     item = _component_of(snapshot, symbol)
     if item is None:

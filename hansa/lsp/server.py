@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sys
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +24,7 @@ from pygls.exceptions import JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
+from hansa.compiler.board.format import format_source
 from hansa.compiler.errors import HansaError
 
 from . import complete, symbols
@@ -302,7 +304,6 @@ def _register_edits(server: HansaServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_FORMATTING)
     @guarded("formatting")
     def formatting(ls: HansaServer, params: types.DocumentFormattingParams) -> list | None:
-        from hansa.compiler.board.format import format_source
 
         document = ls.workspace.get_text_document(params.text_document.uri)
         text = document.source
@@ -363,6 +364,5 @@ def _register_edits(server: HansaServer) -> None:
 
 def serve(debounce: float = DEBOUNCE_SECONDS) -> None:
     """Run the server on standard input and output until the editor says exit."""
-    import sys
 
     create_server(debounce).start_io(sys.__stdin__.buffer, sys.__stdout__.buffer)

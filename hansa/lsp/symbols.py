@@ -14,7 +14,11 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from hansa.compiler.board.format import name as written_name
 from hansa.compiler.errors import HansaError, Span
+from hansa.compiler.nodes.board import ROUTE_LABEL_SEPARATOR
+from hansa.compiler.rules.prelude import defined
+from hansa.compiler.syntax.limits import text_problem
 
 from .text import Word, lines_of, span_range, word_at, word_range, words_of, words_of_line
 from .workspace import Snapshot, inside, uri_of
@@ -118,7 +122,6 @@ def _in_rules(
 ) -> Symbol | None:
     """A name in a rule set's statement: a marker, ability, category, prelude kind or city (of
     the parent's resolved form while the rule set itself does not resolve)."""
-    from hansa.compiler.rules.prelude import defined
 
     project = snapshot.project
     value = words[index].value
@@ -289,9 +292,6 @@ def rename_city(
 ) -> types.WorkspaceEdit:
     """The edits renaming a city wherever the workspace names it (not its aliases); refused, with
     one clear message, for a name the language refuses or a city of a built-in board."""
-    from hansa.compiler.board.format import name
-    from hansa.compiler.nodes.board import ROUTE_LABEL_SEPARATOR
-    from hansa.compiler.syntax.limits import text_problem
 
     problem = text_problem(new_name, "city name")
     if not new_name.strip():
@@ -306,7 +306,7 @@ def rename_city(
             " change it there, or write `change city` in a board that extends it"
         )
     changes: dict[str, list[types.TextEdit]] = {}
-    written = name(new_name)
+    written = written_name(new_name)
     for where in references(snapshot, symbol, root, {symbol.name}):
         changes.setdefault(where.uri, []).append(types.TextEdit(where.range, written))
     return types.WorkspaceEdit(changes=changes)

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
+from hansa.compiler.board.format import quote
 from hansa.compiler.errors import Diagnostic, HansaError, Span
 from hansa.compiler.project import Project, find_spec_files, load_project
 
@@ -185,7 +187,6 @@ def to_lsp(snapshot: Snapshot, d: Diagnostic) -> types.Diagnostic:
 
 
 def uri_of(file: str) -> str:
-    from pygls.uris import from_fs_path
 
     return from_fs_path(str(Path(file).absolute())) or file
 
@@ -217,7 +218,6 @@ def quick_fix(lines: list[str], diagnostic: types.Diagnostic) -> types.TextEdit 
         if word_range(word, lines) == r:
             if word.value == replacement:
                 return None
-            from hansa.compiler.board.format import quote
 
             # a keyword ("did you mean 'when'") is written bare, so is any plain name
             bare = _PLAIN_NAME.fullmatch(replacement) is not None

@@ -33,9 +33,10 @@ from starlette.staticfiles import StaticFiles
 from hansa.compiler.errors import HansaError
 
 from .access import HOST, SEAT, Refused, resolve, token_listing
+from .guard import Guard
 from .redact import Redactor
 from .runner import AgentPool
-from .sessions import Catalogue, Session, Sessions
+from .sessions import Catalogue, Session, Sessions, bundled_spec_dir
 from .store import MAX_STORED
 from .views import change_notice, revealed, session_view
 
@@ -411,7 +412,6 @@ def create_app(
     `token`: how ids and tokens are made (tests pass a deterministic one); `store`: a
     `hansa.web.store.Store` keeping the sessions across restarts (none: in memory only).
     """
-    from .guard import Guard
 
     catalogue = catalogue if catalogue is not None else Catalogue("spec")
     extra = {}
@@ -422,7 +422,6 @@ def create_app(
     pool = AgentPool(agent_workers) if agent_workers is not None else AgentPool()
     sessions = Sessions(catalogue, pool=pool, store=store, **extra)
     folders = [f for f in (catalogue.spec_dir,) if f is not None and f.is_dir()]
-    from .sessions import bundled_spec_dir
 
     if bundled_spec_dir() is not None:
         folders.append(bundled_spec_dir())

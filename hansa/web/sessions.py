@@ -14,6 +14,7 @@ A game is only ever found by name among the catalogue's games: a name is never o
 from __future__ import annotations
 
 import bisect
+import json
 import secrets
 import threading
 import time
@@ -25,8 +26,10 @@ from pathlib import Path
 from types import ModuleType
 
 import hansa
+from hansa.commands.score import load_state, parse_state_text
 from hansa.compiler.errors import HansaError
 from hansa.compiler.model.sizes import MAX_ACTIONS
+from hansa.play.logs import header_for, log_lines, replay
 from hansa.play.simulate import (
     AGENTS,
     GameRecord,
@@ -703,7 +706,6 @@ class Session:
 
     def log_text(self) -> str:
         """The game as a `hansa play --log` log (JSON lines), for `hansa replay`."""
-        from hansa.play.logs import header_for, log_lines
 
         if self.seed is None:
             raise HansaError(
@@ -829,7 +831,6 @@ class Sessions:
 
     def restore(self, stored) -> Session:
         """A stored session as it was: its first position and every decision made, replayed."""
-        from .access import Viewer
 
         game = self.catalogue.game(stored.game, stored.players)
         session = Session(
@@ -866,7 +867,6 @@ class Sessions:
 
     def open_log(self, text: str, name: str) -> Session:
         """A log, verified as `hansa replay` verifies it, opened for stepping through."""
-        from hansa.play.logs import replay
 
         with _quoting(name, text):
             result = replay(name, self.catalogue.game, text=text)
@@ -892,7 +892,6 @@ class Sessions:
         self, text: str, name: str, game_name: object, players: object, seats: object
     ) -> Session:
         """A state JSON, checked as `hansa score` checks it; played on from there."""
-        from hansa.commands.score import load_state, parse_state_text
 
         with _quoting(name, text):
             data = parse_state_text(text, name)
@@ -918,7 +917,6 @@ def _quoting(name: str, text: str):
 
 def _header_agents(text: str, players: int) -> list[str]:
     """The agent names a (verified) log's header gives, for display only."""
-    import json
 
     try:
         agents = json.loads(text.lstrip().splitlines()[0]).get("agents")

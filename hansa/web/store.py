@@ -220,7 +220,6 @@ class Store:
 def default_store() -> Path:
     """Where `hansa serve` keeps its games unless told: $HANSA_STORE, else the user's state
     folder ($XDG_STATE_HOME or ~/.local/state)/hansa/serve.sqlite."""
-    import os
 
     if os.environ.get("HANSA_STORE"):
         return Path(os.environ["HANSA_STORE"])

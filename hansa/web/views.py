@@ -8,11 +8,13 @@ follow from them; the seed, which decides every draw, is not sent, nor the log. 
 over, for a game that hides nothing, or for a log the user opened, everything is shown: the full
 state JSON, the seed, the log.
 
-Everything in a view is a function of what the viewer may see (tests/test_serve_hidden.py checks
-that two sessions differing only in hidden information give byte-identical responses).
+Everything in a view is a function of what the viewer may see (tests/app/web/test_serve_hidden.py
+checks that two sessions differing only in hidden information give byte-identical responses).
 """
 
 from __future__ import annotations
+
+from hansa.compiler.errors import HansaError
 
 from .access import SEAT, Viewer
 from .redact import redact
@@ -106,7 +108,6 @@ def seen_scores(session: Session, state, viewer: Viewer, everything: bool, at: i
 def session_view(session: Session, viewer: Viewer, at: object = None, since: object = 0) -> dict:
     """The page's picture of the game at decision `at` (default: now), as `viewer` may see it.
     Called with the session's lock held."""
-    from hansa.compiler.errors import HansaError
 
     length = len(session.moves)
     at = length if at is None else at

@@ -14,16 +14,19 @@ import hashlib
 import os
 import pprint
 import re
+import types
 from pathlib import Path
 
 import jinja2
 
 from ....runtime.state_json import SWITCH_NAMES
-from ...errors import HansaError
+from ...errors import HansaError, did_you_mean
 from ...model.build import END_KINDS, MARKER_KINDS, GameModel, build_model
 from ...model.frames import frame_kinds
 from ...nodes.board import Board
 from ...nodes.rules import Game, RuleSet, mangle_module_name
+from ...project import _declarations_in_text, load_project
+from ...rules.resolve import resolve
 from .. import template_context, template_environment
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -410,8 +413,6 @@ def generate_modules(spec_dir: str | Path = "spec", paths=None) -> dict[str, tup
 
     Raises one HansaError listing every spec error; nothing is generated unless all games compile.
     """
-    from ...project import load_project
-    from ...rules.resolve import resolve
 
     spec_dir = Path(spec_dir)
     project = load_project(list(paths) if paths else [spec_dir])
@@ -453,7 +454,6 @@ def index_source(modules: dict[str, tuple[str, str]], names: dict[str, dict] | N
 
 def spec_names(spec_dir: str | Path = "spec") -> dict[str, dict]:
     """The rule sets (title, extends) and boards (title, player counts) declared under spec_dir."""
-    from ...project import load_project
 
     project = load_project([Path(spec_dir)])
     return {
@@ -473,7 +473,6 @@ def _boards_beside(path: Path, spec_dir: Path) -> list[Path]:
     folder): files that declare boards and nothing else, so `compile_game("myspec/rule.hansa")`
     finds `myspec/boards/mine.hansa`, while a broken or unrelated file beside it is not read. A
     folder that holds the spec folder itself adds nothing (its boards are the spec folder's)."""
-    from ...project import _declarations_in_text
 
     folder = path.resolve().parent
     if spec_dir.exists() and spec_dir.resolve().is_relative_to(folder):
@@ -495,9 +494,6 @@ def _boards_beside(path: Path, spec_dir: Path) -> list[Path]:
 
 def compile_module(source: str, game: str | None = None, spec_dir: str | Path = "spec"):
     """Compile one game in memory and return the executed module (nothing is written)."""
-
-    from ...project import load_project
-    from ...rules.resolve import resolve
 
     spec_dir = Path(spec_dir)
     path = Path(source)
@@ -529,8 +525,6 @@ def compile_module(source: str, game: str | None = None, spec_dir: str | Path = 
             raise HansaError(f"{source}: declares {len(own)} games ({found}); pass game=NAME")
         wanted = own[0]
     if wanted not in project.games:
-        from ...errors import did_you_mean
-
         raise HansaError(f"unknown game {wanted!r}{did_you_mean(wanted, project.games)}")
     decl = project.games[wanted]
     rules = resolve(decl.rules, project.rulesets)
@@ -555,7 +549,6 @@ def module_from_text(text: str, module_name: str, label: str):
 
     The module keeps its text as `__generated_text__`, so it can be rebuilt in another process
     (the workers of `hansa simulate --executor ray`) that has no file of it."""
-    import types
 
     module = types.ModuleType(module_name)
     module.__dict__["__generated_text__"] = text
