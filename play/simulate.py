@@ -1133,15 +1133,20 @@ def describe_game(state_or_game) -> dict:
 
 
 def module_hash(ns: dict) -> str | None:
-    """The `spec-sha256=…` line of a generated module's header, or the hash of its file."""
-    path = ns.get("__file__")
-    if not path:
-        return None
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return None
+    """The `spec-sha256=…` line of a generated module's header, or the hash of its file (a module
+    compiled in memory keeps its text as `__generated_text__`: the same header)."""
+    text = ns.get("__generated_text__")
+    if isinstance(text, str):
+        data = text.encode("utf-8")
+    else:
+        path = ns.get("__file__")
+        if not path:
+            return None
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return None
     for line in data.decode("utf-8", "replace").splitlines()[:40]:
         if line.startswith("# hansa-generated:"):
             return line.split(":", 1)[1].strip()

@@ -241,3 +241,17 @@ def test_other_module_version_is_a_warning(capsys, games, log_lines, tmp_path) -
     code, out, err = run_cli(capsys, "replay", str(path))
     assert code == 0 and "ok," in out
     assert err.startswith(f"warning: {path}:1: the log was written by another version")
+
+
+def test_a_game_compiled_in_memory_names_its_spec_hash_in_the_log() -> None:
+    """A log's module_hash is the spec hash whether the module is the committed file or was
+    compiled in memory (a spec folder's game, a native game's recorded text)."""
+    from hansa.compiler.targets.python.codegen import compile_module
+    from hansa.play.simulate import module_hash
+
+    import hansa
+
+    committed = hansa.load_game(GAME, players=4).module
+    in_memory = compile_module(GAME)
+    assert module_hash(vars(in_memory)) == module_hash(vars(committed))
+    assert module_hash(vars(committed)).startswith("spec-sha256=")
