@@ -200,12 +200,15 @@ def search_backend_note(game: Game, agents: str | Sequence[str]) -> str | None:
     construct the native target refuses): why, and what it costs. None when nothing changes."""
     if getattr(game, "backend", "python") == "native":
         return None  # the positions are native already
-    names = agents.split(",") if isinstance(agents, str) else list(agents)
-    auto = [
-        name.strip()
-        for name in names
-        if isinstance(agent := make_agent(name, 0), MCTSAgent) and agent.backend == "auto"
-    ]
+    try:
+        names = parse_agents(agents, game.num_players())
+        auto = [
+            name
+            for name in names
+            if isinstance(agent := make_agent(name, 0), MCTSAgent) and agent.backend == "auto"
+        ]
+    except HansaError:
+        return None  # the study itself says what is wrong with the agents
     if not auto:
         return None
     reason = native_search_unavailable(vars(game.module), game.num_players())

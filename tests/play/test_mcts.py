@@ -324,7 +324,7 @@ def test_reuse_continues_the_chosen_subtree_within_a_turn():
         legal = state.legal_actions()
         if state.current_player() == 0 and len(legal) > 1:
             kept = agent._kept
-            same_turn = kept is not None and kept[1] == state.information_state_string(0)
+            same_turn = kept is not None and kept[1] == state.observation(0)
             kept_visits.append(kept[0].visits if same_turn else 0)
             action = agent.step(state, legal)
         else:
