@@ -15,7 +15,7 @@ pytest.importorskip("pygls")
 
 from lsp_support import Client, position_of  # noqa: E402
 
-SPEC = Path(__file__).resolve().parent.parent / "spec"
+SPEC = Path(__file__).resolve().parents[3] / "spec"
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from hansa.lsp import complete, hover, symbols  # noqa: E402
 from hansa.lsp.text import lines_of  # noqa: E402
 from hansa.lsp.workspace import check, diagnostics_by_file  # noqa: E402
 
-SPEC = Path(__file__).resolve().parent.parent / "spec"
+SPEC = Path(__file__).resolve().parents[3] / "spec"
 FILES = ["house/short_game.hansa", "house/large_hamburg.hansa", "house/guild_charter.hansa"]
 PIECES = [
     "{", "}", '"', "\n", "    ", "score", "city", "route", "extends", "--", ":", "|", "0",

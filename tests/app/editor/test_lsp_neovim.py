@@ -18,7 +18,7 @@ pytest.importorskip("pygls")
 
 from lsp_support import position_of  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 NVIM = shutil.which("nvim")
 
 PROBE = r"""

@@ -19,7 +19,7 @@ from hansa.lsp import complete, hover, symbols  # noqa: E402
 from hansa.lsp.text import from_utf16, lines_of, span_range, to_utf16, word_at  # noqa: E402
 from hansa.lsp.workspace import check, closure, diagnostics_by_file, quick_fix  # noqa: E402
 
-SPEC = Path(__file__).resolve().parent.parent / "spec"
+SPEC = Path(__file__).resolve().parents[3] / "spec"
 
 
 @pytest.fixture(scope="module")

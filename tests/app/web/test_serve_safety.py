@@ -30,7 +30,7 @@ from hansa.web.redact import Redactor  # noqa: E402
 from hansa.web.sessions import Catalogue  # noqa: E402
 from hansa.web.store import Store  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 GAME = "bigbox-hanseatic-3p"
 BASE = "http://localhost"
 
