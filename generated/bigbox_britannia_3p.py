@@ -20,6 +20,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=162d19485f3d2c28e3c6cc919d81754c5c20fc2e1cd920f37dae4836044f436e"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

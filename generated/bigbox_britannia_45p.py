@@ -20,6 +20,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=5cbf5909710ec121cf848757b64e468808d44b7208c4710ee32f4f9d6438e011"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -20,6 +20,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=18605c66633078e51523c550825804a4c92e3d6c454e9ff599c98d17faa5636b"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -20,6 +20,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=f49585b8f8e328b883d828dd1fad8671e3e548c9f00c3ec3872036a3de88c36e"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=470fdba5907f9ab8837458ab9f56b43365c009d6ecacd895cd42728697c651d5"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

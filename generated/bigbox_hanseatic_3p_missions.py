@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=baa199f257959ff89e1bc2f9112357f2b1e54be1d87e2fc358db2cc778f58966"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -22,6 +22,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=9213b1e1a79a9fc792b2ad57b1b5831d407f41da49d43ef0c9fa08853b76f2b9"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -20,6 +20,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=168f8ceb9191f254ccc0aa24915f2b41018e9d7e7818706133841a41744c2512"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

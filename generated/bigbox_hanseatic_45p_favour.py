@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=8b870a5bc5b450a32f30a9ab4f8990b7b471c6795f577c103a42e789968a7800"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

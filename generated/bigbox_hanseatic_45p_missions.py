@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=2911dd4d537359ebd9e49ec56cd3404a6f2e928a9ee9a755162eaa9845646c01"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

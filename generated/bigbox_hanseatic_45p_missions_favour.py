@@ -22,6 +22,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=c8710ae2b5e745fca355b69fac2b26b5dedc89169feff687c79d788e00aa384c"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

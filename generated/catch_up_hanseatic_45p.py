@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=c91f7d44a980590a52c134f61779367c832b60c9404efb421d45940923617fc3"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

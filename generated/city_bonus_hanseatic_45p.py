@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=bfc7e632ad5325833aa0f3f0c7ade502eb8dd9cd6882dcae4d93b6659d2edf90"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=2702ee4ea584e1a68b81fa52eafa072e4d25c4862337c6f110a29f4bb565ee2b"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=2b4f5cae73c8a797f1510c25b48d82495a6ff43a732fb2c4fdf6adb84fed520d"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

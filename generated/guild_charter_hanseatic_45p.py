@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=5b14c7a4246d293b32c9efc24fe364ac3b90c5c8ad4b3aebf03530bb5e01b739"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=a065bd18a13a152d3e27386e607d08f242e1847e3de2560c1e11fd8683fe2915"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -20,6 +20,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=b4dfc6ace84789155bbbc7eb3f627db16b45b0135051661cedd349543e24ccef"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=11ad0395e9883b18a4a259dd11e35f85a982f0b006132a9f5710aa42723d1bac"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

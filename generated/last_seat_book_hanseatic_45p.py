@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=d0f0f927a2118627bd2cc0d86b78c3a5d41c3d496be4e1f490d12e955cf4928f"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

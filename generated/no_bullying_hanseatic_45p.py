@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=cafd1d8d71158a395a98da8a62717114b678dca0a7d3a573fa1ae17cbef2bf6e"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=42a076e124744aee7b3eeb6d56101151614405e8a09f856d1dfefba7b2a587ae"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=c90025ffa766905b23f2ce0ea173bc980fe5b8a8d3da2db9aea52b5e1100dabc"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -22,6 +22,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=c36293d996d139cd35254a423223da0167c26460f90a9e68d55afa683e84cfdb"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=6ab315fda3da4dcdbe2b460fcd8cfd73e7ecf1ccb2f8aaff9f6e377ce39c6450"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

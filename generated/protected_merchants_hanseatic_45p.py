@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=abe255dbc00e7ea709b828785fc350d40eb41326ad09e32a98e29a0721d3b4d1"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=5768d27474fb1f4fd21c57120cd572e0e5c9a2bbbdabc73dfa84705961a9fe31"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=8265cc56ebe91dd65a8db3829c84bdfbe491f39318b93544b7bb550bceb41da7"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=fce1f45959843ea8b18af065a5aaadaa6f7155aab967ed260a0064c5be549321"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=8b9fe4a98306ecfa44fc94ff126c2ac746e5613cadd7f81e6ceba8028acf91e4"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

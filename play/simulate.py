@@ -1136,8 +1136,11 @@ def describe_game(state_or_game) -> dict:
 
 
 def module_hash(ns: dict) -> str | None:
-    """The `spec-sha256=…` line of a generated module's header, or the hash of its file (a module
-    compiled in memory keeps its text as `__generated_text__`: the same header)."""
+    """A generated module's `SPEC_HASH` (the `spec-sha256=…` of its header), read from the module
+    itself: its file may be gone (a spec folder's cache emptied meanwhile). For a module without
+    one, the header line or the hash of its text or file."""
+    if isinstance(ns.get("SPEC_HASH"), str):
+        return ns["SPEC_HASH"]
     text = ns.get("__generated_text__")
     if isinstance(text, str):
         data = text.encode("utf-8")

@@ -255,3 +255,21 @@ def test_a_game_compiled_in_memory_names_its_spec_hash_in_the_log() -> None:
     in_memory = compile_module(GAME)
     assert module_hash(vars(in_memory)) == module_hash(vars(committed))
     assert module_hash(vars(committed)).startswith("spec-sha256=")
+
+
+def test_a_logged_module_hash_survives_its_cache_file_being_removed(tmp_path, monkeypatch) -> None:
+    """A spec folder's game is imported from a cache file; another command may empty the cache
+    while this one runs (CI saw `module_hash: null`). The hash is the module's own `SPEC_HASH`."""
+    import shutil
+
+    from hansa.play.simulate import describe_game
+
+    import hansa
+    from hansa.resolve import load_game
+
+    monkeypatch.setenv("HANSA_CACHE", str(tmp_path / "cache"))
+    spec = Path(__file__).resolve().parents[2] / "spec"
+    game = load_game(GAME, 4, spec=spec, paths=False)
+    shutil.rmtree(tmp_path / "cache")
+    assert describe_game(game)["module_hash"] == vars(hansa.load_game(GAME, 4).module)["SPEC_HASH"]
+    assert describe_game(game)["module_hash"].startswith("spec-sha256=")
