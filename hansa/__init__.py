@@ -12,19 +12,11 @@ Import names live under this namespace: `hansa.compiler` (DSL → IR → checks 
 import importlib
 
 from hansa.compiler.errors import HansaError, did_you_mean
+from hansa.generated import available_games
 from hansa.runtime.game import Game
 from hansa.runtime.state import TERMINAL
 
 __all__ = ["TERMINAL", "Game", "HansaError", "available_games", "compile_game", "load_game"]
-
-
-def available_games() -> dict[str, str]:
-    """Game name → generated module name, for every game `hansa build` has written."""
-    try:
-        from hansa.generated._index import GAMES
-    except ModuleNotFoundError:
-        return {}
-    return dict(GAMES)
 
 
 def load_game(name: str, players: int | None = None, backend: str = "python") -> Game:

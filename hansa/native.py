@@ -10,15 +10,27 @@ and observations by construction (docs/native.md).
 
 from __future__ import annotations
 
+import array
 import functools
 import hashlib
+import importlib
+import importlib.machinery
+import importlib.util
 import os
 import random
+import sys
+from importlib import resources
+from pathlib import Path
 from types import ModuleType
 
-from hansa.compiler.errors import HansaError
+import hansa.compiler
+import hansa.runtime
+from hansa.compiler import LIBRARY_DIR
+from hansa.compiler.errors import HansaError, did_you_mean
 from hansa.compiler.model.frames import COMMON_FRAMES
+from hansa.compiler.targets.native import build
 from hansa.compiler.targets.native.fields import FIELD_INDEX, FIELD_NAMES
+from hansa.generated import available_games
 from hansa.runtime.game import Game
 from hansa.runtime.observation import check_observer
 from hansa.runtime.serialize import encode
@@ -630,8 +642,6 @@ class NativeTensorWriter:
     backend go to its own writer."""
 
     def __init__(self, writer, native_type: type) -> None:
-        import array
-
         self._python = writer
         self._native = native_type
         self.codec = writer.codec
@@ -666,10 +676,9 @@ class NativeTensorWriter:
 def native_game(model, module: ModuleType, players: int | None = None) -> NativeGame:
     """Build (or take from the cache) the native extension of `model` and bind it to the Python
     rule module of the same game."""
-    from hansa.compiler.targets.native.build import load_extension
     from hansa.compiler.targets.native.codegen import end_rule_names, render_native
 
-    ext = load_extension(render_native(model))
+    ext = build.load_extension(render_native(model))
     return NativeGame(module, ext, end_rule_names(model), players)
 
 
@@ -699,14 +708,6 @@ def _tool_fingerprint() -> str:
     compiler renders and parses with (computed once per process: code does not change under a
     running program)."""
     if not _FINGERPRINT:
-        import importlib.machinery
-        import importlib.util
-        import sys
-        from pathlib import Path
-
-        import hansa.compiler
-        import hansa.runtime
-
         digest = hashlib.sha256(b"hansa-native-key 1\n")
         digest.update(f"{sys.version}\n{importlib.machinery.EXTENSION_SUFFIXES[0]}\n".encode())
         for package in (hansa.compiler, hansa.runtime):
@@ -725,10 +726,6 @@ def game_key(name: str, spec_dir: str) -> str:
     Python module and the C source are made from (the spec folder's files and the built-in spec's,
     the folder's path, the compiler and runtime sources, the Python ABI, jinja2/lark/networkx).
     Any change to any of them gives another key, so a record never names a stale build."""
-    from pathlib import Path
-
-    from hansa.compiler import LIBRARY_DIR
-
     digest = hashlib.sha256(f"{_tool_fingerprint()}\n{name}\n".encode("utf-8", "surrogateescape"))
     folder = Path(spec_dir)
     digest.update(f"{folder}\0{folder.resolve()}\0".encode("utf-8", "surrogateescape"))
@@ -740,15 +737,11 @@ def game_key(name: str, spec_dir: str) -> str:
 def _python_module(record: dict) -> ModuleType | None:
     """The Python rule module of a game record: the committed module when its text is the
     recorded one (imported as usual, from its bytecode), else the recorded text run in memory."""
-    import importlib
-
-    import hansa
-
     want = record.get("python_sha256")
     text = record.get("python_text")
     if not isinstance(text, str) or hashlib.sha256(text.encode()).hexdigest() != want:
         return None
-    module_name = hansa.available_games().get(record.get("game"))
+    module_name = available_games().get(record.get("game"))
     if module_name is not None:
         committed = importlib.import_module(f"hansa.generated.{module_name}")
         try:
@@ -768,8 +761,6 @@ def load_native(name: str, spec_dir: str) -> tuple[ModuleType, ModuleType, list[
     declared in `spec_dir`. A warm load reads the game record of its key (`game_key`) and the
     verified extension it names; it renders no C and compiles no spec. A cold one compiles the
     game, builds (or takes) the extension and writes the record."""
-    from hansa.compiler.targets.native import build
-
     key = game_key(name, spec_dir)
     record = build.read_game_record(key)
     if record is not None and record.get("game") == name:
@@ -778,11 +769,7 @@ def load_native(name: str, spec_dir: str) -> tuple[ModuleType, ModuleType, list[
         if module is not None:
             return ext, module, list(record.get("end_rules", ()))
 
-    from hansa.compiler.targets.native.codegen import (
-        end_rule_names,
-        native_module_name,
-        render_native,
-    )
+    from hansa.compiler.targets.native.codegen import end_rule_names, render_native
     from hansa.compiler.targets.python.codegen import compile_module, generated_text
 
     model = model_of(name, spec_dir)
@@ -793,7 +780,7 @@ def load_native(name: str, spec_dir: str) -> tuple[ModuleType, ModuleType, list[
     ends = end_rule_names(model)
     record = {
         "game": name,
-        "module": native_module_name(c_source),
+        "module": build.native_module_name(c_source),
         "end_rules": ends,
         "python_module": compiled.__name__,
         "python_sha256": hashlib.sha256(text.encode()).hexdigest(),
@@ -806,9 +793,6 @@ def load_native(name: str, spec_dir: str) -> tuple[ModuleType, ModuleType, list[
 
 def model_of(name: str, spec_dir: str | None = None, extra: list[str] | None = None):
     """The model of game `name` declared in the spec folder (the installed spec by default)."""
-    from pathlib import Path
-
-    from hansa.compiler.errors import did_you_mean
     from hansa.compiler.model.build import build_model
     from hansa.compiler.project import load_project
     from hansa.compiler.rules.resolve import resolve
@@ -827,9 +811,6 @@ def model_of(name: str, spec_dir: str | None = None, extra: list[str] | None = N
 def installed_spec():
     """The spec folder the built games were compiled from: the package's `hansa.spec` data (the
     checkout's spec/ in an editable install)."""
-    from importlib import resources
-    from pathlib import Path
-
     try:
         folder = Path(str(resources.files("hansa.spec")))
         if folder.is_dir() and any(folder.glob("*.hansa")):

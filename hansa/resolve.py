@@ -24,6 +24,7 @@ from pathlib import Path
 
 import hansa
 from hansa.atomic import write_atomically
+from hansa.generated import available_games, built_names
 from hansa.runtime.errors import Diagnostic, HansaError, Span
 from hansa.runtime.game import Game
 from hansa.runtime.names import closest, did_you_mean, fold, shown
@@ -364,23 +365,6 @@ def spec_folder(spec: str | Path | None) -> Path | None:
     return None
 
 
-def builtin_games() -> dict[str, str]:
-    """Game name → module name of the games built into the package."""
-    try:
-        from hansa.generated._index import GAMES
-    except ModuleNotFoundError:
-        return {}
-    return dict(GAMES)
-
-
-def builtin_names(constant: str) -> dict[str, dict]:
-    """The built-in spec's rule sets (`RULESETS`) or boards (`BOARDS`), as `hansa build` indexed
-    them: name → title and extends, or title and player counts."""
-    import hansa.generated._index as index
-
-    return dict(getattr(index, constant, {}))
-
-
 def load_game(
     name: str, players: int | None = None, spec: str | Path | None = None, paths: bool = True
 ) -> Game:
@@ -403,7 +387,7 @@ def load_game(
         if entry["module"] is None:
             raise HansaError([_diagnostic(d) for d in entry["errors"]])
         return Game(_load_module(index, entry), players)
-    builtin = builtin_games()
+    builtin = available_games()
     if name in builtin:
         module = importlib.import_module(f"hansa.generated.{builtin[name]}")
         return Game(module, players)
@@ -471,7 +455,7 @@ def catalogue(spec: str | Path | None = None) -> dict:
                 }
             )
     declared = {g["name"] for g in games}
-    for name, module_name in sorted(builtin_games().items()):
+    for name, module_name in sorted(available_games().items()):
         if name in declared:
             continue
         module = importlib.import_module(f"hansa.generated.{module_name}")
@@ -490,7 +474,7 @@ def catalogue(spec: str | Path | None = None) -> dict:
     for kind, constant in (("rulesets", "RULESETS"), ("boards", "BOARDS")):
         own = dict(getattr(index, kind)) if index else {}
         built_in = {
-            n: {**v, "file": "built-in"} for n, v in builtin_names(constant).items() if n not in own
+            n: {**v, "file": "built-in"} for n, v in built_names(constant).items() if n not in own
         }
         listed[kind] = [
             {"name": n, **v} for n, v in [*sorted(own.items()), *sorted(built_in.items())]

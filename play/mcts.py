@@ -44,6 +44,8 @@ from itertools import accumulate
 
 from hansa.runtime.errors import HansaError
 
+import hansa
+
 from .agents import RandomAgent
 from .greedy import GreedyAgent, module_namespace, native_playout
 
@@ -373,8 +375,6 @@ def native_search_unavailable(namespace: dict, players: int) -> str | None:
 
 def _native_copy_or_reason(namespace: dict, players: int) -> tuple[object, str]:
     from hansa.compiler.targets.python.codegen import generated_text
-
-    import hansa
 
     name = namespace["GAME_NAME"]
     try:

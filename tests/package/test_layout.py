@@ -52,7 +52,6 @@ PLAY_WITHOUT_COMPILER = (
     "(tests/app/cli/test_own_spec.py checks in a fresh process)"
 )
 EXTRA = "an optional extra (rl: numpy, pyspiel; cluster: ray; web: starlette, uvicorn)"
-ELSEWHERE = "being rewritten in another branch; its imports are left as they are"
 LATE_IMPORTS = {
     ("hansa.commands", "hansa.compiler"): PLAY_WITHOUT_COMPILER,
     ("hansa.commands", "hansa.native"): PLAY_WITHOUT_COMPILER + "; the native backend's module "
@@ -81,10 +80,6 @@ LATE_IMPORTS = {
     ("hansa.play.cluster", "hansa.compiler"): PLAY_WITHOUT_COMPILER + " (a Ray study sends the "
     "module's text)",
     ("hansa.play.cluster", "hansa.native"): PLAY_WITHOUT_COMPILER,
-    ("hansa", "hansa.generated._index"): "written by `hansa build`: a checkout before its "
-    "first build has none, and the caller says so",
-    ("hansa.resolve", "hansa.generated._index"): "written by `hansa build`: a checkout before "
-    "its first build has none, and the caller says so",
     ("hansa.play.cluster", "importlib"): "the Ray task's body, sent by value, imports on the "
     "worker after taking the driver's folder off its path (play/cluster.py, `_task`)",
     ("hansa.play.cluster", "os"): "the Ray task's body (as importlib)",
@@ -103,9 +98,11 @@ LATE_IMPORTS = {
     "p-values of a comparison only",
     ("hansa.cli", "importlib.metadata"): "slow to import; only for `--version`",
     ("hansa.play.logs", "importlib.metadata"): "slow to import; only for a log's header",
-    ("hansa.native", ""): ELSEWHERE,
-    ("hansa.play.mcts", ""): ELSEWHERE,
-    ("hansa.compiler.targets.native", ""): ELSEWHERE,
+    ("hansa.native", "hansa.compiler"): PLAY_WITHOUT_COMPILER + "; a warm native load reads the "
+    "game record and the cached extension, never the renderers (compiled only on a cold load)",
+    ("hansa.native", "numpy"): EXTRA + ": the batched games' arrays",
+    ("hansa.play.mcts", "hansa.compiler"): PLAY_WITHOUT_COMPILER + " (the text of the module a "
+    "search goes native for, read only when it does)",
 }
 
 # Compiler stages in pipeline order; a module may import its own stage or an earlier one.

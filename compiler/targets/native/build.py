@@ -147,11 +147,16 @@ def _remove(path: Path) -> None:
         raise HansaError(f"cannot replace {path} in the native build cache: {exc}") from None
 
 
+def native_module_name(c_source: str) -> str:
+    """The extension's module name, as written in its PyInit_ function (the name of its file in
+    the cache)."""
+    start = c_source.index("PyMODINIT_FUNC PyInit_") + len("PyMODINIT_FUNC PyInit_")
+    return c_source[start : c_source.index("(", start)]
+
+
 def build_extension(c_source: str) -> Path:
     """The path of the built extension for `c_source`: taken from the cache when its record
     verifies it, compiled (and the cached file atomically replaced) otherwise."""
-    from .codegen import native_module_name
-
     name = native_module_name(c_source)
     found = verified_extension(name)
     if found is not None:
@@ -230,8 +235,6 @@ def _import(name: str, path: Path):
 
 def load_extension(c_source: str):
     """The built extension module of `c_source`, imported once per process (verified first)."""
-    from .codegen import native_module_name
-
     name = native_module_name(c_source)
     module = _LOADED.get(name)
     if module is None:

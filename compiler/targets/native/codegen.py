@@ -551,11 +551,5 @@ def render_native(model: GameModel, header_hash: str = "", widen: str = "") -> s
     return text.replace("@MODULE@", f"hansa_native_{model.module_name}_{digest[:16]}")
 
 
-def native_module_name(c_source: str) -> str:
-    """The extension's module name, as written in its PyInit_ function."""
-    start = c_source.index("PyMODINIT_FUNC PyInit_") + len("PyMODINIT_FUNC PyInit_")
-    return c_source[start : c_source.index("(", start)]
-
-
 def end_rule_names(model: GameModel) -> list[str]:
     return end_names(model.components.get("expr_rules", ()))
