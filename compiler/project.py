@@ -99,6 +99,9 @@ class Project:
     from_library: set[tuple[str, str]] = field(default_factory=set)
     # name -> the board as written, for each board that extends another (`boards` holds it folded)
     extended_boards: dict[str, Board] = field(default_factory=dict)
+    # what check ⇒ build keeps between checks of a caller that checks again and again
+    # (`build.checks.BuildMemo`, `load_project`'s `builds`); None: nothing is kept
+    build_memo: Any = field(default=None, repr=False, compare=False)
 
     def own(self, attribute: str) -> dict[str, Any]:
         """The declarations of one kind from the loaded files themselves (no built-in ones)."""
@@ -173,6 +176,7 @@ def load_project(
     library: bool = True,
     overlay: Mapping[str, str] | None = None,
     cache: dict | None = None,
+    builds: Any = None,
 ) -> Project:
     """Parse, lower and check every spec file under `paths`; problems become diagnostics.
 
@@ -180,13 +184,16 @@ def load_project(
     built-in spec (`LIBRARY_DIR`), with whatever it uses in turn. `overlay` maps a file's path to
     the text to check instead of what is on disk (an editor's unsaved buffer, `hansa lsp`); such a
     file need not exist on disk. `cache` (a dict the caller keeps) holds each file's parse and
-    lowering by its text, so a file whose text is unchanged is not parsed again.
+    lowering by its text, so a file whose text is unchanged is not parsed again. `builds` (a
+    `build.checks.BuildMemo` the caller keeps) holds what check ⇒ build found for each game by
+    exactly what its model is built from, so a game whose inputs are unchanged is not built again.
     """
     paths = list(paths)
     overlay = dict(overlay or {})
     unsaved = [Path(p) for p in paths if str(p) in overlay and not Path(p).exists()]
     saved = [p for p in paths if Path(p) not in unsaved]
     project = Project(files=(find_spec_files(saved) if saved or not unsaved else []) + unsaved)
+    project.build_memo = builds
     for path in project.files:
         _load_file(project, path, overlay.get(str(path)), cache)
     if library:

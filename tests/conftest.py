@@ -115,6 +115,7 @@ SLOW_MODULES = {
     "test_lsp": "language servers checking a spec folder on every edit",
     "test_lsp_neovim": "drives Neovim and a language server",
     "test_lsp_fuzz": "thousands of random edits checked",
+    "test_lsp_cache": "random edit sequences, each checked kept and fresh",
 }
 
 

@@ -20,13 +20,19 @@ the only legal one, so play would go round that cycle for ever (a warning naming
 
 from __future__ import annotations
 
-from ..errors import Diagnostic, HansaError, Span
+import hashlib
+import pickle
 import random
-from dataclasses import replace
+import re
+import types
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+
+from ..errors import Diagnostic, HansaError, Span
 from ..model.build import build_model
 from ..nodes.rules import mangle_module_name
 from ..rules.checks import check_game
-from ..targets.python.codegen import build_game_module, module_from_text
+from ..targets.python.codegen import module_from_text, render_model
 
 
 def _files_with_errors(diagnostics: list[Diagnostic]) -> set[str]:
@@ -37,6 +43,7 @@ def check_buildable(project) -> list[Diagnostic]:
     """Diagnostics of the build's model stage for every game that is otherwise clean."""
 
     resolved = getattr(project, "resolved_rulesets", {}) or {}
+    memo = getattr(project, "build_memo", None) or BuildMemo()
     failed_files = _files_with_errors(project.diagnostics)
     out: list[Diagnostic] = []
     at_setup: set = set()  # spans of end conditions found true at setup (one error each)
@@ -49,18 +56,20 @@ def check_buildable(project) -> list[Diagnostic]:
             continue  # one mistake, one error: the board's or the game's own errors stand
         if any(d.severity == "error" for d in check_game(game, resolved, project.boards)):
             continue
-        try:
-            build_model(game, rules, board)
+        found = memo.findings(game, rules, board, project.sources)
+        if found.refused is not None:
+            problems = list(found.refused)
+        elif found.setup_refused:
+            problems = list(found.at_setup)
+        else:
             problems = [
                 d
-                for d in _ends_at_setup(game, rules, board, project.sources)
+                for d in found.at_setup
                 if d.span not in at_setup  # a rule set shared by games: one error
             ]
             at_setup.update(d.span for d in problems)
             if not problems:
-                problems = _never_ends(game, rules, board, project.sources)
-        except HansaError as exc:
-            problems = exc.diagnostics
+                problems = found.never_ends(game, rules, board, project.sources, memo)
         for d in problems:
             located = d if d.span is not None and d.span.line > 0 else _at_game(d, game.span)
             if located not in out:
@@ -68,11 +77,176 @@ def check_buildable(project) -> list[Diagnostic]:
     return out
 
 
+@dataclass
+class _Findings:
+    """What the model stage found for one game: the build's refusal (None: it built), the end
+    conditions true at setup (or the refusal met finding them), and whether it can end (None
+    until asked when some condition holds at setup, since only then is it not needed)."""
+
+    refused: tuple[Diagnostic, ...] | None
+    at_setup: tuple[Diagnostic, ...] = ()
+    setup_refused: bool = False
+    never: tuple[Diagnostic, ...] | None = None
+
+    def never_ends(self, game, rules, board, sources, memo: BuildMemo) -> list[Diagnostic]:
+        if self.never is None:
+            model = build_model(game, rules, board)
+            self.never = _refusal_or(lambda: _never_ends(game, rules, board, sources, model, memo))
+        return list(self.never)
+
+
+def _refusal_or(find) -> tuple[Diagnostic, ...]:
+    try:
+        return tuple(find())
+    except HansaError as exc:
+        return tuple(exc.diagnostics)
+
+
+class BuildMemo:
+    """What check ⇒ build found, kept between checks by a caller that checks again and again
+    (`hansa lsp`): each game's findings by exactly what its model is built from (the pickled
+    game, resolved rule set and board, spans and all, so a finding's location is never stale),
+    and the compiled top-level statements of the modules run in memory by their text, so games
+    sharing a template share its compilation and an edit recompiles only the statements it
+    changes. Both are bounded (least recently used first out)."""
+
+    def __init__(self, games: int = 256, statements: int = 4096) -> None:
+        self.games: OrderedDict[bytes, _Findings] = OrderedDict()
+        self.statements: OrderedDict[str, types.CodeType] = OrderedDict()
+        self.limits = (games, statements)
+        self._pickled: dict[int, tuple[object, bytes]] = {}
+
+    def findings(self, game, rules, board, sources: dict[str, str]) -> _Findings:
+        key = self._key(game, rules, board)
+        found = self.games.get(key) if key is not None else None
+        if found is None:
+            found = _find(game, rules, board, sources, self)
+            if key is not None:
+                _remember(self.games, key, found, self.limits[0])
+        else:
+            self.games.move_to_end(key)
+        return found
+
+    def _key(self, *inputs) -> bytes | None:
+        digest = hashlib.blake2b(digest_size=32)
+        try:
+            for part in inputs:
+                digest.update(self._pickle(part))
+                digest.update(b"\0")
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            return None  # not picklable: never cached, always built
+        return digest.digest()
+
+    def _pickle(self, part: object) -> bytes:
+        """A declaration pickled, once per object while it lives (boards and rule sets are
+        shared by games; the object is kept with its bytes so its id is not reused)."""
+        kept = self._pickled.get(id(part))
+        if kept is not None and kept[0] is part:
+            return kept[1]
+        data = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+        if len(self._pickled) >= 4 * self.limits[0]:
+            self._pickled.clear()
+        self._pickled[id(part)] = (part, data)
+        return data
+
+    def compiled(self, statement: str) -> types.CodeType:
+        code = self.statements.get(statement)
+        if code is None:
+            # compiled here as codegen's module_from_text compiles a whole module, with the
+            # future flags of the compiling module (both have `annotations`)
+            code = compile(statement, _STATEMENT_FILE, "exec")
+            _remember(self.statements, statement, code, self.limits[1])
+        else:
+            self.statements.move_to_end(statement)
+        return code
+
+
+def _remember(table: OrderedDict, key, value, limit: int) -> None:
+    table[key] = value
+    while len(table) > limit:
+        table.popitem(last=False)
+
+
+def _find(game, rules, board, sources: dict[str, str], memo: BuildMemo) -> _Findings:
+    try:
+        model = build_model(game, rules, board)
+    except HansaError as exc:
+        return _Findings(refused=tuple(exc.diagnostics))
+    try:
+        setup = tuple(_ends_at_setup(game, rules, board, sources, model, memo))
+    except HansaError as exc:
+        return _Findings(refused=None, at_setup=tuple(exc.diagnostics), setup_refused=True)
+    found = _Findings(refused=None, at_setup=setup)
+    if not setup:  # the usual case: ask now, while the model is at hand
+        found.never = _refusal_or(lambda: _never_ends(game, rules, board, sources, model, memo))
+    return found
+
+
+# ---------------------------------------------------------------- a module run in memory, quickly
+
+_STATEMENT_FILE = "<generated statement>"
+# a line that starts a top-level statement: not indented, not closing a bracket, not a comment,
+# not a clause continuing one (else, except, …) and not a bare string (which, first in a piece
+# compiled alone, would become its docstring)
+_CONTINUES = re.compile(r"[ \t\n)\]}#]|(?:else|elif|except|finally)\b|[rRbBuUfF]{0,2}[\"']")
+
+
+def _statements(text: str) -> list[tuple[int, str]]:
+    """The module's text cut before each top-level statement: (first line, its text)."""
+    pieces: list[tuple[int, str]] = []
+    current: list[str] = []
+    first = 1
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        if (
+            current
+            and not _CONTINUES.match(line)
+            and not current[-1].startswith("@")  # a decorator goes with what it decorates
+            and sum(piece.count('"""') + piece.count("'''") for piece in current) % 2 == 0
+        ):
+            pieces.append((first, "".join(current)))
+            current, first = [], number
+        current.append(line)
+    if current:
+        pieces.append((first, "".join(current)))
+    return pieces
+
+
+def _placed(code: types.CodeType, lines: int, file: str) -> types.CodeType:
+    """A statement's code (compiled from line 1) moved down to its line in the module's file
+    (line numbers are relative to `co_firstlineno`), so a traceback reads as the whole's."""
+    inner = tuple(
+        _placed(c, lines, file) if isinstance(c, types.CodeType) else c for c in code.co_consts
+    )
+    return code.replace(
+        co_firstlineno=code.co_firstlineno + lines, co_consts=inner, co_filename=file
+    )
+
+
+def _run_module(text: str, module_name: str, label: str, memo: BuildMemo):
+    """`module_from_text`, statement by statement: each top-level statement compiled once per
+    text (BuildMemo) and run in order in the module's namespace, as the whole module would be.
+    A text the cut does not fit (a piece that does not compile alone) is compiled whole."""
+    file = f"<generated {label}>"
+    try:
+        codes = [
+            _placed(memo.compiled(piece), first - 1, file) for first, piece in _statements(text)
+        ]
+    except SyntaxError:
+        return module_from_text(text, module_name, label)
+    module = types.ModuleType(module_name)
+    module.__dict__["__generated_text__"] = text
+    for code in codes:
+        exec(code, module.__dict__)
+    return module
+
+
 # Setup positions tried per player count: the seed fixes only the bonus-marker draw.
 _SETUP_SEEDS = (0, 1, 2)
 
 
-def _ends_at_setup(game, rules, board, sources: dict[str, str]) -> list[Diagnostic]:
+def _ends_at_setup(
+    game, rules, board, sources: dict[str, str], model=None, memo: BuildMemo | None = None
+) -> list[Diagnostic]:
     """An error at each `end when` condition in words that holds in a setup position of the game:
     found by compiling the game in memory and evaluating its own end test on the real setup
     (after every `at setup:` rule), the way a played game would, for every allowed player count."""
@@ -80,9 +254,7 @@ def _ends_at_setup(game, rules, board, sources: dict[str, str]) -> list[Diagnost
     if not ends:
         return []
 
-    text = build_game_module(game, rules, board, sources)
-    name = f"hansa.generated._check_{mangle_module_name(game.name)}"
-    module = module_from_text(text, name, f"{game.name} (check)")
+    module = _check_module(game, rules, board, sources, model, memo)
     found: dict[str, int] = {}  # condition -> the first player count where it holds at setup
     for players in game.players:
         for seed in _SETUP_SEEDS:
@@ -107,7 +279,9 @@ PLAYOUT_SEED = 0
 _ACTIONS = ("income", "place", "displace", "move", "create_route")
 
 
-def _never_ends(game, rules, board, sources: dict[str, str]) -> list[Diagnostic]:
+def _never_ends(
+    game, rules, board, sources: dict[str, str], model=None, memo: BuildMemo | None = None
+) -> list[Diagnostic]:
     """An error when nothing can end the game; else, for a rule set that takes an action away or
     forbids one, a warning when a seeded random playout reaches a cycle of forced decisions."""
     has_route = any(type(a).__name__ == "CreateRoute" for a in rules.actions)
@@ -126,9 +300,7 @@ def _never_ends(game, rules, board, sources: dict[str, str]) -> list[Diagnostic]
     if len(rules.actions) >= len(_ACTIONS) and not forbids:
         return []  # every action of the game and none forbidden: the editions' own play
 
-    text = build_game_module(game, rules, board, sources)
-    name = f"hansa.generated._check_{mangle_module_name(game.name)}"
-    module = module_from_text(text, name, f"{game.name} (check)")
+    module = _check_module(game, rules, board, sources, model, memo)
     players = min(game.players)  # one short playout per game (a stall comes once pieces run out)
     stall = _stall(module, players, PLAYOUT_SEED)
     if stall is not None:
@@ -165,6 +337,16 @@ def _stall(module, players: int, seed: int) -> tuple[int, str] | None:
             seen.clear()
         state.apply_action(rng.choice(legal))
     return None
+
+
+def _check_module(game, rules, board, sources, model, memo: BuildMemo | None):
+    """The game's module compiled and run in memory (from its model, when built already)."""
+    text = render_model(model or build_model(game, rules, board), sources or {}, None)
+    name = f"hansa.generated._check_{mangle_module_name(game.name)}"
+    label = f"{game.name} (check)"
+    if memo is None:
+        return module_from_text(text, name, label)
+    return _run_module(text, name, label, memo)
 
 
 def _at_game(diagnostic: Diagnostic, span: Span) -> Diagnostic:

@@ -3,6 +3,8 @@ free-point masks of each route, and the special-prestige spaces."""
 
 from __future__ import annotations
 
+import functools
+
 from ...runtime.tables import city_tables, free_points, point_tables, space_city
 from ..nodes.board import PRIVILEGES
 from .fold import Fold, error, where
@@ -85,13 +87,18 @@ def fold_board(f: Fold) -> None:
     f.origins["board"] = where(board.span)
 
 
+# The free-point tables grow as 2 ** points per route and are the same for every game on a board:
+# folded once per board's points (their values are tuples, shared safely).
+_free_points = functools.lru_cache(maxsize=16)(free_points)
+
+
 def fold_point_masks(f: Fold) -> None:
     """Per route and mask of its free points (bit j: the route's j-th point): FREE_POINTS (the
     points) and FREE_HOUSE_POINTS (those a trader may take); FULL_MASK per route, POINT_BIT per
     point."""
     k = f.k
     route_points = k["ROUTE_POINTS"]
-    k["FREE_POINTS"], k["FREE_HOUSE_POINTS"] = free_points(route_points, k["POINT_MERCHANT_ONLY"])
+    k["FREE_POINTS"], k["FREE_HOUSE_POINTS"] = _free_points(route_points, k["POINT_MERCHANT_ONLY"])
     _, k["POINT_BIT"], k["FULL_MASK"] = point_tables(route_points)
 
 

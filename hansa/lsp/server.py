@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from hansa.compiler.board.format import format_source
+from hansa.compiler.build.checks import BuildMemo
 from hansa.compiler.errors import HansaError
 
 from . import complete, symbols
@@ -69,6 +70,7 @@ class HansaServer(LanguageServer):
         self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hansa-check")
         self.published: set[str] = set()
         self.parsed: dict = {}  # (file, text) → its parse and lowering (load_project's cache)
+        self.builds = BuildMemo()  # each game's check ⇒ build by its model's inputs (bounded)
         self.last_check_seconds = 0.0
 
     @property
@@ -105,11 +107,13 @@ class HansaServer(LanguageServer):
         same_scope = previous is not None and previous.scope == scope_of(root, focus)
         quick_files = closure(previous, buffers, focus) if same_scope else None
         if quick_files is not None and len(quick_files) < len(previous.project.files):
-            quick = await self._run(check, root, buffers, focus, quick_files, self.parsed)
+            quick = await self._run(
+                check, root, buffers, focus, quick_files, self.parsed, self.builds
+            )
             if quick is None or generation != self.generation:
                 return
             self.publish(quick, only=focus)
-        snapshot = await self._run(check, root, buffers, focus, None, self.parsed)
+        snapshot = await self._run(check, root, buffers, focus, None, self.parsed, self.builds)
         if snapshot is None or generation != self.generation:
             return  # a newer edit was scheduled: its check publishes, this one is stale
         self.last_check_seconds = time.perf_counter() - started

@@ -17,6 +17,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from hansa.compiler.board.format import quote
+from hansa.compiler.build.checks import BuildMemo
 from hansa.compiler.errors import Diagnostic, HansaError, Span
 from hansa.compiler.project import Project, find_spec_files, load_project
 
@@ -112,11 +113,14 @@ def check(
     focus: str,
     files: list[str] | None = None,
     cache: dict | None = None,
+    builds: BuildMemo | None = None,
 ) -> Snapshot:
     """`hansa check` of the workspace (or of `focus` alone when it lies outside) with `buffers`
     (path → unsaved text) read instead of the disk; `files` narrows a workspace check to them.
     `cache` keeps each file's parse by its text between checks (`load_project`); it is trimmed
-    to the files of this check when it grows, so it never holds more than a few texts a file."""
+    to the files of this check when it grows, so it never holds more than a few texts a file.
+    `builds` keeps each game's check ⇒ build by exactly what its model is built from (bounded),
+    so an edit builds again only the games it changes."""
     extra: list[Diagnostic] = []
     scope = scope_of(root, focus)
     whole = files is None  # only a whole check trims the cache (a narrow one would empty it)
@@ -127,7 +131,7 @@ def check(
         extra.append(Diagnostic(OUTSIDE, Span(focus, 1, 1, 1, 1), "warning"))
     overlay = {f: buffers[f] for f in files if f in buffers}
     try:
-        project = load_project(files, overlay=overlay, cache=cache)
+        project = load_project(files, overlay=overlay, cache=cache, builds=builds)
         if whole and cache is not None and len(cache) > 4 * max(len(project.files), 8):
             kept = {(str(f), project.sources.get(str(f))) for f in project.files}
             for key in [k for k in cache if k not in kept]:

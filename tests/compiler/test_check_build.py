@@ -84,3 +84,87 @@ def test_a_game_with_errors_of_its_own_gets_no_second_error_from_the_build_stage
 def test_the_bundled_games_pass_the_build_stage_in_check():
     project = load_project([ROOT / "spec"])
     assert [d for d in project.diagnostics if d.severity == "error"] == []
+
+
+# ------------------------------------------------------------- what a caller keeps between checks
+
+STALL_GAMES = ("no-bullying-hanseatic-45p", "three-full-abilities-hanseatic-45p")
+
+
+def _module_text(project, name: str) -> str:
+    from hansa.compiler.targets.python.codegen import build_game_module
+
+    game = project.games[name]
+    rules = project.resolved_rulesets[game.rules]
+    return build_game_module(game, rules, project.boards[game.board], project.sources)
+
+
+def _functions(module) -> dict[str, tuple[int, str]]:
+    return {
+        name: (value.__code__.co_firstlineno, value.__code__.co_filename)
+        for name, value in vars(module).items()
+        if callable(value) and hasattr(value, "__code__")
+    }
+
+
+def test_a_module_run_statement_by_statement_is_the_module_run_whole():
+    """check ⇒ build runs a game's module compiled one top-level statement at a time (so games
+    share the statements of their template and an edit recompiles only what it changes): the
+    namespace, each function's line and file, and a seeded playout are the whole module's."""
+    import random
+
+    from hansa.compiler.targets.python.codegen import module_from_text
+
+    project = load_project([ROOT / "spec"])
+    memo = model.BuildMemo()
+    for name in STALL_GAMES:
+        text = _module_text(project, name)
+        whole = module_from_text(text, "hansa.generated._whole", "g (check)")
+        pieces = model._run_module(text, "hansa.generated._pieces", "g (check)", memo)
+        assert sorted(vars(whole)) == sorted(vars(pieces))
+        assert _functions(whole) == _functions(pieces)
+        assert pieces.__doc__ == whole.__doc__ and pieces.__generated_text__ == text
+        states = [m.new_initial_state(4, 7) for m in (whole, pieces)]
+        rng = random.Random(3)
+        for _ in range(300):
+            if states[0].is_terminal():
+                break
+            assert states[0].to_json() == states[1].to_json()
+            action = rng.choice(states[0].legal_actions())
+            for state in states:
+                state.apply_action(action)
+    assert len(model._statements(text)) > 100  # really cut, not run whole
+
+
+def test_the_cut_keeps_strings_clauses_and_decorators_whole_and_else_compiles_whole():
+    text = "".join(
+        [
+            'x = """\n\ny = 2\n"""\n',
+            "if x:\n    z = 1\nelse:\n    z = 2\n",
+            "@staticmethod\ndef f(): pass\n",
+        ]
+    )
+    memo = model.BuildMemo()
+    module = model._run_module(text, "hansa.generated._odd", "odd", memo)
+    assert module.x == "\n\ny = 2\n" and module.z == 1 and not hasattr(module, "y")
+    assert [first for first, _ in model._statements(text)] == [1, 5, 9]
+    # a line at the margin inside brackets: the pieces do not compile alone, the whole does
+    module = model._run_module("t = (1,\n2)\n", "hansa.generated._odd", "odd", memo)
+    assert module.t == (1, 2)
+
+
+def test_the_build_memo_gives_a_fresh_checks_findings_and_stays_bounded(tmp_path):
+    """Kept findings are keyed by the pickled inputs, spans included: a line inserted above a
+    rule moves its diagnostic even though the rule's value is unchanged; the tables are bounded."""
+    body = "end when players > 0"  # holds at setup: an error at this line
+    spec = spec_with(tmp_path, HOUSE.replace("BODY", body))
+    memo = model.BuildMemo(games=2, statements=50)
+    house = spec / "house.hansa"
+    for shift in range(4):
+        text = "# a note\n" * shift + HOUSE.replace("BODY", body)
+        kept = load_project([spec], overlay={str(house): text}, builds=memo)
+        fresh = load_project([spec], overlay={str(house): text})
+        assert kept.diagnostics == fresh.diagnostics
+        [error] = [d for d in kept.errors if "already holds at setup" in d.message]
+        assert error.span.line == 2 + shift
+        assert len(memo.games) <= 2 and len(memo.statements) <= 50
