@@ -2,9 +2,11 @@
 
 Starts the server over stdio as an editor does (with no quiet time, so the figure is the check
 alone), opens a file in a workspace, then changes one number in it again and again and measures
-from each change to the diagnostics of that version. Two workspaces: a copy of the bundled spec
-folder (every game there depends on spec/bigbox_2021.hansa, so an edit to it re-checks all 30),
-and a folder holding that file alone with one game; the same for the 4-5 player Hanseatic board.
+from each change to the diagnostics of that version, and the processor time the server used
+meanwhile (what the wait would be on a machine with nothing else to do; Linux's /proc).
+Two workspaces: a copy of the bundled spec folder (every game there depends on
+spec/bigbox_2021.hansa, so an edit to it re-checks all 30), and a folder holding that file
+alone with one game; the same for the 4-5 player Hanseatic board.
 
     .venv/bin/python scripts/lsp_latency.py [--edits 20]
 """
@@ -12,6 +14,7 @@ and a folder holding that file alone with one game; the same for the 4-5 player 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import sys
@@ -37,8 +40,17 @@ def _published(client: Client, uri: str, after: int, timeout: float = 60) -> Non
                 raise TimeoutError(f"no diagnostics for {uri}")
 
 
-def measure(root: Path, file: Path, old: str, edits: int) -> tuple[list[float], list[float]]:
-    """(seconds to the edited file's diagnostics, to those of the games file) per edit."""
+def _cpu_seconds(pid: int) -> float:
+    """The processor time a process has used (user and system), from /proc (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(
+    root: Path, file: Path, old: str, edits: int
+) -> tuple[list[float], list[float], list[float]]:
+    """(seconds to the edited file's diagnostics, to those of the games file, of the server's
+    processor time until then) per edit: the last is what a quiet machine would wait."""
     client = Client(root, debounce=0.0)
     try:
         text = file.read_text(encoding="utf-8")
@@ -46,17 +58,19 @@ def measure(root: Path, file: Path, old: str, edits: int) -> tuple[list[float], 
         games = client.open(root / "games.hansa")
         client.diagnostics(uri)
         client.diagnostics(games)
-        own, every = [], []
+        own, every, cpu = [], [], []
         for n in range(edits):
             changed = text.replace(old, old[:-1] + str(n % 10), 1)
             seen = len(client.notifications)
+            used = _cpu_seconds(client.process.pid)
             started = time.perf_counter()
             version = client.change(uri, changed)
             client.diagnostics(uri, lambda p, v=version: p["version"] == v, timeout=60)
             own.append(time.perf_counter() - started)
             _published(client, games, seen)
             every.append(time.perf_counter() - started)
-        return own, every
+            cpu.append(_cpu_seconds(client.process.pid) - used)
+        return own, every, cpu
     finally:
         client.close()
 
@@ -96,12 +110,13 @@ def main() -> int:
         ]
         for title, root, file in cases:
             old = "track_pp >= 20" if file.name.startswith("bigbox") else "Bremen -- Hamburg: 4"
-            own, every = measure(root, file, old, args.edits)
+            own, every, cpu = measure(root, file, old, args.edits)
             print(
                 f"{title}: its own diagnostics median {statistics.median(own) * 1000:.0f} ms"
                 f" (max {max(own) * 1000:.0f}), every file's median"
-                f" {statistics.median(every) * 1000:.0f} ms (max {max(every) * 1000:.0f})"
-                f" over {len(own)} edits"
+                f" {statistics.median(every) * 1000:.0f} ms (max {max(every) * 1000:.0f}),"
+                f" the server's processor time median {statistics.median(cpu) * 1000:.0f} ms"
+                f" (max {max(cpu) * 1000:.0f}) over {len(own)} edits"
             )
     return 0
 
