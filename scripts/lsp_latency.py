@@ -1,7 +1,8 @@
 """How long `hansa lsp` takes from an edit to its diagnostics (docs/editor.md quotes the result).
 
 Starts the server over stdio as an editor does (with no quiet time, so the figure is the check
-alone), opens a file in a workspace, then changes one number in it again and again and measures
+alone), opens a file in a workspace, then changes one number in it again and again (each time to
+a value not used before, so nothing the server keeps between checks answers for it) and measures
 from each change to the diagnostics of that version, and the processor time the server used
 meanwhile (what the wait would be on a machine with nothing else to do; Linux's /proc).
 Two workspaces: a copy of the bundled spec folder (every game there depends on
@@ -47,7 +48,7 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def measure(
-    root: Path, file: Path, old: str, edits: int
+    root: Path, file: Path, old: str, new: str, edits: int
 ) -> tuple[list[float], list[float], list[float]]:
     """(seconds to the edited file's diagnostics, to those of the games file, of the server's
     processor time until then) per edit: the last is what a quiet machine would wait."""
@@ -60,7 +61,7 @@ def measure(
         client.diagnostics(games)
         own, every, cpu = [], [], []
         for n in range(edits):
-            changed = text.replace(old, old[:-1] + str(n % 10), 1)
+            changed = text.replace(old, new.format(n + 1), 1)  # a text not seen before
             seen = len(client.notifications)
             used = _cpu_seconds(client.process.pid)
             started = time.perf_counter()
@@ -109,8 +110,11 @@ def main() -> int:
             ),
         ]
         for title, root, file in cases:
-            old = "track_pp >= 20" if file.name.startswith("bigbox") else "Bremen -- Hamburg: 4"
-            own, every, cpu = measure(root, file, old, args.edits)
+            if file.name.startswith("bigbox"):  # the end: a threshold of 21, 22, …
+                old, new = "track_pp >= 20", "track_pp >= {}"
+            else:  # a city moved on the board: still a valid board, so every game is built
+                old, new = "city Bremen at (0.4817,", "city Bremen at (0.4{:03d},"
+            own, every, cpu = measure(root, file, old, new, args.edits)
             print(
                 f"{title}: its own diagnostics median {statistics.median(own) * 1000:.0f} ms"
                 f" (max {max(own) * 1000:.0f}), every file's median"

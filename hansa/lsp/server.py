@@ -349,8 +349,8 @@ def _register_edits(server: HansaServer) -> None:
         symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
         lines = ls.lines(params.text_document.uri)
         word = word_at(lines, params.position)
-        if symbol is None or symbol.kind != "city" or word is None:
-            raise JsonRpcInvalidRequest("only a city can be renamed")
+        if symbol is None or symbol.kind not in symbols.RENAMABLE or word is None:
+            raise JsonRpcInvalidRequest(symbols.NOT_RENAMABLE)
         return word_range(word, lines)
 
     @server.feature(types.TEXT_DOCUMENT_RENAME)
@@ -358,10 +358,10 @@ def _register_edits(server: HansaServer) -> None:
     async def rename(ls: HansaServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
         snapshot = await ls.fresh(params.text_document.uri)
         symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
-        if symbol is None or symbol.kind != "city":
-            raise JsonRpcInvalidRequest("only a city can be renamed")
+        if symbol is None:
+            raise JsonRpcInvalidRequest(symbols.NOT_RENAMABLE)
         try:
-            return symbols.rename_city(snapshot, symbol, params.new_name, ls.root)
+            return symbols.rename(snapshot, symbol, params.new_name, ls.root)
         except HansaError as exc:
             raise JsonRpcInvalidRequest(exc.message) from None
 

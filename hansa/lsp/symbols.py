@@ -15,12 +15,15 @@ from pathlib import Path
 from lsprotocol import types
 
 from hansa.compiler.board.format import name as written_name
+from hansa.compiler.board.format import quote
 from hansa.compiler.errors import HansaError, Span
 from hansa.compiler.nodes.board import ROUTE_LABEL_SEPARATOR
+from hansa.compiler.project import library_project
 from hansa.compiler.rules.prelude import defined
 from hansa.compiler.syntax.limits import text_problem
 
-from .text import Word, lines_of, span_range, word_at, word_range, words_of, words_of_line
+from .names import Occurrence, occurrences
+from .text import Word, lines_of, span_range, word_at, word_range, words_of_line
 from .workspace import Snapshot, inside, uri_of
 
 DECLARATION_KINDS = {"board": "boards", "rules": "rulesets", "game": "games"}
@@ -244,28 +247,67 @@ def workspace_texts(snapshot: Snapshot, root: Path | None) -> dict[str, str]:
 def references(
     snapshot: Snapshot, symbol: Symbol, root: Path | None, spellings: set[str] | None = None
 ) -> list[types.Location]:
-    """Every place in the workspace's files (and where it is declared) that names the symbol."""
+    """Every place in the workspace's files (and where it is declared) that names the symbol,
+    found in each file's parse tree (`names.occurrences`): a file that does not parse is left
+    out (rename refuses to run then)."""
+    return [
+        types.Location(uri_of(file), span_range(found.span, lines_of(text)))
+        for file, text, found in _occurrences_of(snapshot, symbol, root, spellings)
+    ] + ([location(snapshot, symbol)] if _declared_outside(snapshot, symbol, root) else [])
+
+
+def _declared_outside(snapshot: Snapshot, symbol: Symbol, root: Path | None) -> bool:
+    return symbol.span.file not in workspace_texts(snapshot, root)
+
+
+def _occurrences_of(
+    snapshot: Snapshot, symbol: Symbol, root: Path | None, spellings: set[str] | None = None
+) -> list[tuple[str, str, Occurrence]]:
+    """(file, text, occurrence) of each place the workspace names the symbol, file by file."""
     names = spellings if spellings is not None else _spellings(snapshot, symbol)
-    texts = workspace_texts(snapshot, root)
-    if symbol.kind == "city":
-        related = _files_of_board(snapshot, symbol.owner)
-        texts = {f: t for f, t in texts.items() if f in related}
+    matches = _matcher(snapshot, symbol, names)
     out = []
-    if symbol.span.file not in texts:
-        out.append(location(snapshot, symbol))
-    for file, text in sorted(texts.items()):
-        lines = lines_of(text)
-        for word in words_of(text):
-            if word.value in names:
-                out.append(types.Location(uri_of(file), word_range(word, lines)))
+    for file, text in sorted(workspace_texts(snapshot, root).items()):
+        for found in occurrences(file, text) or ():
+            if matches(found):
+                out.append((file, text, found))
     return out
 
 
-def _files_of_board(snapshot: Snapshot, board: str) -> set[str]:
-    """The files that may name a board's cities: its own, its descendants', and those of the
-    games on them and of the rule sets those games use."""
+def _matcher(snapshot: Snapshot, symbol: Symbol, names: set[str]):
+    """Whether an occurrence names the symbol: the same kind and name, written where the name
+    means this thing (a city in its board's family or a rule set played there; a marker in its
+    rule set's family or a board its games are played on)."""
+    if symbol.kind == "city":
+        boards = _board_family(snapshot, symbol.owner)
+        rules = _rules_played_on(snapshot, boards)
+
+        def city(found: Occurrence) -> bool:
+            return found.name in names and (
+                (found.kind == "city" and found.scope in boards)
+                or (found.kind == "value" and found.scope in rules)
+            )
+
+        return city
+    if symbol.kind == "marker":
+        rules = _rules_family(snapshot, _declaring_rules(snapshot, symbol))
+        boards = {g.board for g in snapshot.project.games.values() if g.rules in rules}
+
+        def marker(found: Occurrence) -> bool:
+            return (
+                found.kind == "marker"
+                and found.name in names
+                and (found.scope in rules or found.scope in boards)
+            )
+
+        return marker
+    kind = symbol.kind
+    return lambda found: found.kind == kind and found.name in names
+
+
+def _board_family(snapshot: Snapshot, board: str) -> set[str]:
+    """A board, the boards extending it (and those extending them), and the boards it extends."""
     project = snapshot.project
-    declared = project.declared_at
     family = {board}
     changed = True
     while changed:
@@ -278,38 +320,171 @@ def _files_of_board(snapshot: Snapshot, board: str) -> set[str]:
     while parent is not None and parent.extends and parent.extends not in family:
         family.add(parent.extends)
         parent = project.extended_boards.get(parent.extends)
+    return family
+
+
+def _rules_played_on(snapshot: Snapshot, boards: set[str]) -> set[str]:
+    """The rule sets of the games played on the boards, and the rule sets they extend."""
+    project = snapshot.project
+    found: set[str] = set()
+    for name in {g.rules for g in project.games.values() if g.board in boards}:
+        while name and name not in found:
+            found.add(name)
+            name = getattr(project.rulesets.get(name), "extends", None) or ""
+    return found
+
+
+def _declaring_rules(snapshot: Snapshot, symbol: Symbol) -> str:
+    """The rule set whose own statement declares a marker (the symbol's owner may inherit it)."""
+    for name, rules in snapshot.project.rulesets.items():
+        if any(m.name == symbol.name and m.span == symbol.span for m in _markers(rules)):
+            return name
+    return symbol.owner
+
+
+def _markers(rules) -> tuple:
+    """A rule set's bonus and permanent markers (none for a rule set that is missing)."""
+    return (*getattr(rules, "bonus_markers", ()), *getattr(rules, "permanent_markers", ()))
+
+
+def _rules_family(snapshot: Snapshot, rules: str) -> set[str]:
+    """A rule set, the rule sets it extends, and every rule set extending it at any depth."""
+    project = snapshot.project
+    family = {rules}
+    name = getattr(project.rulesets.get(rules), "extends", None)
+    while name and name not in family:
+        family.add(name)
+        name = getattr(project.rulesets.get(name), "extends", None)
+    changed = True
+    while changed:
+        changed = False
+        for child, declared in project.rulesets.items():
+            if getattr(declared, "extends", None) in family and child not in family:
+                family.add(child)
+                changed = True
+    return family
+
+
+def _files_of_board(snapshot: Snapshot, board: str) -> set[str]:
+    """The files that may name a board's cities: its own, its family's, and those of the games
+    on them and of the rule sets those games use (and the rule sets those extend)."""
+    declared = snapshot.project.declared_at
+    family = _board_family(snapshot, board)
     files = {declared[("boards", b)].file for b in family if ("boards", b) in declared}
-    for game in project.games.values():
+    for game in snapshot.project.games.values():
         if game.board in family:
             files.add(game.span.file)
-            if ("rulesets", game.rules) in declared:
-                files.add(declared[("rulesets", game.rules)].file)
+    for rules in _rules_played_on(snapshot, family):
+        if ("rulesets", rules) in declared:
+            files.add(declared[("rulesets", rules)].file)
     return files
 
 
-def rename_city(
+RENAMABLE = {
+    "city": "city",
+    "marker": "bonus marker",
+    "board": "board",
+    "rules": "rule set",
+    "game": "game",
+}
+NOT_RENAMABLE = "only a city, bonus marker, board, rule set or game can be renamed"
+
+
+def rename(
     snapshot: Snapshot, symbol: Symbol, new_name: str, root: Path | None
 ) -> types.WorkspaceEdit:
-    """The edits renaming a city wherever the workspace names it (not its aliases); refused, with
-    one clear message, for a name the language refuses or a city of a built-in board."""
-
-    problem = text_problem(new_name, "city name")
+    """The edits renaming a city, bonus marker, board, rule set or game wherever the workspace
+    names it (a city's aliases stay), found in the parse trees; refused, with one clear message,
+    for a name the language refuses, a name already taken, a thing declared outside the
+    workspace, an unlabelled marker (its name is its kind), or a file that does not parse."""
+    what = RENAMABLE.get(symbol.kind)
+    if what is None:
+        raise HansaError(NOT_RENAMABLE)
+    problem = text_problem(new_name, f"{what} name")
     if not new_name.strip():
-        problem = "a city name may not be empty"
-    elif ROUTE_LABEL_SEPARATOR in new_name:
+        problem = f"a {what} name may not be empty"
+    elif symbol.kind == "city" and ROUTE_LABEL_SEPARATOR in new_name:
         problem = f"a city name may not hold '{ROUTE_LABEL_SEPARATOR}' (it joins route names)"
     if problem:
         raise HansaError(problem)
     if not inside(root, symbol.span.file):
         raise HansaError(
-            f"city '{symbol.name}' is declared in {symbol.span.file}, outside the workspace:"
-            " change it there, or write `change city` in a board that extends it"
+            f"{what} '{symbol.name}' is declared in {symbol.span.file}, outside the workspace:"
+            " change it there"
+            + (", or write `change city` in a board that extends it" if what == "city" else "")
         )
+    if new_name != symbol.name:
+        taken = _taken(snapshot, symbol, new_name)
+        if taken:
+            raise HansaError(taken)
+    _refuse_unparsed(snapshot, symbol, root)
+    found = _occurrences_of(snapshot, symbol, root, {symbol.name})
     changes: dict[str, list[types.TextEdit]] = {}
-    written = written_name(new_name)
-    for where in references(snapshot, symbol, root, {symbol.name}):
-        changes.setdefault(where.uri, []).append(types.TextEdit(where.range, written))
+    for file, text, where in found:
+        if where.declares and not where.renamable:
+            raise HansaError(
+                f"marker '{symbol.name}' has no label: its name is its kind; label it first"
+                f" (`bonus {written_name(new_name)} = {symbol.name} …`)"
+            )
+        if where.bare and written_name(new_name) != new_name:
+            raise HansaError(
+                f"{what} names are written without quotes here ({file}:{where.span.line}), and"
+                f" {quote(new_name)} is not a plain name (letters, digits, _ and inner -)"
+            )
+        written = quote(new_name) if where.quoted else written_name(new_name)
+        edit = types.TextEdit(span_range(where.span, lines_of(text)), written)
+        changes.setdefault(uri_of(file), []).append(edit)
     return types.WorkspaceEdit(changes=changes)
+
+
+def _taken(snapshot: Snapshot, symbol: Symbol, new_name: str) -> str:
+    """Why the new name would collide with one already there ("" when it is free)."""
+    project = snapshot.project
+    if symbol.kind == "city":
+        for board_name in sorted(_board_family(snapshot, symbol.owner)):
+            board = project.boards.get(board_name)
+            for city in board.cities if board is not None else ():
+                if new_name == city.name or new_name in city.aliases:
+                    return (
+                        f"board '{board_name}' already has a city '{new_name}'"
+                        f" ({city.span.file}:{city.span.line}): a rename may not merge two cities"
+                    )
+        return ""
+    if symbol.kind == "marker":
+        resolved = project.declarations("resolved_rulesets")
+        for rules_name in sorted(_rules_family(snapshot, _declaring_rules(snapshot, symbol))):
+            rules = resolved.get(rules_name) or project.rulesets.get(rules_name)
+            markers = (
+                *getattr(rules, "bonus_markers", ()),
+                *getattr(rules, "permanent_markers", ()),
+            )
+            for marker in markers:
+                if marker.name == new_name:
+                    return f"rule set '{rules_name}' already has a bonus marker '{new_name}'"
+        return ""
+    attribute = DECLARATION_KINDS[symbol.kind]
+    library = library_project()
+    for where in (project, library):
+        if where is not None and new_name in where.declarations(attribute):
+            span = where.declared_at.get((attribute, new_name))
+            at = f" ({span.file}:{span.line})" if span is not None else " (built in)"
+            return f"a {RENAMABLE[symbol.kind]} named '{new_name}' already exists{at}"
+    return ""
+
+
+def _refuse_unparsed(snapshot: Snapshot, symbol: Symbol, root: Path | None) -> None:
+    """A rename reads every file that may name the thing; one that does not parse could name it
+    where no tree shows it, so the rename waits until it parses."""
+    texts = workspace_texts(snapshot, root)
+    if symbol.kind == "city":
+        related = _files_of_board(snapshot, symbol.owner)
+        texts = {f: t for f, t in texts.items() if f in related}
+    for file, text in sorted(texts.items()):
+        if occurrences(file, text) is None:
+            raise HansaError(
+                f"{file} does not parse: fix its errors first (a rename edits only what the"
+                " parser reads, and cannot read that file)"
+            )
 
 
 _CHILD_HEADS = {

@@ -247,7 +247,7 @@ def test_formatting_outline_and_rename_of_a_city(client, workspace):
     assert "control" in error or "character" in error
     games = workspace / "games.hansa"
     games_uri = client.open(games)
-    assert "only a city" in client.request_error(
+    assert "only a city, bonus marker" in client.request_error(
         "textDocument/prepareRename", client.at(games_uri, 1, 2)
     )
 
