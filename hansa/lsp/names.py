@@ -35,9 +35,10 @@ _KEPT = 512
 
 @dataclass(frozen=True)
 class Occurrence:
-    """A name where the grammar puts one: what it names (board, rules, game, city, marker, or
-    value: a rule set's parameter value, which may be a city), the name as the compiler reads it,
-    where, and in which board or rule set it is written."""
+    """A name where the grammar puts one: what it names (board, rules, game, city, marker; value:
+    a rule set's parameter value, which may be a city; word: a plain word of a rule in words,
+    which may be a marker's label), the name as the compiler reads it, where, and in which board
+    or rule set it is written."""
 
     kind: str
     name: str
@@ -146,4 +147,7 @@ def _rules(declaration: lark.Tree, file: str) -> list[Occurrence]:
             out.extend(_at("marker", t, file, scope, declares=True) for t in _tokens(tree)[:1])
         elif tree.data == "r_atom":
             out.extend(_at("value", t, file, scope) for t in _tokens(tree))
+        elif tree.data.startswith("x_"):  # a word of a rule in words (`marker used is NAME`)
+            words = [t for t in _tokens(tree) if t.type == "NAME"]
+            out.extend(_at("word", t, file, scope, bare=True) for t in words)
     return out

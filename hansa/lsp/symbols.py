@@ -279,7 +279,7 @@ def _matcher(snapshot: Snapshot, symbol: Symbol, names: set[str]):
     means this thing (a city in its board's family or a rule set played there; a marker in its
     rule set's family or a board its games are played on)."""
     if symbol.kind == "city":
-        boards = _board_family(snapshot, symbol.owner)
+        boards = _board_family(snapshot, _city_home(snapshot, symbol))
         rules = _rules_played_on(snapshot, boards)
 
         def city(found: Occurrence) -> bool:
@@ -294,15 +294,27 @@ def _matcher(snapshot: Snapshot, symbol: Symbol, names: set[str]):
         boards = {g.board for g in snapshot.project.games.values() if g.rules in rules}
 
         def marker(found: Occurrence) -> bool:
-            return (
-                found.kind == "marker"
-                and found.name in names
-                and (found.scope in rules or found.scope in boards)
-            )
+            if found.name not in names:
+                return False
+            if found.kind == "word":  # `forbid use marker when marker used is plus_3_actions`
+                return found.scope in rules
+            return found.kind == "marker" and (found.scope in rules or found.scope in boards)
 
         return marker
     kind = symbol.kind
     return lambda found: found.kind == kind and found.name in names
+
+
+def _city_home(snapshot: Snapshot, symbol: Symbol) -> str:
+    """The board a city comes from: up the `extends` chain while the parent has it too."""
+    project, board = snapshot.project, symbol.owner
+    child = project.extended_boards.get(board)
+    while child is not None and child.extends in project.boards:
+        if _city(project.boards[child.extends], symbol.name) is None:
+            break
+        board = child.extends
+        child = project.extended_boards.get(board)
+    return board
 
 
 def _board_family(snapshot: Snapshot, board: str) -> set[str]:
@@ -365,21 +377,6 @@ def _rules_family(snapshot: Snapshot, rules: str) -> set[str]:
     return family
 
 
-def _files_of_board(snapshot: Snapshot, board: str) -> set[str]:
-    """The files that may name a board's cities: its own, its family's, and those of the games
-    on them and of the rule sets those games use (and the rule sets those extend)."""
-    declared = snapshot.project.declared_at
-    family = _board_family(snapshot, board)
-    files = {declared[("boards", b)].file for b in family if ("boards", b) in declared}
-    for game in snapshot.project.games.values():
-        if game.board in family:
-            files.add(game.span.file)
-    for rules in _rules_played_on(snapshot, family):
-        if ("rulesets", rules) in declared:
-            files.add(declared[("rulesets", rules)].file)
-    return files
-
-
 RENAMABLE = {
     "city": "city",
     "marker": "bonus marker",
@@ -417,11 +414,12 @@ def rename(
         taken = _taken(snapshot, symbol, new_name)
         if taken:
             raise HansaError(taken)
-    _refuse_unparsed(snapshot, symbol, root)
+    _refuse_unparsed(snapshot, root)
     found = _occurrences_of(snapshot, symbol, root, {symbol.name})
     changes: dict[str, list[types.TextEdit]] = {}
     for file, text, where in found:
-        if where.declares and not where.renamable:
+        declaration = (where.span.file, where.span.line) == (symbol.span.file, symbol.span.line)
+        if declaration and not where.renamable:
             raise HansaError(
                 f"marker '{symbol.name}' has no label: its name is its kind; label it first"
                 f" (`bonus {written_name(new_name)} = {symbol.name} …`)"
@@ -441,7 +439,7 @@ def _taken(snapshot: Snapshot, symbol: Symbol, new_name: str) -> str:
     """Why the new name would collide with one already there ("" when it is free)."""
     project = snapshot.project
     if symbol.kind == "city":
-        for board_name in sorted(_board_family(snapshot, symbol.owner)):
+        for board_name in sorted(_board_family(snapshot, _city_home(snapshot, symbol))):
             board = project.boards.get(board_name)
             for city in board.cities if board is not None else ():
                 if new_name == city.name or new_name in city.aliases:
@@ -472,14 +470,10 @@ def _taken(snapshot: Snapshot, symbol: Symbol, new_name: str) -> str:
     return ""
 
 
-def _refuse_unparsed(snapshot: Snapshot, symbol: Symbol, root: Path | None) -> None:
-    """A rename reads every file that may name the thing; one that does not parse could name it
-    where no tree shows it, so the rename waits until it parses."""
-    texts = workspace_texts(snapshot, root)
-    if symbol.kind == "city":
-        related = _files_of_board(snapshot, symbol.owner)
-        texts = {f: t for f, t in texts.items() if f in related}
-    for file, text in sorted(texts.items()):
+def _refuse_unparsed(snapshot: Snapshot, root: Path | None) -> None:
+    """A rename reads every file of the workspace; one that does not parse could name the thing
+    where no tree shows it (and its declarations are unknown), so the rename waits for it."""
+    for file, text in sorted(workspace_texts(snapshot, root).items()):
         if occurrences(file, text) is None:
             raise HansaError(
                 f"{file} does not parse: fix its errors first (a rename edits only what the"
