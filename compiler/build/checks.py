@@ -195,17 +195,20 @@ def _statements(text: str) -> list[tuple[int, str]]:
     """The module's text cut before each top-level statement: (first line, its text)."""
     pieces: list[tuple[int, str]] = []
     current: list[str] = []
-    first = 1
+    first = quotes = 0  # quotes: triple quotes opened in the piece so far (odd: inside one)
     for number, line in enumerate(text.splitlines(keepends=True), 1):
         if (
             current
             and not _CONTINUES.match(line)
             and not current[-1].startswith("@")  # a decorator goes with what it decorates
-            and sum(piece.count('"""') + piece.count("'''") for piece in current) % 2 == 0
+            and quotes % 2 == 0
         ):
             pieces.append((first, "".join(current)))
-            current, first = [], number
+            current, quotes = [], 0
+        if not current:
+            first = number
         current.append(line)
+        quotes += line.count('"""') + line.count("'''")
     if current:
         pieces.append((first, "".join(current)))
     return pieces
