@@ -245,6 +245,8 @@ def test_formatting_outline_and_rename_of_a_city(client, workspace):
     assert [e["newText"] for e in changes[missions]] == ["Brema"]
     error = client.request_error("textDocument/rename", {**at, "newName": "Bre\x1bmen"})
     assert "control" in error or "character" in error
+    taken = client.request_error("textDocument/rename", {**at, "newName": "Hamburg"})
+    assert "already has a city 'Hamburg'" in taken  # a rename never merges two cities
     games = workspace / "games.hansa"
     games_uri = client.open(games)
     assert "only a city, bonus marker" in client.request_error(
