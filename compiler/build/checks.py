@@ -56,7 +56,7 @@ def check_buildable(project) -> list[Diagnostic]:
             continue  # one mistake, one error: the board's or the game's own errors stand
         if any(d.severity == "error" for d in check_game(game, resolved, project.boards)):
             continue
-        found = memo.findings(game, rules, board, project.sources)
+        found = memo.findings(game, rules, board)
         if found.refused is not None:
             problems = list(found.refused)
         elif found.setup_refused:
@@ -69,7 +69,7 @@ def check_buildable(project) -> list[Diagnostic]:
             ]
             at_setup.update(d.span for d in problems)
             if not problems:
-                problems = found.never_ends(game, rules, board, project.sources, memo)
+                problems = found.never_ends(game, rules, board, memo)
         for d in problems:
             located = d if d.span is not None and d.span.line > 0 else _at_game(d, game.span)
             if located not in out:
@@ -88,10 +88,10 @@ class _Findings:
     setup_refused: bool = False
     never: tuple[Diagnostic, ...] | None = None
 
-    def never_ends(self, game, rules, board, sources, memo: BuildMemo) -> list[Diagnostic]:
+    def never_ends(self, game, rules, board, memo: BuildMemo) -> list[Diagnostic]:
         if self.never is None:
             model = build_model(game, rules, board)
-            self.never = _refusal_or(lambda: _never_ends(game, rules, board, sources, model, memo))
+            self.never = _refusal_or(lambda: _never_ends(game, rules, board, model, memo))
         return list(self.never)
 
 
@@ -106,21 +106,34 @@ class BuildMemo:
     """What check ⇒ build found, kept between checks by a caller that checks again and again
     (`hansa lsp`): each game's findings by exactly what its model is built from (the pickled
     game, resolved rule set and board, spans and all, so a finding's location is never stale),
-    and the compiled top-level statements of the modules run in memory by their text, so games
+    the compiled top-level statements of the modules run in memory by their text, so games
     sharing a template share its compilation and an edit recompiles only the statements it
-    changes. Both are bounded (least recently used first out)."""
+    changes, and what playing a module found (its setups, its stall search) by the module's text,
+    so an edit that leaves a game's model as it was (a city moved on the board) plays nothing
+    again. Each table is bounded (least recently used first out)."""
 
-    def __init__(self, games: int = 256, statements: int = 4096) -> None:
+    def __init__(self, games: int = 256, statements: int = 4096, plays: int = 256) -> None:
         self.games: OrderedDict[bytes, _Findings] = OrderedDict()
         self.statements: OrderedDict[str, types.CodeType] = OrderedDict()
-        self.limits = (games, statements)
+        self.plays: OrderedDict[bytes, object] = OrderedDict()
+        self.limits = (games, statements, plays)
         self._pickled: dict[int, tuple[object, bytes]] = {}
 
-    def findings(self, game, rules, board, sources: dict[str, str]) -> _Findings:
+    def played(self, asked: tuple, play):
+        """`play()`'s result, kept by `asked` (a module's text and what was asked of it)."""
+        key = hashlib.blake2b(repr(asked).encode("utf-8"), digest_size=32).digest()
+        if key in self.plays:
+            self.plays.move_to_end(key)
+            return self.plays[key]
+        found = play()
+        _remember(self.plays, key, found, self.limits[2])
+        return found
+
+    def findings(self, game, rules, board) -> _Findings:
         key = self._key(game, rules, board)
         found = self.games.get(key) if key is not None else None
         if found is None:
-            found = _find(game, rules, board, sources, self)
+            found = _find(game, rules, board, self)
             if key is not None:
                 _remember(self.games, key, found, self.limits[0])
         else:
@@ -167,18 +180,18 @@ def _remember(table: OrderedDict, key, value, limit: int) -> None:
         table.popitem(last=False)
 
 
-def _find(game, rules, board, sources: dict[str, str], memo: BuildMemo) -> _Findings:
+def _find(game, rules, board, memo: BuildMemo) -> _Findings:
     try:
         model = build_model(game, rules, board)
     except HansaError as exc:
         return _Findings(refused=tuple(exc.diagnostics))
     try:
-        setup = tuple(_ends_at_setup(game, rules, board, sources, model, memo))
+        setup = tuple(_ends_at_setup(game, rules, board, model, memo))
     except HansaError as exc:
         return _Findings(refused=None, at_setup=tuple(exc.diagnostics), setup_refused=True)
     found = _Findings(refused=None, at_setup=setup)
     if not setup:  # the usual case: ask now, while the model is at hand
-        found.never = _refusal_or(lambda: _never_ends(game, rules, board, sources, model, memo))
+        found.never = _refusal_or(lambda: _never_ends(game, rules, board, model, memo))
     return found
 
 
@@ -248,7 +261,7 @@ _SETUP_SEEDS = (0, 1, 2)
 
 
 def _ends_at_setup(
-    game, rules, board, sources: dict[str, str], model=None, memo: BuildMemo | None = None
+    game, rules, board, model=None, memo: BuildMemo | None = None
 ) -> list[Diagnostic]:
     """An error at each `end when` condition in words that holds in a setup position of the game:
     found by compiling the game in memory and evaluating its own end test on the real setup
@@ -257,14 +270,21 @@ def _ends_at_setup(
     if not ends:
         return []
 
-    module = _check_module(game, rules, board, sources, model, memo)
-    found: dict[str, int] = {}  # condition -> the first player count where it holds at setup
-    for players in game.players:
-        for seed in _SETUP_SEEDS:
-            state = module.new_initial_state(players, seed)
-            for name in state.end_conditions_met():
-                if name in ends:
-                    found.setdefault(name, players)
+    text = _module_text(game, rules, board, model)
+
+    def holding() -> dict[str, int]:  # condition -> the first player count where it holds
+        module = _check_module(game, text, memo)
+        found: dict[str, int] = {}
+        for players in game.players:
+            for seed in _SETUP_SEEDS:
+                state = module.new_initial_state(players, seed)
+                for name in state.end_conditions_met():
+                    if name in ends:
+                        found.setdefault(name, players)
+        return found
+
+    asked = ("setup", text, tuple(game.players), tuple(sorted(ends)), _SETUP_SEEDS)
+    found = _played(memo, asked, holding)
     return [
         Diagnostic(
             f"end condition '{name}' already holds at setup (game {game.name!r}, {players} "
@@ -282,9 +302,7 @@ PLAYOUT_SEED = 0
 _ACTIONS = ("income", "place", "displace", "move", "create_route")
 
 
-def _never_ends(
-    game, rules, board, sources: dict[str, str], model=None, memo: BuildMemo | None = None
-) -> list[Diagnostic]:
+def _never_ends(game, rules, board, model=None, memo: BuildMemo | None = None) -> list[Diagnostic]:
     """An error when nothing can end the game; else, for a rule set that takes an action away or
     forbids one, a warning when a seeded random playout reaches a cycle of forced decisions."""
     has_route = any(type(a).__name__ == "CreateRoute" for a in rules.actions)
@@ -303,9 +321,13 @@ def _never_ends(
     if len(rules.actions) >= len(_ACTIONS) and not forbids:
         return []  # every action of the game and none forbidden: the editions' own play
 
-    module = _check_module(game, rules, board, sources, model, memo)
+    text = _module_text(game, rules, board, model)
     players = min(game.players)  # one short playout per game (a stall comes once pieces run out)
-    stall = _stall(module, players, PLAYOUT_SEED)
+    stall = _played(
+        memo,
+        ("stall", text, players, PLAYOUT_SEED, PLAYOUT_DECISIONS),
+        lambda: _stall(_check_module(game, text, memo), players, PLAYOUT_SEED),
+    )
     if stall is not None:
         decisions, forced = stall
         return [
@@ -342,14 +364,28 @@ def _stall(module, players: int, seed: int) -> tuple[int, str] | None:
     return None
 
 
-def _check_module(game, rules, board, sources, model, memo: BuildMemo | None):
-    """The game's module compiled and run in memory (from its model, when built already)."""
-    text = render_model(model or build_model(game, rules, board), sources or {}, None)
+def _module_text(game, rules, board, model) -> str:
+    """The text of the game's module as check runs it: rendered from its model alone (no sources,
+    so no spec hash that changes with every keystroke; nothing the module does reads it), so two
+    builds of one model give one text, and what a text does can be kept by the text."""
+    return render_model(model or build_model(game, rules, board), {}, None)
+
+
+def _check_module(game, text: str, memo: BuildMemo | None):
+    """The game's module compiled and run in memory."""
     name = f"hansa.generated._check_{mangle_module_name(game.name)}"
     label = f"{game.name} (check)"
     if memo is None:
         return module_from_text(text, name, label)
     return _run_module(text, name, label, memo)
+
+
+def _played(memo: BuildMemo | None, asked: tuple, play):
+    """What playing a module found (its setups, its stall search), kept by the module's text and
+    the question (`asked`), which are all it depends on."""
+    if memo is None:
+        return play()
+    return memo.played(asked, play)
 
 
 def _at_game(diagnostic: Diagnostic, span: Span) -> Diagnostic:

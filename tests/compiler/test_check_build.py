@@ -168,3 +168,22 @@ def test_the_build_memo_gives_a_fresh_checks_findings_and_stays_bounded(tmp_path
         [error] = [d for d in kept.errors if "already holds at setup" in d.message]
         assert error.span.line == 2 + shift
         assert len(memo.games) <= 2 and len(memo.statements) <= 50
+    # the module check ⇒ build plays is rendered from the model alone: a moved line changes it
+    # (its rule sources), the same model gives the same text, so its setups are played once
+    assert len(memo.plays) == 4
+
+
+def test_what_a_module_did_is_kept_by_its_text_and_the_question():
+    memo = model.BuildMemo(plays=2)
+    calls = []
+
+    def play(answer):
+        calls.append(answer)
+        return answer
+
+    assert memo.played(("stall", "text", 4), lambda: play(1)) == 1
+    assert memo.played(("stall", "text", 4), lambda: play(2)) == 1  # kept
+    assert memo.played(("stall", "text", 5), lambda: play(3)) == 3  # another question
+    assert memo.played(("stall", "other", 4), lambda: play(4)) == 4
+    assert memo.played(("stall", "text", 4), lambda: play(5)) == 5  # pushed out: bounded
+    assert calls == [1, 3, 4, 5] and len(memo.plays) == 2
