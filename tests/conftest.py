@@ -115,7 +115,19 @@ SLOW_MODULES = {
     "test_lsp": "language servers checking a spec folder on every edit",
     "test_lsp_neovim": "drives Neovim and a language server",
     "test_lsp_fuzz": "thousands of random edits checked",
+    "test_native_greedy": "the C greedy policy against the Python one: native builds, whole games",
+    "test_serve_connection": "drives a browser while the server stops and starts",
+    "test_serve_turn_signal": "drives two browsers",
+    "test_serve_safety": "servers over TLS and behind a proxy",
+    "test_serve_store": "servers killed and started again",
 }
+
+
+def _builds_native_games(item: pytest.Item) -> bool:
+    """A test named for the native target, or run with a `native` parameter, builds native games
+    (a C compiler run the first time in each process): slow, whatever module it is in."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return "native" in item.originalname.split("_") or "native" in map(str, params.values())
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -124,7 +136,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if item.path.stem in SLOW_MODULES:
+        if item.path.stem in SLOW_MODULES or _builds_native_games(item):
             item.add_marker(pytest.mark.slow)
 
 
