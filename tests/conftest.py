@@ -120,6 +120,8 @@ SLOW_MODULES = {
     "test_serve_turn_signal": "drives two browsers",
     "test_serve_safety": "servers over TLS and behind a proxy",
     "test_serve_store": "servers killed and started again",
+    "test_rl": "each library's own checker on every built game",
+    "test_rl_rewards": "each library's own checker with every reward choice",
 }
 
 
@@ -142,8 +144,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_compile_cache(tmp_path_factory):
+    """Each process its own compile cache (spec folders' modules come and go per test), except
+    the native extensions: the xdist workers of one run share them (`native/` links to one folder
+    of the run), so each game is built by a C compiler once per run, not once per worker. The
+    native cache is made for that: files replaced atomically, records verified before use."""
     before = os.environ.get("HANSA_CACHE")
-    os.environ["HANSA_CACHE"] = str(tmp_path_factory.mktemp("hansa-cache"))
+    cache = tmp_path_factory.mktemp("hansa-cache")
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "hansa-native"
+        shared.mkdir(mode=0o700, exist_ok=True)
+        (cache / "native").symlink_to(shared, target_is_directory=True)
+    os.environ["HANSA_CACHE"] = str(cache)
     yield
     if before is None:
         os.environ.pop("HANSA_CACHE", None)

@@ -14,6 +14,9 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+# one worker runs this module: each test reads every module of the package, parsed once (`_parsed`)
+pytestmark = pytest.mark.xdist_group("layout")
+
 ROOT = Path(__file__).resolve().parents[2]
 # import name -> folder (pyproject.toml's package-dir)
 FOLDERS = {
