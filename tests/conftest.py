@@ -116,7 +116,21 @@ SLOW_MODULES = {
     "test_lsp_neovim": "drives Neovim and a language server",
     "test_lsp_fuzz": "thousands of random edits checked",
     "test_lsp_cache": "random edit sequences, each checked kept and fresh",
+    "test_native_greedy": "the C greedy policy against the Python one: native builds, whole games",
+    "test_serve_connection": "drives a browser while the server stops and starts",
+    "test_serve_turn_signal": "drives two browsers",
+    "test_serve_safety": "servers over TLS and behind a proxy",
+    "test_serve_store": "servers killed and started again",
+    "test_rl": "each library's own checker on every built game",
+    "test_rl_rewards": "each library's own checker with every reward choice",
 }
+
+
+def _builds_native_games(item: pytest.Item) -> bool:
+    """A test named for the native target, or run with a `native` parameter, builds native games
+    (a C compiler run the first time in each process): slow, whatever module it is in."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return "native" in item.originalname.split("_") or "native" in map(str, params.values())
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -125,14 +139,23 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if item.path.stem in SLOW_MODULES:
+        if item.path.stem in SLOW_MODULES or _builds_native_games(item):
             item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_compile_cache(tmp_path_factory):
+    """Each process its own compile cache (spec folders' modules come and go per test), except
+    the native extensions: the xdist workers of one run share them (`native/` links to one folder
+    of the run), so each game is built by a C compiler once per run, not once per worker. The
+    native cache is made for that: files replaced atomically, records verified before use."""
     before = os.environ.get("HANSA_CACHE")
-    os.environ["HANSA_CACHE"] = str(tmp_path_factory.mktemp("hansa-cache"))
+    cache = tmp_path_factory.mktemp("hansa-cache")
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "hansa-native"
+        shared.mkdir(mode=0o700, exist_ok=True)
+        (cache / "native").symlink_to(shared, target_is_directory=True)
+    os.environ["HANSA_CACHE"] = str(cache)
     yield
     if before is None:
         os.environ.pop("HANSA_CACHE", None)

@@ -7,11 +7,15 @@ imports only point back to earlier stages, and the runtime a generated module im
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
 import networkx as nx
 import pytest
+
+# one worker runs this module: each test reads every module of the package, parsed once (`_parsed`)
+pytestmark = pytest.mark.xdist_group("layout")
 
 ROOT = Path(__file__).resolve().parents[2]
 # import name -> folder (pyproject.toml's package-dir)
@@ -139,6 +143,18 @@ def _package_modules() -> dict[str, Path]:
     return out
 
 
+def _parsed(path: Path) -> ast.Module:
+    """The syntax tree of `path`, parsed once per test run (the generated modules are large and
+    every test here reads every module) and again only if the file changed."""
+    stat = path.stat()
+    return _parsed_as_of(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _parsed_as_of(path: Path, _mtime_ns: int, _size: int) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _import_nodes(name: str, path: Path) -> list[tuple[ast.stmt, set[str], bool]]:
     """Every import statement of `name`: (node, the modules it may name, inside a function?),
     relative names resolved."""
@@ -158,7 +174,7 @@ def _import_nodes(name: str, path: Path) -> list[tuple[ast.stmt, set[str], bool]
                 found.append((child, names, inside))
             visit(child, late)
 
-    visit(ast.parse(path.read_text(encoding="utf-8")), False)
+    visit(_parsed(path), False)
     return found
 
 
@@ -341,7 +357,7 @@ SHARED_NAMES = {
 
 
 def _defined_functions(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _parsed(path)
     return {
         node.name
         for node in ast.walk(tree)
@@ -367,7 +383,7 @@ def test_no_generated_module_defines_what_the_runtime_shares():
 def _code_words(path: Path) -> str:
     """The string literals and names of a module's code (docstrings and comments left out: they
     may give an example)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _parsed(path)
     docstrings = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -410,8 +426,7 @@ def test_no_hand_written_function_is_longer_than_a_reader_can_hold():
     long = []
     for folder in HAND_WRITTEN:
         for path in sorted((ROOT / folder).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            for node in ast.walk(tree):
+            for node in ast.walk(_parsed(path)):
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                     lines = node.end_lineno - node.lineno + 1
                     if lines > MAX_FUNCTION_LINES:

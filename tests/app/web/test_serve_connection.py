@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("playwright")
 
+from clock_support import HANG_GUARD  # noqa: E402
 from test_serve_browser import (  # noqa: E402, F401  (fixtures)
     GAME,
     OFFERED,
@@ -57,9 +58,9 @@ def test_the_page_says_it_lost_the_server_and_that_it_is_back(chromium, tmp_path
         sid, length = page_view(page)["id"], int(body(page, "length"))
 
         process.send_signal(signal.SIGKILL)  # the server dies …
-        assert process.wait(timeout=30) == -signal.SIGKILL
+        assert process.wait(timeout=HANG_GUARD) == -signal.SIGKILL
         stop_server(process)
-        wait_for(page, lambda: banner(page)[0] == "lost", "the lost banner", timeout=15)
+        wait_for(page, lambda: banner(page)[0] == "lost", "the lost banner")
         assert "lost" in banner(page)[1]
         shot(page, "12-connection-lost")
 
@@ -75,13 +76,13 @@ def test_the_page_says_it_lost_the_server_and_that_it_is_back(chromium, tmp_path
 
         process, again = start_server("--port", str(port), store=store)  # … and comes back
         assert again == url
-        wait_for(page, lambda: banner(page)[0] == "back", "the back banner", timeout=30)
+        wait_for(page, lambda: banner(page)[0] == "back", "the back banner")
         assert "again" in banner(page)[1]
         shot(page, "13-connection-back")
         status, text = call(url, "GET", f"api/sessions/{sid}", headers=_seat(page))
         assert status == 200 and json.loads(text)["length"] == length  # … and was never applied
         assert page_view(page)["length"] == length
-        wait_for(page, lambda: banner(page) == ("ok", ""), "the banner to go", timeout=15)
+        wait_for(page, lambda: banner(page) == ("ok", ""), "the banner to go")
 
         wait_for(page, lambda: settled(page) and body(page, "waiting") == "human", "my turn")
         click_an_offered_action(page)  # play goes on

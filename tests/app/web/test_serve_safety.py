@@ -20,6 +20,7 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
 
+from clock_support import HANG_GUARD  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 from test_serve_doors import call, start_server, stop_server  # noqa: E402
 
@@ -195,11 +196,11 @@ def test_hansa_serve_serves_https_with_a_self_signed_certificate(tmp_path):
         assert line.startswith("hansa serve: https://127.0.0.1:"), line + process.stderr.read()
         port = line.split()[2].rstrip("/").rsplit(":", 1)[1]
         context = ssl.create_default_context(cafile=str(cert))  # verifies name and chain
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG_GUARD
         while True:
             try:
                 url = f"https://localhost:{port}/api/games"
-                with urllib.request.urlopen(url, context=context, timeout=10) as response:
+                with urllib.request.urlopen(url, context=context, timeout=HANG_GUARD) as response:
                     assert response.status == 200
                     assert GAME in [g["name"] for g in json.load(response)["games"]]
                 break
