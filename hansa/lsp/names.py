@@ -37,8 +37,8 @@ _KEPT = 512
 class Occurrence:
     """A name where the grammar puts one: what it names (board, rules, game, city, marker; value:
     a rule set's parameter value, which may be a city; word: a plain word of a rule in words,
-    which may be a marker's label), the name as the compiler reads it, where, and in which board
-    or rule set it is written."""
+    which may be a marker's label; name: any name token at all, titles left out), the name as the
+    compiler reads it, where, and in which board or rule set it is written."""
 
     kind: str
     name: str
@@ -84,11 +84,34 @@ def _first(tree: lark.Tree, data: str) -> lark.Tree | None:
     return next((c for c in tree.children if isinstance(c, lark.Tree) and c.data == data), None)
 
 
+# Subtrees whose string is a text (a title, a side's label), never a name.
+TEXTS = ("board_title", "board_side", "board_frame", "board_verification_entry", "r_title")
+
+
+def _names(tree: lark.Tree, file: str, scope: str) -> list[Occurrence]:
+    """Every name token of a declaration, whatever its place (texts left out): where an
+    ability, a scoring category or a prelude kind may be named. A string that is no valid
+    name (a text the language allows elsewhere) names nothing."""
+    out = []
+    for subtree in tree.iter_subtrees_topdown():
+        if subtree.data in TEXTS:
+            continue
+        for token in _tokens(subtree):
+            try:
+                out.append(_at("name", token, file, scope))
+            except HansaError:
+                continue
+    return out
+
+
 def _walk(tree: lark.Tree, file: str) -> list[Occurrence]:
     out: list[Occurrence] = []
     for declaration in tree.children:
         if not isinstance(declaration, lark.Tree):
             continue
+        head = next((t for t in declaration.scan_values(lambda v: isinstance(v, lark.Token))), None)
+        scope = str(head) if head is not None and declaration.data != "game" else ""
+        out.extend(_names(declaration, file, scope))
         if declaration.data == "board":
             out.extend(_board(declaration, file))
         elif declaration.data == "rules":

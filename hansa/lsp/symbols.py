@@ -301,7 +301,7 @@ def _matcher(snapshot: Snapshot, symbol: Symbol, names: set[str]):
             return found.kind == "marker" and (found.scope in rules or found.scope in boards)
 
         return marker
-    kind = symbol.kind
+    kind = symbol.kind if symbol.kind in RENAMABLE else "name"  # an ability, category, …
     return lambda found: found.kind == kind and found.name in names
 
 

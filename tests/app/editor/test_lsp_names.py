@@ -151,3 +151,21 @@ def test_a_rename_waits_for_a_file_that_does_not_parse(workspace):
     with pytest.raises(HansaError, match="house.hansa does not parse"):
         symbols.rename(snapshot, minden, "Minden Süd", workspace)
     assert names.occurrences(str(house), broken) is None
+
+
+def test_an_abilitys_references_are_its_name_tokens_not_its_mentions_in_comments(workspace):
+    spec = workspace / "spec"
+    bigbox = spec / "bigbox_2021.hansa"
+    text = "# privilege: a comment naming the ability\n" + bigbox.read_text(encoding="utf-8")
+    snapshot = check(workspace, {str(bigbox): text}, str(bigbox))
+    ability = _symbol_at(snapshot, bigbox, text, "ability privilege", 9)
+    assert (ability.kind, ability.name) == ("ability", "privilege")
+    found = symbols.references(snapshot, ability, workspace)
+    lines = [w.range.start.line for w in found if Path(w.uri).name == bigbox.name]
+    written = [n for n, row in enumerate(lines_of(text)) if "privilege" in row.split("#")[0]]
+    assert 0 not in lines and sorted(set(lines)) == written
+    board = (spec / "boards/hanseatic_45p.hansa").read_text(encoding="utf-8")
+    cities = [n for n, row in enumerate(lines_of(board)) if "ability privilege" in row]
+    assert sorted(w.range.start.line for w in found if "hanseatic_45p" in w.uri) == cities
+    with pytest.raises(HansaError, match="only a city, bonus marker"):
+        symbols.rename(snapshot, ability, "rights", workspace)
