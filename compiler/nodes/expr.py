@@ -257,6 +257,7 @@ HOOKS = (
     "end",
     "tiebreak",
     "control",
+    "state",
 )
 
 
@@ -298,6 +299,9 @@ class HookRule:
             return f"control goes to {rule.get(self.target, self.target)}" + (
                 f" {self.condition.text()}" if self.condition is not None else ""
             )
+        if self.hook == "state":  # `counter harbours`, `flag used_relief private yes`
+            private = " private yes" if dict(self.params).get("private") else ""
+            return f"{self.label} {self.target}{private}"
         effects = ", ".join(e.text() for e in self.effects)
         head = {
             "setup": "at setup",
