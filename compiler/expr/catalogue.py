@@ -850,10 +850,24 @@ QUANTITIES: dict[str, Quantity] = {
             c="x_longest_chain(s, {P})",
         ),
         # ---- yes and no: the values a flag is set to (`your used_relief becomes yes`)
-        _q("yes", BOOL, "True", "True: a flag's value.", "your used_relief becomes yes",
-           per_player=False, c="1"),
-        _q("no", BOOL, "False", "False: a flag's value.", "your used_relief becomes no",
-           per_player=False, c="0"),
+        _q(
+            "yes",
+            BOOL,
+            "True",
+            "True: a flag's value.",
+            "your used_relief becomes yes",
+            per_player=False,
+            c="1",
+        ),
+        _q(
+            "no",
+            BOOL,
+            "False",
+            "False: a flag's value.",
+            "your used_relief becomes no",
+            per_player=False,
+            c="0",
+        ),
         # ---- board facts of a route
         _q(
             "points",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..errors import Diagnostic, did_you_mean
+from ..nodes.board import Board
 from ..nodes.expr import (
     MARKER_TRIGGER,
     Aggregate,
@@ -27,7 +28,6 @@ from ..nodes.expr import (
     Num,
     Ref,
 )
-from ..nodes.board import Board
 from ..nodes.rules import RuleSet
 from .catalogue import (
     BOOL,
@@ -233,7 +233,8 @@ def state_quantity(name: str, kind: str) -> Quantity:
     if kind == "flag":
         read, c_read = f"({read} > 0)", f"({c_read} > 0)"
     doc = f"The player's {kind} `{name}`."
-    return Quantity(name, NUMBER if kind == "counter" else BOOL, read, doc, name, arg="state", c=c_read)
+    type_ = NUMBER if kind == "counter" else BOOL
+    return Quantity(name, type_, read, doc, name, arg="state", c=c_read)
 
 
 @dataclass(frozen=True)
@@ -266,8 +267,10 @@ def _tail_quantity(ref: Ref, names: Names) -> tuple[Quantity | None, str, tuple[
             named = ref.words[len(q.name) + 1 :]
             if q.arg == "country":
                 places = names.places
-                if places is not None and places.city(named) is not None and (
-                    names.countries is None or named not in names.countries
+                if (
+                    places is not None
+                    and places.city(named) is not None
+                    and (names.countries is None or named not in names.countries)
                 ):
                     return QUANTITIES["posts here"], "", ("city", named)
                 check_country(named, names, ref)
@@ -293,9 +296,11 @@ def check_place(kind: str, word: str, names: Names, node) -> None:
         choices = places.route_names()
     else:
         known = places.pair(word) is not None
-        choices = [f"{a}-{b}" for a in places.cities for b in places.cities if a != b]
+        choices = places.cities
         if not known and "-" not in word:
-            raise _fail(f"name two cities joined by a hyphen, as in `Hamburg-Lübeck`, not '{word}'", node)
+            raise _fail(
+                f"name two cities joined by a hyphen (`Hamburg-Lübeck`), not '{word}'", node
+            )
     if known:
         return
     what = {"city": "city", "route": "route", "pair": "pair of cities"}[kind]

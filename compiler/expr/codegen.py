@@ -24,6 +24,8 @@ import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 
+import networkx as nx
+
 from ..errors import HansaError
 from ..nodes.expr import (
     MARKER_TRIGGER,
@@ -369,8 +371,6 @@ class ExprGenerator:
         found once at compile time; the number of cities where no way leads."""
         if "X_TABLE_DISTANCE" in self.constants:
             return
-        import networkx as nx
-
         places = self.names.places
         n = len(places.cities)
         graph = nx.Graph()

@@ -200,7 +200,8 @@ def state_slots(f: Fold) -> dict[str, int]:
     """The slot among the per-player parameters of each counter and flag the rule set declares
     (after the five parameters, and the displacement reach when a rule sets it)."""
     declared = [r for r in f.rules.hook_rules if r.hook == "state"]
-    first = len(X_PARAMS) + (1 if _effects(f.rules.hook_rules, "set_param", "displacement reach") else 0)
+    reach = _effects(f.rules.hook_rules, "set_param", "displacement reach")
+    first = len(X_PARAMS) + (1 if reach else 0)
     for rule in declared:
         if rule.target in (*X_PARAMS, X_REACH):
             raise error(

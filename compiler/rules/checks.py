@@ -475,9 +475,7 @@ def _misspelt(kind: str, word: str, boards: list) -> str:
     cities = [name for p, _c in boards for name in p.cities]
     if kind == "pair":
         parts = word.split("-")
-        unknown = next(
-            (x for x in parts if all(p.city(x) is None for p, _c in boards)), parts[0]
-        )
+        unknown = next((x for x in parts if all(p.city(x) is None for p, _c in boards)), parts[0])
         return f"no board has a city '{unknown}'{did_you_mean(unknown, cities)} (in '{word}')"
     if kind == "place":
         cities += [name for _p, c in boards for name in c]
