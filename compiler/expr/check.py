@@ -366,6 +366,12 @@ def resolve_place_ref(ref: Ref, names: Names, scope: Scope) -> Resolved:
         if not quantity.per_player or len(args) > 1:
             raise _fail(f"'{ref.words}' takes no `of {args[-1]}`", ref)
         player = Ref(args[0], span=ref.span)
+        if args[0] not in QUANTITIES:
+            raise _fail(
+                f"'{ref.words}' reads a player, not '{args[0]}' (as in `{ref.words} of the"
+                " victim`)",
+                ref,
+            )
         if check_expr(player, names, scope) != PLAYER:
             raise _fail(f"`of {args[0]}` must name a player", ref)
     if ref.owner and not quantity.per_player:
