@@ -1002,7 +1002,9 @@ EFFECTS = {
         "your control PP becomes 2 if rank = players",
         EFFECT_HOOKS,
         "Set one of the player's rule parameters: control PP, full track PP, city PP, extra"
-        " actions (every turn), trader compensation, displacement reach.",
+        " actions (every turn), trader compensation, displacement reach; or a counter (kept"
+        " within 0..1,000) or flag (yes or no) the rule set declares (`counter NAME`, `flag"
+        " NAME`).",
     ),
 }
 
