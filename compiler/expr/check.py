@@ -187,12 +187,16 @@ def _quantity_hint(words: str) -> str:
     return did_you_mean(words, QUANTITIES)
 
 
-def check_country(name: str, names: Names, node) -> None:
+def check_country(name: str, names: Names, node, cities: bool = False) -> None:
     """An unknown country, or a board without countries, is an error at the phrase naming it."""
     if names.countries is None or name in names.countries:
         return
+    board = f"board '{names.board}'" if names.board else "this game's board"
+    places = names.places
+    city = did_you_mean(name, places.cities) if cities and places is not None else ""
+    if city and not did_you_mean(name, names.countries):  # `posts in Lubek`: a city misspelt
+        raise _fail(f"{board} has no city or country '{name}'{city}", node)
     if not names.countries:
-        board = f"board '{names.board}'" if names.board else "this game's board"
         raise _fail(f"'{name}' names a country, but {board} has no countries", node)
     known = ", ".join(names.countries)
     raise _fail(
@@ -273,7 +277,7 @@ def _tail_quantity(ref: Ref, names: Names) -> tuple[Quantity | None, str, tuple[
                     and (names.countries is None or named not in names.countries)
                 ):
                     return QUANTITIES["posts here"], "", ("city", named)
-                check_country(named, names, ref)
+                check_country(named, names, ref, cities=True)
             elif q.arg == "city":
                 check_place("city", named, names, ref)
             else:

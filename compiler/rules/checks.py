@@ -441,6 +441,8 @@ def _fit_places(
     for kind, word, node in named:
         if not missing_place(kind, word, places, countries):
             continue
+        if kind == "place" and all(p.city(word) is None for p, _c in others):
+            continue  # `posts in NAME` of no city: a country, checked when the game is built
         if any(not missing_place(kind, word, p, c) for p, c in others):
             what = {"city": "city", "route": "route", "pair": "cities", "place": "place"}[kind]
             where = f"{node.span.file}:{node.span.line}:{node.span.column}"
@@ -477,9 +479,6 @@ def _misspelt(kind: str, word: str, boards: list) -> str:
         parts = word.split("-")
         unknown = next((x for x in parts if all(p.city(x) is None for p, _c in boards)), parts[0])
         return f"no board has a city '{unknown}'{did_you_mean(unknown, cities)} (in '{word}')"
-    if kind == "place":
-        cities += [name for _p, c in boards for name in c]
-        return f"no board has a city or country '{word}'{did_you_mean(word, cities)}"
     return f"no board has a city '{word}'{did_you_mean(word, cities)}"
 
 

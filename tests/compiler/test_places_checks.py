@@ -52,7 +52,7 @@ RULES = 'rules places "places" extends bigbox_2021 {{\n    {body}\n}}\n'
         (
             "at turn end: gain 1 PP if your posts in Lubek > 0",
             31,
-            "no board has a city or country 'lubek' (did you mean 'Lübeck'?)",
+            "board 'hanseatic_45p' has no city or country 'lubek' (did you mean 'Lübeck'?)",
         ),
     ],
 )
@@ -67,14 +67,18 @@ def test_a_misspelt_place_is_one_error_at_its_phrase(tmp_path, capsys, body, col
 def test_a_place_another_board_has_is_one_error_at_the_game_line(tmp_path, capsys):
     """Visby lies on the Eastern board only: the rule set plays there, not on the Hanseatic one;
     a misspelling is told apart (no board has it)."""
-    body = "at turn end: gain 1 PP if controller of Visby is you, gain 1 PP if adjacent to Visby of Wismar"
+    body = (
+        "at turn end: gain 1 PP if controller of Visby is you,"
+        " gain 1 PP if adjacent to Visby of Wismar"
+    )
     text = RULES.format(body=body)
     text += "game places-east = places on eastern players 3..5\n"
     text += "game places-45p = places on hanseatic_45p players 4..5\n"
     code, errors = check(tmp_path, capsys, text)
     assert code == 1 and len(errors) == 1, errors
-    assert ":5:29: error: game places-45p: rule set places names places board hanseatic_45p" in (
-        errors[0]
+    assert (
+        ":5:29: error: game places-45p: rule set places names places board hanseatic_45p"
+        in (errors[0])
     )
     assert "city 'visby' (" in errors[0] and "city 'wismar' (" in errors[0]
     east_only = RULES.format(body=body) + "game places-east = places on eastern players 3..5\n"
@@ -84,7 +88,9 @@ def test_a_place_another_board_has_is_one_error_at_the_game_line(tmp_path, capsy
 def test_a_rule_set_alone_takes_any_name(tmp_path, capsys):
     """Without a game there is no board to check a place against: the game's check does."""
     code, errors = check(tmp_path, capsys, RULES.format(body="end when longest chain of Kyiv > 1"))
-    assert (code, errors) == (1, errors) and "'longest chain' reads a player, not 'kyiv'" in errors[0]
+    assert (code, errors) == (1, errors) and "'longest chain' reads a player, not 'kyiv'" in errors[
+        0
+    ]
     fine = RULES.format(body="end when controller of Kyiv is the last seat")
     assert check(tmp_path, capsys, fine) == (0, [])
 
@@ -101,7 +107,10 @@ def test_a_rule_set_alone_takes_any_name(tmp_path, capsys):
         ("counter tally secret yes", "unknown parameter 'secret' for a counter"),
         ("at turn end: gain 1 PP if controls here", "or name one (`controls here of Lübeck`)"),
         ("forbid place when route holder is you", "or name one (`route holder of Hamburg-Lübeck`)"),
-        ("at turn end: gain 1 PP if created now of Hamburg-Lübeck", "only in `after create_route:`"),
+        (
+            "at turn end: gain 1 PP if created now of Hamburg-Lübeck",
+            "only in `after create_route:`",
+        ),
     ],
 )
 def test_state_and_place_mistakes_are_located_errors(tmp_path, body, message):
