@@ -8,7 +8,7 @@ The game, rule set and board it was built from are named in the comments below.
 # game: 'first-link-hanseatic-45p'
 # rules: 'first_link'
 # board: 'hanseatic_45p'
-# hansa-generated: spec-sha256=486dd819050034d5b2dd023fd4f0ad0cdf0cd081a7d7e9b6483ae6ac21b57c3a
+# hansa-generated: spec-sha256=57c34ebdee3dbbc85368ba45aeb8518b5aa75cff26128304177213dd1b2734e5
 # source: 'spec/bigbox_2021.hansa'
 # source: 'spec/boards/hanseatic_45p.hansa'
 # source: 'spec/house/first_link.hansa'
@@ -112,9 +112,9 @@ CITY_CONTROL_PP = 2
 TIEBREAK = (('fewest', 'ability', 1), ('most', 'score', 5), ('shared', '', -1))
 CITY_GREEN = (False,) * 27
 RULE_SOURCES = (('turn_end', '', 'spec/house/first_link.hansa:6',
-                 'at turn end: gain 5 PP if your posts connect lübeck-coellen and every player '
-                 'has not linked_lubeck_coellen, your linked_lubeck_coellen becomes yes if your '
-                 'posts connect lübeck-coellen'),)
+                 'at turn end: gain 5 PP if every player has not linked_lubeck_coellen and your '
+                 'posts connect lübeck-coellen, your linked_lubeck_coellen becomes yes if every '
+                 'player has not linked_lubeck_coellen and your posts connect lübeck-coellen'),)
 X_TABLE_0 = (0, 1, 3, 3, 6, 6, 10, 10, 15, 15, 21)
 X_PARAM_NAMES = ('control_pp', 'full_track_pp', 'city_pp', 'extra_actions_per_turn',
                  'trader_compensation', 'linked_lubeck_coellen')
@@ -487,10 +487,10 @@ RULE_FIRED = [0] * len(RULE_SOURCES)
 # fmt: off
 def _x_turn_end(s: State, p: int) -> None:
     applied = False
-    if (_x_connects(s, p, 15, 3) and all((not (s.xparam[q1 * N_X_PARAMS + 5] > 0)) for q1 in range(s.num_players))):  # noqa: E501
+    if (all((not (s.xparam[q1 * N_X_PARAMS + 5] > 0)) for q1 in range(s.num_players)) and _x_connects(s, p, 15, 3)):  # noqa: E501
         applied = True
         s.track[p] = min(MAX_PP, s.track[p] + max(0, 5))
-    if _x_connects(s, p, 15, 3):
+    if (all((not (s.xparam[q1 * N_X_PARAMS + 5] > 0)) for q1 in range(s.num_players)) and _x_connects(s, p, 15, 3)):  # noqa: E501
         applied = True
         s.xparam[p * N_X_PARAMS + 5] = 1 if True else 0
     if applied:

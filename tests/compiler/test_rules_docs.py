@@ -46,6 +46,9 @@ def test_examples_are_the_spec_files_and_lower():
                 "protected_merchants",
                 "catch_up",
                 "shared_control",
+                "first_link",  # places and networks, per-player state (#33)
+                "hinterland",
+                "merchant_once",
             )
         ),
     ]

@@ -46,7 +46,7 @@ def test_the_first_player_to_link_two_named_cities_gains_5_pp_and_only_the_first
     # another player already linked them: player 0 is not the first and gains nothing
     late = with_parameters(game, position, p2={"linked_lubeck_coellen": 1})
     act(late, "end the turn")
-    assert track(late)[0] == before[0] and parameters(late, 0)["linked_lubeck_coellen"] == 1
+    assert track(late)[0] == before[0] and parameters(late, 0)["linked_lubeck_coellen"] == 0
 
 
 def test_a_gap_in_the_chain_links_nothing():
