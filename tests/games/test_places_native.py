@@ -117,6 +117,11 @@ def test_every_new_quantity_on_both_backends(everything):
     twins.act("end the turn")
     parameters = twins.doc()["player_state"][0]["parameters"]
     assert parameters["tally"] == 1 and parameters["seen"] == 1
+    for state in (twins.py, twins.nat):  # the private flag: its own player's observation only
+        assert state.observation(0)["own"]["private"] == {"seen": 1}
+        seen_by_one = state.observation(1)
+        assert seen_by_one["own"]["private"] == {"seen": 0}
+        assert all("seen" not in e["parameters"] for e in seen_by_one["player_state"])
     scores = twins.nat.score_breakdown()[0]
     assert scores["H"] == 6 + 2 + 3 + 4
     assert scores["I"] == 10 * 3 + 1 and scores["J"] == 1
