@@ -133,6 +133,8 @@ X_TRADER_COMPENSATION = 4
 X_PARAM_LABELS = ('control pp', 'full track pp', 'city pp', 'extra actions', 'trader compensation',
                   'flag displaced_a_merchant', 'counter routes_created')
 X_PARAM_PRIVATE = ()
+X_PARAM_LOW = (-1, -1, -1, -1, -1, 0, 0)
+X_PARAM_HIGH = (1000, 1000, 1000, 1000, 1000, 1, 1000)
 A_END_TURN = 0
 A_INCOME = 1
 A_PLACE = 141

@@ -742,12 +742,16 @@ class StateJson:
                 given = rd.object(
                     entry.get("parameters", {}), f"{path}.parameters", (), g.X_PARAM_NAMES
                 )
+                # each value's range: a parameter -1..1,000; a declared counter 0..1,000 and a
+                # flag 0..1 (X_PARAM_LOW/HIGH, written when a rule set declares one)
+                low = getattr(g, "X_PARAM_LOW", (-1,) * g.N_X_PARAMS)
+                high = getattr(g, "X_PARAM_HIGH", (1000,) * g.N_X_PARAMS)
                 for i, name in enumerate(g.X_PARAM_NAMES):
                     s.xparam[p * g.N_X_PARAMS + i] = rd.integer(
                         given.get(name, g.X_PARAM_DEFAULTS[i]),
                         f"{path}.parameters.{name}",
-                        -1,
-                        1000,
+                        low[i],
+                        high[i],
                     )
             for zone, target in (("supply", s.supply), ("stock", s.stock)):
                 counts = rd.object(entry[zone], f"{path}.{zone}", ("traders", "merchants"))

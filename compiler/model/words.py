@@ -15,7 +15,7 @@ from ..nodes.board import PRIVILEGES
 from ..nodes.expr import MARKER_TRIGGER
 from .bounds import unbounded_rules
 from .fold import Fold, error, where
-from .sizes import BASE_STACK, check_rule_decisions
+from .sizes import BASE_STACK, MAX_PARAM, check_rule_decisions
 
 # Per-player parameters a rule may set (expr/catalogue.py SETTABLE), as X_PARAM_* indices.
 X_PARAMS = (
@@ -194,6 +194,12 @@ def _parameters(f: Fold) -> None:
         k["N_X_PARAMS"] += len(slots)
         # a private one is seen in the observations of its own player only
         k["X_PARAM_PRIVATE"] = tuple(r.target for r in declared if dict(r.params)["private"])
+        # the range the state JSON reads each in: a parameter's, a counter's, a flag's
+        first = k["N_X_PARAMS"] - len(slots)
+        k["X_PARAM_LOW"] = (-1,) * first + (0,) * len(slots)
+        k["X_PARAM_HIGH"] = (MAX_PARAM,) * first + tuple(
+            1 if r.label == "flag" else MAX_PARAM for r in declared
+        )
 
 
 def state_slots(f: Fold) -> dict[str, int]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from hansa.runtime.errors import HansaError
 from scenario_support import Position, act, doc, legal, load, track
 from variant_support import variant
 
@@ -189,3 +191,13 @@ def test_a_private_value_is_seen_by_its_own_player_only():
     assert all("secret" not in entry["parameters"] for entry in other["player_state"])
     assert other["player_state"][0]["parameters"]["shown"] == 2
     assert parameters(state, 0)["secret"] == 1  # the state itself keeps it
+
+
+def test_the_state_json_reads_a_counter_and_a_flag_within_their_ranges():
+    game = load("merchant-once-hanseatic-45p", 4)
+    position = Position(game)
+    for values in ({"displaced_a_merchant": 2}, {"routes_created": -1}, {"routes_created": 1001}):
+        with pytest.raises(HansaError, match="parameters"):
+            with_parameters(game, position, p1=values)
+    state = with_parameters(game, position, p1={"displaced_a_merchant": 1, "routes_created": 1000})
+    assert parameters(state, 1) == {**parameters(state, 1), "routes_created": 1000}
