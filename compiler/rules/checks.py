@@ -443,10 +443,11 @@ def _fit_places(
             continue
         if kind == "place" and all(p.city(word) is None for p, _c in others):
             continue  # `posts in NAME` of no city: a country, checked when the game is built
-        if any(not missing_place(kind, word, p, c) for p, c in others):
-            what = {"city": "city", "route": "route", "pair": "cities", "place": "place"}[kind]
+        having = next((p for p, c in others if not missing_place(kind, word, p, c)), None)
+        if having is not None:
+            what = {"city": "city", "route": "route", "pair": "cities", "place": "city"}[kind]
             where = f"{node.span.file}:{node.span.line}:{node.span.column}"
-            lacking.append(f"{what} '{word}' ({where})")
+            lacking.append(f"{what} {_spelt(kind, word, having)} ({where})")
             continue
         out.append(_error(_misspelt(kind, word, [(places, countries), *others]), node.span))
     if lacking:
@@ -459,6 +460,15 @@ def _fit_places(
             )
         )
     return out
+
+
+def _spelt(kind: str, word: str, places) -> str:
+    """A place as the board that has it spells it (`Lübeck-Hamburg` for `lübeck-hamburg`)."""
+    if kind in ("route", "pair"):
+        a, b = places.pair(word)
+        return f"{places.cities[a]}-{places.cities[b]}"
+    city = places.city(word)
+    return places.cities[city] if city is not None else word  # a country of that board
 
 
 def _misspelt(kind: str, word: str, boards: list) -> str:

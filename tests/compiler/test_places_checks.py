@@ -80,7 +80,7 @@ def test_a_place_another_board_has_is_one_error_at_the_game_line(tmp_path, capsy
         ":5:29: error: game places-45p: rule set places names places board hanseatic_45p"
         in (errors[0])
     )
-    assert "city 'visby' (" in errors[0] and "city 'wismar' (" in errors[0]
+    assert "does not have: city Visby (" in errors[0] and ", city Wismar (" in errors[0]
     east_only = RULES.format(body=body) + "game places-east = places on eastern players 3..5\n"
     assert check(tmp_path, capsys, east_only) == (0, [])
 
