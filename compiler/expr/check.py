@@ -153,7 +153,9 @@ def places_of(board: Board) -> Places:
     for i, city in enumerate(board.cities):
         for name in (city.name, *city.aliases):
             keys.setdefault(name.lower(), i)
-    routes = tuple((keys[r.cities[0].lower()], keys[r.cities[1].lower()]) for r in board.routes)
+    routes = tuple(  # a route naming an unknown city (a broken board, reported there) joins -1
+        (keys.get(r.cities[0].lower(), -1), keys.get(r.cities[1].lower(), -1)) for r in board.routes
+    )
     return Places(tuple(c.name for c in board.cities), tuple(keys.items()), routes)
 
 

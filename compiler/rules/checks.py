@@ -430,6 +430,8 @@ def _fit_places(
     if not named:
         return []
     places = places_of(board)
+    if any(-1 in ends for ends in places.routes):
+        return []  # a route of the board names an unknown city: the board's error says so
     countries = tuple(c.lower() for c in board_countries(board))
     others = [
         (places_of(b), tuple(c.lower() for c in board_countries(b)))

@@ -148,3 +148,21 @@ def test_diff_lists_the_places_and_the_state_a_rule_set_adds(capsys):
     out = capsys.readouterr().out
     assert "places named\n  + cities lübeck-coellen added" in out
     assert "flag 'linked_lubeck_coellen' added (flag linked_lubeck_coellen)" in out
+
+
+def test_a_broken_board_is_its_own_error_not_the_places(tmp_path, capsys):
+    """A route of the board naming an unknown city: the board's one error, no error (and no
+    crash) about the places the rules name."""
+    board = (
+        'board broken "a broken board" {\n'
+        "    city Hamborg at (0.1, 0.1) { square white }\n"
+        "    city Lübeck at (0.2, 0.1) { square white }\n"
+        "    route Hamburg -- Lübeck: 3 tavern\n"
+        "}\n"
+    )
+    body = "at turn end: gain 1 PP if route complete of Hamburg-Lübeck"
+    text = board + RULES.format(body=body) + "game places-b = places on broken players 4\n"
+    code, errors = check(tmp_path, capsys, text)
+    assert code == 1
+    assert not any("Hamburg-Lübeck" in line or "hamburg-lübeck" in line for line in errors)
+    assert any("names unknown city 'Hamburg'" in line for line in errors)
