@@ -105,6 +105,7 @@ def test_a_rule_set_alone_takes_any_name(tmp_path, capsys):
         ("counter posts", "'posts' is already a quantity or parameter of the language"),
         ("counter tally private maybe", "private is yes or no"),
         ("counter tally secret yes", "unknown parameter 'secret' for a counter"),
+        ("counter tally\n    flag tally", "the counter or flag 'tally' is declared twice"),
         ("at turn end: gain 1 PP if controls here", "or name one (`controls here of Lübeck`)"),
         ("forbid place when route holder is you", "or name one (`route holder of Hamburg-Lübeck`)"),
         (
