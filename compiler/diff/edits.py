@@ -328,6 +328,7 @@ def _hook_name(rule: HookRule) -> str:
         "after_create_route": lambda: "after create_route",
         "after_use_marker": lambda: "after use marker",
         "state": lambda: f"{rule.label} '{rule.target}'",
+        "order": lambda: "turn order",
     }.get(rule.hook, lambda: rule.hook.replace("_", " ", 1))()
 
 

@@ -1174,6 +1174,12 @@ HOOK_DOCS = {
         "tiebreak fewest pieces in stock, shared",
         "A tie-break step comparing a quantity.",
     ),
+    "order": (
+        "turn_order fewest track PP",
+        "The order of the seats in a round: seat 0 begins the game; then, of the seats yet to"
+        " play this round, the one with the fewest (`most`: the most) of a number plays next,"
+        " ties to the lower seat.",
+    ),
     "control": (
         "control goes to most posts here",
         "Who controls a city: the rightmost post, nobody on a tie, or most of a quantity.",

@@ -626,6 +626,9 @@ def check_rule(rule: HookRule, names: Names, ruleset: RuleSet) -> None:
             if params.get("start", 0) > params.get("count", 1):
                 raise _fail("a bonus marker's start exceeds its count", rule)
         return
+    if rule.hook == "order":  # the value of each player, as a tie-break step's
+        _need(rule.condition, NUMBER, names, Scope(), "the turn order compares a number")
+        return
     if rule.hook == "state":
         if rule.target in QUANTITIES or rule.target.replace("_", " ") in SETTABLE:
             raise _fail(

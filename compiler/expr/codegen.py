@@ -583,6 +583,10 @@ class ExprGenerator:
         for i, expr in enumerate(tie_exprs):
             out[f"x_tie_{i}"] = d.function(f"x_tie_{i}", (), "int64", [d.ret(self.expr(expr, env))])
         for rule in rules:
+            if rule.hook == "order":  # who plays next: the fewest (most) of this, ties by seat
+                value = self._rule_expr(rule, rule.condition, env)
+                out["x_order_value"] = d.function("x_order_value", (), "int64", [d.ret(value)])
+        for rule in rules:
             if rule.hook == "control" and rule.condition is not None:
                 inner = Env(you="p", player="p", city="c")
                 value = self._rule_expr(rule, rule.condition, inner)

@@ -323,6 +323,7 @@ STATEMENTS = (
     "r_control_most",
     "r_counter",
     "r_flag",
+    "r_turn_order",
 )
 
 
@@ -552,6 +553,12 @@ def _lower_state(data: str, kids: list, span: Span, file: str) -> HookRule:
     )
 
 
+def _lower_turn_order(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """`turn_order fewest|most QUANTITY`: who plays next in a round."""
+    order = kids[0].data.removeprefix("r_")
+    return HookRule("order", "order", target=order, condition=lower_expr(kids[1], file), span=span)
+
+
 _HOOK_LOWERINGS = {
     "r_bonus_rule": _lower_bonus_rule,
     "r_score_rule": _lower_score_rule,
@@ -566,4 +573,5 @@ _HOOK_LOWERINGS = {
     "r_control_most": _lower_control_most,
     "r_counter": _lower_state,
     "r_flag": _lower_state,
+    "r_turn_order": _lower_turn_order,
 }

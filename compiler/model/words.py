@@ -92,6 +92,7 @@ def _switches(f: Fold, hook_rules) -> None:
     comp["x_marker_draw"] = False
     comp["x_draw_keep"] = _effects(hook_rules, "draw_keep")
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
+    comp["x_order"] = comp["x_order_most"] = False
     comp["x_end_after_turn"] = comp["x_end_after_round"] = comp["x_end_later"] = False
     comp["x_forbid_marker"] = any(
         r.hook == "forbid" and r.target == MARKER_TRIGGER for r in hook_rules
@@ -295,6 +296,7 @@ def fold_rules_in_words(f: Fold) -> None:
         ("x_end_after_turn", "x_end_after_turn"),
         ("x_end_after_round", "x_end_after_round"),
         ("x_control_most", "x_control_value"),
+        ("x_order", "x_order_value"),
         *((f"x_{hook}", f"x_{hook}") for hook in AFTER_HOOKS),
     ):
         comp[switch] = function in functions
@@ -304,6 +306,7 @@ def fold_rules_in_words(f: Fold) -> None:
         or comp["x_end_after_round"]
         or comp.get("end_marker_supply_empty_timing", "now") != "now"
     )
+    comp["x_order_most"] = any(r.hook == "order" and r.target == "most" for r in hook_rules)
     for rule in hook_rules:
         if rule.hook == "control" and rule.condition is None:
             comp["control_tie"] = rule.target

@@ -49,6 +49,7 @@ def test_examples_are_the_spec_files_and_lower():
                 "first_link",  # places and networks, per-player state (#33)
                 "hinterland",
                 "merchant_once",
+                "catch_up_order",
             )
         ),
     ]

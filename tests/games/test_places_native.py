@@ -131,3 +131,19 @@ def test_every_new_quantity_on_both_backends(everything):
     twins.act("create route Hamburg–Lübeck", "develop bank")  # Hamburg's next space is orange
     assert twins.doc()["player_state"][0]["track"] >= before + 3
     _random_games_agree(python, native, twins.py)
+
+
+def test_the_turn_order_on_both_backends():
+    """spec/house/catch_up_order.hansa (issue 33, item 4): the players behind go first."""
+    python, native = _pair("catch-up-order-hanseatic-45p")
+    position = Position(python)
+    for p, pp in enumerate((5, 3, 0, 3)):
+        position.player(p, track=pp)
+    twins = Twins(python, native, position.state())
+    seen = []
+    for _ in range(4):
+        twins.act("end the turn")
+        seen.append(twins.doc()["turn"]["player"])
+    assert seen == [2, 1, 3, 2]
+    assert twins.nat.observation(0)["turn"]["next_player"] == 1
+    _random_games_agree(python, native, twins.py)
