@@ -158,7 +158,8 @@ def fields_of(py, n_types: int) -> tuple:
         "perm_used": list(getattr(py, "perm_used", ())),
         "turns": getattr(py, "turns", 1),
         "favour": _favour_fields(py),
-        "rules": (getattr(py, "end_after", 0),),  # the rules in words' own fields
+        # the rules in words' own fields: an end timed later, the seats that played this round
+        "rules": (getattr(py, "end_after", 0), getattr(py, "played", 0)),
     }
     return tuple(fields[name] for name in FIELD_NAMES)
 
@@ -207,7 +208,7 @@ def python_state(module: ModuleType, fields: tuple):
     mission, (pawn, pawn_turn) = f["mission"], f["pawn"]
     perm_used, turns = f["perm_used"], f["turns"]
     xparam, fav_shown, fav_held, fav_turn = f["favour"]
-    (end_after,) = f["rules"]
+    end_after, played = f["rules"]
     permanent = _permanent_kind(module.FRAME_NAMES)
     numbered = numbered_frames(module.FRAME_NAMES)
     keep = _keep_kind(module.FRAME_NAMES)
@@ -227,6 +228,8 @@ def python_state(module: ModuleType, fields: tuple):
         s.fav_held = [tuple(tiles) for tiles in fav_held]
     if "end_after" in module.State.__slots__:
         s.end_after = end_after
+    if "played" in module.State.__slots__:
+        s.played = played
     merchant_only = module.POINT_MERCHANT_ONLY
     s.at = [[] for _ in range(n)]
     for x, code in enumerate(pt):

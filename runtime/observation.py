@@ -26,6 +26,8 @@ class Observations:
         self.state_json = state_json
         self.missions = "missions" in namespace["SWITCHES"]
         self.keep_frame = namespace.get("F_KEEP")  # `draw N keep 1`: the drawn markers' frame
+        # per-player values a rule set declares private: seen by their own player only
+        self.private = tuple(namespace.get("X_PARAM_PRIVATE", ()))
         self.codecs: dict[int, TensorCodec] = {}
 
     # ---- the observation
@@ -52,6 +54,12 @@ class Observations:
                     frame["drawn_count"] = len(drawn)
                     if frame["player"] == player:
                         seen["own"]["drawn_markers"] = drawn
+        if self.private:
+            for q, entry in enumerate(seen["player_state"]):
+                values = entry["parameters"]
+                hidden = {name: values.pop(name) for name in self.private}
+                if q == player:
+                    seen["own"]["private"] = hidden
         if self.missions:
             for q, entry in enumerate(seen["player_state"]):
                 card = entry.pop("mission")

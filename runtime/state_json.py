@@ -38,6 +38,7 @@ SWITCH_NAMES = (
     "x_draw_keep",
     "x_end",
     "x_end_later",
+    "x_order",
     "x_may_take",
     "x_params",
     "x_setup",
@@ -176,6 +177,8 @@ class StateJson:
             s.turns = 1
         if self.x_end_later:
             s.end_after = 0  # an end trigger timed `after turn` (1) or `after round` (2) has fired
+        if self.x_order:
+            s.played = 1  # a turn order rule: the seats that began a turn this round (bits)
         return s
 
     # ---- action names
@@ -440,6 +443,9 @@ class StateJson:
             turn["number"] = s.turns
         if self.x_end_later:
             turn["game_ends_after"] = END_AFTER_NAMES[s.end_after]
+        if self.x_order:  # a turn order rule: who played this round, who plays next
+            turn["played_this_round"] = [q for q in range(n) if s.played >> q & 1]
+            turn["next_player"] = g._next_in_order(s)
         out = {
             "format": "hansa-state",
             "version": 1,
@@ -661,6 +667,22 @@ class StateJson:
         self._check_invariants(rd, s)
         return s
 
+    @staticmethod
+    def _read_played(rd: StateReader, turn: dict, player: int, n: int) -> int:
+        """`turn.played_this_round` (a turn order rule): distinct seats, the current player
+        among them (default: the seats up to the current player, as in seat order)."""
+        path = "turn.played_this_round"
+        seats = rd.array(turn.get("played_this_round", list(range(player + 1))), path)
+        played = 0
+        for i, seat in enumerate(seats):
+            q = rd.integer(seat, f"{path}[{i}]", 0, n - 1)
+            if played >> q & 1:
+                raise rd.fail(f"{path}[{i}]", f"seat {q} is listed twice")
+            played |= 1 << q
+        if not played >> player & 1:
+            raise rd.fail(path, f"must list the player whose turn it is ({player})")
+        return played
+
     def _read_turn(self, rd: StateReader, s, top: dict) -> None:
         """`turn`, the bonus markers in play and out of it, completed cities, East-West."""
         g = self.g
@@ -677,7 +699,8 @@ class StateJson:
             )
             + (("permissions_used",) if self.permissions else ())
             + (("number",) if self.x_turns else ())
-            + (("game_ends_after",) if self.x_end_later else ()),
+            + (("game_ends_after",) if self.x_end_later else ())
+            + (("played_this_round", "next_player") if self.x_order else ()),
         )
         if self.x_turns:
             s.turns = rd.integer(turn.get("number", 1), "turn.number", 1, 10**9)
@@ -686,6 +709,8 @@ class StateJson:
                 turn.get("game_ends_after", "action"), "turn.game_ends_after", END_AFTER_NAMES
             )
         s.player = rd.integer(turn["player"], "turn.player", 0, n - 1)
+        if self.x_order:
+            s.played = self._read_played(rd, turn, s.player, n)
         s.actions_left = rd.integer(turn["actions_left"], "turn.actions_left", 0, 1000)
         s.ending = rd.boolean(
             turn.get("game_ends_after_action", False), "turn.game_ends_after_action"
@@ -742,12 +767,16 @@ class StateJson:
                 given = rd.object(
                     entry.get("parameters", {}), f"{path}.parameters", (), g.X_PARAM_NAMES
                 )
+                # each value's range: a parameter -1..1,000; a declared counter 0..1,000 and a
+                # flag 0..1 (X_PARAM_LOW/HIGH, written when a rule set declares one)
+                low = getattr(g, "X_PARAM_LOW", (-1,) * g.N_X_PARAMS)
+                high = getattr(g, "X_PARAM_HIGH", (1000,) * g.N_X_PARAMS)
                 for i, name in enumerate(g.X_PARAM_NAMES):
                     s.xparam[p * g.N_X_PARAMS + i] = rd.integer(
                         given.get(name, g.X_PARAM_DEFAULTS[i]),
                         f"{path}.parameters.{name}",
-                        -1,
-                        1000,
+                        low[i],
+                        high[i],
                     )
             for zone, target in (("supply", s.supply), ("stock", s.stock)):
                 counts = rd.object(entry[zone], f"{path}.{zone}", ("traders", "merchants"))

@@ -96,6 +96,7 @@ SLOW_MODULES = {
     "test_bounds": "native builds at every limit",
     "test_backends_property": "native builds of drawn rule sets",
     "test_rules_words_facts": "native builds of words rules",
+    "test_places_native": "native builds of the places and per-player state rules",
     "test_applied": "every house rule simulated on both backends",
     "test_diff_simulate": "whole simulated studies",
     "test_diff_golden": "whole simulated studies",

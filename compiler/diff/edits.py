@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import Span
 from ..expr.catalogue import EFFECT_HOOKS
+from ..expr.check import named_places
 from ..nodes.board import Board, City, PostSpace, Route, SpecialPrestige, SpecialSpace
 from ..nodes.expr import HookRule
 from ..nodes.rules import (
@@ -326,6 +327,8 @@ def _hook_name(rule: HookRule) -> str:
         "marker_draw": lambda: "at marker draw",
         "after_create_route": lambda: "after create_route",
         "after_use_marker": lambda: "after use marker",
+        "state": lambda: f"{rule.label} '{rule.target}'",
+        "order": lambda: "turn order",
     }.get(rule.hook, lambda: rule.hook.replace("_", " ", 1))()
 
 
@@ -569,6 +572,7 @@ AREA_ORDER = (
     "board features",
     "2-player pawn",
     "rules in words",
+    "places named",
     "rules",
 )
 
@@ -962,7 +966,38 @@ def diff_rulesets(a: RuleSet, b: RuleSet) -> list[Edit]:
     """Edits turning resolved rule set `a` into `b` (resolve `extends` first)."""
     walker = _Walker()
     walker.node(a, b, _root(a, b))
-    return _sorted(walker.edits)
+    return _sorted(walker.edits + _place_edits(a, b))
+
+
+def _place_edits(a: RuleSet, b: RuleSet) -> list[Edit]:
+    """The cities, routes and countries the rules in words of one side name and the other's do
+    not (a game binding the rule set needs a board with them)."""
+
+    def named(rules: RuleSet) -> dict[str, Span | None]:
+        words = {"city": "city", "route": "route", "pair": "cities", "place": "city or country"}
+        return {
+            f"{words[kind]} {name}": node.span for kind, name, node in reversed(named_places(rules))
+        }
+
+    old, new = named(a), named(b)
+    edits = []
+    for subject in sorted(set(old) | set(new)):
+        if (subject in old) == (subject in new):
+            continue
+        op = "added" if subject in new else "removed"
+        edits.append(
+            Edit(
+                op=op,
+                area="places named",
+                subject=subject,
+                new_subject=subject,
+                path=(f"place:{subject}",),
+                new_path=(f"place:{subject}",),
+                old_at=old.get(subject),
+                new_at=new.get(subject),
+            )
+        )
+    return edits
 
 
 def diff_games(

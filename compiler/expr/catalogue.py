@@ -17,6 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 NUMBER, BOOL, PLAYER = "number", "bool", "player"
+# The largest value of a counter a rule set declares (`counter harbours`): a slot of the
+# per-player parameters, whose bound it is (compiler/model/sizes.py MAX_PARAM).
+MAX_COUNTER = 1_000
 # A kind of piece (trader 0, merchant 1; -1: no piece) and a bonus marker type (its index): values
 # that only `is` / `is not` compare (`displaced piece is a merchant`, `marker used is
 # plus_3_actions`).
@@ -769,6 +772,102 @@ QUANTITIES: dict[str, Quantity] = {
             per_player=False,
             c="CITY_COLOUR_SPACES[4 * ({C}) + 3]",
         ),
+        # ---- places by name and networks (docs/rules-language.md, "Places and networks"): a
+        # city or route is named after `of` (`controller of Lübeck`, `free points of
+        # Hamburg-Lübeck`), a city after `to` (`distance to Lübeck`), two cities joined by a
+        # hyphen (`your posts connect København-Stockholm`); {T} and {U} are named cities
+        _q(
+            "route holder",
+            PLAYER,
+            "_x_route_holder(s, {R})",
+            "The player whose pieces fill every point of the route counted over or named (it"
+            " may be created), else nobody.",
+            "route holder of Hamburg-Lübeck is you",
+            needs="route",
+            per_player=False,
+            c="x_route_holder(s, {R})",
+        ),
+        _q(
+            "route complete",
+            BOOL,
+            "(_x_route_holder(s, {R}) >= 0)",
+            "Every point of the route counted over or named holds a piece of one player.",
+            "count routes where route complete",
+            needs="route",
+            per_player=False,
+            c="(x_route_holder(s, {R}) >= 0)",
+        ),
+        _q(
+            "created now",
+            BOOL,
+            "({R} == r)",
+            "The route counted over or named is the one the action just done created (by `you`).",
+            "after create_route: gain 2 PP if created now of Hamburg-Lübeck",
+            needs="route created",
+            per_player=False,
+            c="(({R}) == r)",
+        ),
+        _q(
+            "posts connect",
+            BOOL,
+            "_x_connects(s, {P}, {T}, {U})",
+            "The player's posts link the two named cities through cities where the player has"
+            " posts (as the East-West link does).",
+            "your posts connect København-Stockholm",
+            arg="pair",
+            c="x_connects(s, {P}, {T}, {U})",
+        ),
+        _q(
+            "distance to",
+            NUMBER,
+            "X_TABLE_DISTANCE[{C} * N_CITIES + {T}]",
+            "Routes on the shortest way from the city counted over or named to the city named"
+            " (0: the same city; the number of cities when no way leads there).",
+            "distance to Stockholm of København",
+            needs="city",
+            arg="city",
+            per_player=False,
+            c="X_TABLE_DISTANCE[({C}) * N_CITIES + ({T})]",
+        ),
+        _q(
+            "adjacent to",
+            BOOL,
+            "(X_TABLE_DISTANCE[{C} * N_CITIES + {T}] == 1)",
+            "A route joins the city counted over or named to the city named.",
+            "count cities where adjacent to Lübeck",
+            needs="city",
+            arg="city",
+            per_player=False,
+            c="(X_TABLE_DISTANCE[({C}) * N_CITIES + ({T})] == 1)",
+        ),
+        _q(
+            "longest chain",
+            NUMBER,
+            "_x_longest_chain(s, {P})",
+            "Cities in the player's largest group of controlled cities joined to each other by"
+            " routes (branches included).",
+            "longest chain >= 4",
+            c="x_longest_chain(s, {P})",
+        ),
+        # ---- yes and no: the values a flag is set to (`your used_relief becomes yes`)
+        _q(
+            "yes",
+            BOOL,
+            "True",
+            "True: a flag's value.",
+            "your used_relief becomes yes",
+            per_player=False,
+            c="1",
+        ),
+        _q(
+            "no",
+            BOOL,
+            "False",
+            "False: a flag's value.",
+            "your used_relief becomes no",
+            per_player=False,
+            c="0",
+        ),
         # ---- board facts of a route
         _q(
             "points",
@@ -903,7 +1002,9 @@ EFFECTS = {
         "your control PP becomes 2 if rank = players",
         EFFECT_HOOKS,
         "Set one of the player's rule parameters: control PP, full track PP, city PP, extra"
-        " actions (every turn), trader compensation, displacement reach.",
+        " actions (every turn), trader compensation, displacement reach; or a counter (kept"
+        " within 0..1,000) or flag (yes or no) the rule set declares (`counter NAME`, `flag"
+        " NAME`).",
     ),
 }
 
@@ -953,6 +1054,16 @@ EFFECT_CODE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # the draw itself (the draw_keep templates): N markers, a keep decision if they differ
     "draw_keep": (("_x_draw_keep(s, {you}, {value})",), ("x_draw_keep(s, {you}, {value});",)),
     "receive": (("_x_receive(s, {who}, {marker})",), ("x_receive(s, {who}, {marker});",)),
+    # a counter or flag the rule set declares (`counter harbours`): a slot of the per-player
+    # parameters, a counter kept within 0..{top}, a flag 0 or 1
+    "set_counter": (
+        ("s.xparam[{you} * N_X_PARAMS + {index}] = min({top}, max(0, {value}))",),
+        ("s->xparam[({you}) * N_X_PARAMS + {index}] = min64({top}, max64(0, {value}));",),
+    ),
+    "set_flag": (
+        ("s.xparam[{you} * N_X_PARAMS + {index}] = 1 if {value} else 0",),
+        ("s->xparam[({you}) * N_X_PARAMS + {index}] = ({value}) ? 1 : 0;",),
+    ),
 }
 # What a forbidden action would do, as the locals a `forbid` condition reads: per action, each
 # fact's name, type and code in each target (Python, C).
@@ -1063,6 +1174,12 @@ HOOK_DOCS = {
         "tiebreak fewest pieces in stock, shared",
         "A tie-break step comparing a quantity.",
     ),
+    "order": (
+        "turn_order fewest track PP",
+        "The order of the seats in a round: seat 0 begins the game; then, of the seats yet to"
+        " play this round, the one with the fewest (`most`: the most) of a number plays next,"
+        " ties to the lower seat.",
+    ),
     "control": (
         "control goes to most posts here",
         "Who controls a city: the rightmost post, nobody on a tie, or most of a quantity.",
@@ -1086,7 +1203,13 @@ def words_markdown() -> str:
     }
     rows = ["| quantity | type | reads | meaning | example |", "|---|---|---|---|---|"]
     for q in QUANTITIES.values():
-        args = {"ability": " of ABILITY", "category": " of CATEGORY", "country": " COUNTRY"}
+        args = {
+            "ability": " of ABILITY",
+            "category": " of CATEGORY",
+            "country": " COUNTRY",
+            "city": " CITY",
+            "pair": " CITY-CITY",
+        }
         name = q.name + args.get(q.arg, "")
         focus = [needs[n] for n in q.needs.split()]
         reads = ", ".join(w for w in (*focus, "a player" if q.per_player else "") if w)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..errors import Diagnostic, did_you_mean
+from ..nodes.board import Board
 from ..nodes.expr import (
     MARKER_TRIGGER,
     Aggregate,
@@ -110,6 +111,54 @@ def _fail(message: str, node) -> ExprError:
     return ExprError(Diagnostic(message, node.span if node.span.line > 0 else None))
 
 
+@dataclass(frozen=True)
+class Places:
+    """The cities and routes of the board a game binds, for rules that name them (`controller
+    of Lübeck`, `free points of Hamburg-Lübeck`, `distance to Lübeck`): lower-case names and
+    aliases by city index, and each route's two cities."""
+
+    cities: tuple[str, ...]  # the printed names, by index
+    keys: tuple[tuple[str, int], ...]  # every lower-case name and alias -> its city
+    routes: tuple[tuple[int, int], ...]  # the two cities of each route, by route index
+
+    def city(self, word: str) -> int | None:
+        return dict(self.keys).get(word)
+
+    def pair(self, word: str) -> tuple[int, int] | None:
+        """Two cities joined by a hyphen (`hamburg-lübeck`); a name holding a hyphen itself is
+        found by trying every hyphen."""
+        parts = word.split("-")
+        for cut in range(1, len(parts)):
+            a, b = self.city("-".join(parts[:cut])), self.city("-".join(parts[cut:]))
+            if a is not None and b is not None:
+                return a, b
+        return None
+
+    def route(self, word: str) -> int | None:
+        pair = self.pair(word)
+        if pair is None:
+            return None
+        for i, ends in enumerate(self.routes):
+            if set(ends) == set(pair):
+                return i
+        return None
+
+    def route_names(self) -> list[str]:
+        return [f"{self.cities[a]}-{self.cities[b]}" for a, b in self.routes]
+
+
+def places_of(board: Board) -> Places:
+    """The places a rule may name on `board`: every city by its name or an alias (any case)."""
+    keys: dict[str, int] = {}
+    for i, city in enumerate(board.cities):
+        for name in (city.name, *city.aliases):
+            keys.setdefault(name.lower(), i)
+    routes = tuple(  # a route naming an unknown city (a broken board, reported there) joins -1
+        (keys.get(r.cities[0].lower(), -1), keys.get(r.cities[1].lower(), -1)) for r in board.routes
+    )
+    return Places(tuple(c.name for c in board.cities), tuple(keys.items()), routes)
+
+
 @dataclass
 class Names:
     """The rule set's names an expression may mention."""
@@ -122,6 +171,11 @@ class Names:
     # which knows no board (the build checks the names, so `hansa check` still reports them).
     countries: tuple[str, ...] | None = None
     board: str = ""
+    # The per-player counters and flags the rule set declares: (name, counter|flag, private).
+    state: tuple[tuple[str, str, int], ...] = ()
+    # The board's cities and routes once a game is built; None while checking a rule set alone
+    # (a name is then taken as a place, and the game's check finds it on the board or not).
+    places: Places | None = None
 
 
 def _quantity_hint(words: str) -> str:
@@ -135,12 +189,16 @@ def _quantity_hint(words: str) -> str:
     return did_you_mean(words, QUANTITIES)
 
 
-def check_country(name: str, names: Names, node) -> None:
+def check_country(name: str, names: Names, node, cities: bool = False) -> None:
     """An unknown country, or a board without countries, is an error at the phrase naming it."""
     if names.countries is None or name in names.countries:
         return
+    board = f"board '{names.board}'" if names.board else "this game's board"
+    places = names.places
+    city = did_you_mean(name, places.cities) if cities and places is not None else ""
+    if city and not did_you_mean(name, names.countries):  # `posts in Lubek`: a city misspelt
+        raise _fail(f"{board} has no city or country '{name}'{city}", node)
     if not names.countries:
-        board = f"board '{names.board}'" if names.board else "this game's board"
         raise _fail(f"'{name}' names a country, but {board} has no countries", node)
     known = ", ".join(names.countries)
     raise _fail(
@@ -154,7 +212,48 @@ def names_of(ruleset: RuleSet) -> Names:
     markers = [b.name or b.kind for b in ruleset.bonus_markers]
     markers += [r.label for r in ruleset.hook_rules if r.hook == "marker_used"]
     roles = tuple((a.role, a.name) for a in ruleset.abilities)
-    return Names(tuple(a.name for a in ruleset.abilities), tuple(categories), tuple(markers), roles)
+    state = tuple(
+        (r.target, r.label, dict(r.params).get("private", 0))
+        for r in ruleset.hook_rules
+        if r.hook == "state"
+    )
+    return Names(
+        tuple(a.name for a in ruleset.abilities),
+        tuple(categories),
+        tuple(markers),
+        roles,
+        state=state,
+    )
+
+
+# Quantities a place is named after (`distance to Lübeck`, `your posts connect A-B`): the named
+# words follow the quantity's own.
+TAIL_ARGS = ("country", "city", "pair")
+
+
+def state_quantity(name: str, kind: str) -> Quantity:
+    """A declared counter (a number) or flag (a condition) as a quantity: its slot {X} of the
+    per-player parameters."""
+    read = "s.xparam[{P} * N_X_PARAMS + {X}]"
+    c_read = "s->xparam[({P}) * N_X_PARAMS + ({X})]"
+    if kind == "flag":
+        read, c_read = f"({read} > 0)", f"({c_read} > 0)"
+    doc = f"The player's {kind} `{name}`."
+    type_ = NUMBER if kind == "counter" else BOOL
+    return Quantity(name, type_, read, doc, name, arg="state", c=c_read)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A quantity reference, resolved: the quantity, its ability/category/country/state name or
+    named city (`distance to Lübeck`) or pair, its owner and player, and the city or route it
+    reads when one is named (`controller of Lübeck`: ("city", "lübeck"))."""
+
+    quantity: Quantity
+    named: str
+    owner: str
+    player: Ref | None
+    focus: tuple[str, str] | None = None
 
 
 def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str, Ref | None]:
@@ -162,17 +261,78 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
 
     Raises ExprError for unknown names, missing or extra arguments and a focus that is not there.
     """
-    quantity = QUANTITIES.get(ref.words)
-    named = ""
-    if quantity is None:  # `posts in wales`: a quantity whose last words name a country
-        for q in QUANTITIES.values():
-            if q.arg == "country" and ref.words.startswith(q.name + " "):
-                quantity, named = q, ref.words[len(q.name) + 1 :]
-                check_country(named, names, ref)
+    found = resolve_place_ref(ref, names, scope)
+    return found.quantity, found.named, found.owner, found.player
+
+
+def _tail_quantity(ref: Ref, names: Names) -> tuple[Quantity | None, str, tuple[str, str] | None]:
+    """A quantity whose last words name a country, a city or two cities (`posts in wales`,
+    `distance to lübeck`, `posts connect a-b`); `posts in lübeck` is `posts here` of that city."""
+    for q in QUANTITIES.values():
+        if q.arg in TAIL_ARGS and ref.words.startswith(q.name + " "):
+            named = ref.words[len(q.name) + 1 :]
+            if q.arg == "country":
+                places = names.places
+                if (
+                    places is not None
+                    and places.city(named) is not None
+                    and (names.countries is None or named not in names.countries)
+                ):
+                    return QUANTITIES["posts here"], "", ("city", named)
+                check_country(named, names, ref, cities=True)
+            elif q.arg == "city":
+                check_place("city", named, names, ref)
+            else:
+                check_place("pair", named, names, ref)
+            return q, named, None
+    return None, "", None
+
+
+def check_place(kind: str, word: str, names: Names, node) -> None:
+    """A city, a route (`a-b`) or two cities (`a-b`) the game's board lacks: an error at the
+    phrase, with the closest name of the board (a rule set checked alone takes any name)."""
+    places = names.places
+    if places is None:
+        return
+    if kind == "city":
+        known = places.city(word) is not None
+        choices = places.cities
+    elif kind == "route":
+        known = places.route(word) is not None
+        choices = places.route_names()
+    else:
+        known = places.pair(word) is not None
+        choices = places.cities
+        if not known and "-" not in word:
+            raise _fail(
+                f"name two cities joined by a hyphen (`Hamburg-Lübeck`), not '{word}'", node
+            )
+    if known:
+        return
+    what = {"city": "city", "route": "route", "pair": "pair of cities"}[kind]
+    board = f"board '{names.board}'" if names.board else "this game's board"
+    raise _fail(f"{board} has no {what} '{word}'{did_you_mean(word, choices)}", node)
+
+
+def _is_player(word: str, names: Names, scope: Scope) -> bool:
+    """Whether `of WORD` names a player (`of the victim`) rather than a place (`of Lübeck`)."""
+    quantity = QUANTITIES.get(word)
+    return quantity is not None and quantity.type == PLAYER
+
+
+def resolve_place_ref(ref: Ref, names: Names, scope: Scope) -> Resolved:
+    """A quantity reference with the places it names (`controller of Lübeck`)."""
+    quantity, named, focus = QUANTITIES.get(ref.words), "", None
+    if quantity is None:
+        quantity, named, focus = _tail_quantity(ref, names)
+    if quantity is None:  # a counter or flag the rule set declares (`your harbours`)
+        for name, kind, _private in names.state:
+            if name == ref.words:
+                quantity, named = state_quantity(name, kind), name
     if quantity is None and not ref.args and not ref.owner:
         for label in names.markers:  # a bonus marker by its label or kind
             if label.lower() == ref.words:
-                return MARKER_NAME, label, "", None
+                return Resolved(MARKER_NAME, label, "", None)
     if quantity is None:
         # a near miss of a quantity, else of a bonus marker's name (`marker used is plus_5_…`)
         hint = _quantity_hint(ref.words) or did_you_mean(
@@ -181,9 +341,20 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
         raise _fail(f"unknown quantity '{ref.words}'{hint}", ref)
     args = list(ref.args)
     roles = dict(names.roles)
+    needs = quantity.needs.split()
+    if focus is None and ("city" in needs or "route" in needs):
+        # `controller of Lübeck`, `free points of Hamburg-Lübeck`: the place it reads, named
+        places = [a for a in args if not _is_player(a, names, scope)]
+        if places:
+            kind = "city" if "city" in needs else "route"
+            if len(places) > 1:
+                raise _fail(f"'{ref.words}' reads one {kind}, not {' and '.join(places)}", ref)
+            check_place(kind, places[0], names, ref)
+            focus = (kind, places[0])
+            args.remove(places[0])
     if quantity.arg == "ability" and not args and scope.ability:
         pass  # the ability counted over (`sum full PP over abilities where …`)
-    elif quantity.arg == "country":
+    elif quantity.arg in (*TAIL_ARGS, "state"):
         pass  # named above
     elif quantity.arg:
         if not args:
@@ -201,19 +372,34 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
         if not quantity.per_player or len(args) > 1:
             raise _fail(f"'{ref.words}' takes no `of {args[-1]}`", ref)
         player = Ref(args[0], span=ref.span)
+        if args[0] not in QUANTITIES:
+            raise _fail(
+                f"'{ref.words}' reads a player, not '{args[0]}' (as in `{ref.words} of the"
+                " victim`)",
+                ref,
+            )
         if check_expr(player, names, scope) != PLAYER:
             raise _fail(f"`of {args[0]}` must name a player", ref)
     if ref.owner and not quantity.per_player:
         raise _fail(f"'{ref.words}' belongs to no player ('{ref.owner}' is not needed)", ref)
     if ref.owner == "their" and not scope.counting_players:
         raise _fail("'their' only inside count/sum/… over players", ref)
-    if "city" in quantity.needs.split() and not scope.city:
-        raise _fail(f"'{ref.words}' needs a city: use it in `… where` over cities", ref)
-    if quantity.needs == "route" and not scope.route:
-        raise _fail(f"'{ref.words}' needs a route: use it in `… where` over routes", ref)
+    named_place = focus[0] if focus is not None else ""
+    if "city" in needs and not scope.city and named_place != "city":
+        raise _fail(
+            f"'{ref.words}' needs a city: use it in `… where` over cities, or name one"
+            f" (`{ref.words} of Lübeck`)",
+            ref,
+        )
+    if "route" in needs and not scope.route and named_place != "route":
+        raise _fail(
+            f"'{ref.words}' needs a route: use it in `… where` over routes, or name one"
+            f" (`{ref.words} of Hamburg-Lübeck`)",
+            ref,
+        )
     if quantity.needs == "ability" and not scope.ability:
         raise _fail(f"'{ref.words}' needs an ability: use it in `… where` over abilities", ref)
-    if quantity.needs == "created" and not scope.created:
+    if "created" in needs and not scope.created:
         raise _fail(f"'{ref.words}' is known only in `after create_route:`", ref)
     if quantity.needs == "victim" and not scope.victim:
         raise _fail(
@@ -224,7 +410,7 @@ def resolve_ref(ref: Ref, names: Names, scope: Scope) -> tuple[object, str, str,
             raise _fail(f"'{ref.words}' is known only in {FACT_PLACES[need]}", ref)
     if ref.words == "them" and not scope.counting_players:
         raise _fail("'them' only inside count/sum/… over players", ref)
-    return quantity, named, ref.owner, player
+    return Resolved(quantity, named, ref.owner, player, focus)
 
 
 def _arg_word(arg: str) -> str:
@@ -378,10 +564,19 @@ def check_effect(effect: Effect, hook: str, names: Names, scope: Scope) -> None:
             effect,
         )
     if effect.kind == "set_param":
+        state = {name: kind for name, kind, _private in names.state}
+        if effect.name in state:  # a counter (a number) or a flag (yes, no or a condition)
+            if state[effect.name] == "flag":
+                _need(effect.value, BOOL, names, scope, "a flag becomes yes, no or a condition")
+            else:
+                _need(effect.value, NUMBER, names, scope, "a counter becomes a number")
+            return
         if effect.name not in SETTABLE:
+            known = [*SETTABLE, *state]
             raise _fail(
                 f"'{effect.name}' is not a parameter a rule can set"
-                f"{did_you_mean(effect.name, SETTABLE)}; settable: {', '.join(SETTABLE)}",
+                f"{did_you_mean(effect.name, known)}; settable: {', '.join(known)}"
+                " (a counter or flag of your own is declared first: `counter NAME`, `flag NAME`)",
                 effect,
             )
         _need(effect.value, NUMBER, names, scope, "a parameter is set to a number")
@@ -430,6 +625,17 @@ def check_rule(rule: HookRule, names: Names, ruleset: RuleSet) -> None:
             params = dict(rule.params)
             if params.get("start", 0) > params.get("count", 1):
                 raise _fail("a bonus marker's start exceeds its count", rule)
+        return
+    if rule.hook == "order":  # the value of each player, as a tie-break step's
+        _need(rule.condition, NUMBER, names, Scope(), "the turn order compares a number")
+        return
+    if rule.hook == "state":
+        if rule.target in QUANTITIES or rule.target.replace("_", " ") in SETTABLE:
+            raise _fail(
+                f"'{rule.target}' is already a quantity or parameter of the language: give the"
+                f" {rule.label} another name",
+                rule,
+            )
         return
     if rule.hook == "score":
         if len(rule.target) != 1 or not rule.target.isupper():
@@ -505,3 +711,56 @@ def check_hook_rules(ruleset: RuleSet) -> list[Diagnostic]:
         if rule.hook == "marker_used" and rule.label in labels:
             out.append(Diagnostic(f"bonus marker '{rule.label}' is declared twice", rule.span))
     return out
+
+
+def _nodes(node):
+    """Every expression node inside a rule or an expression, the node first."""
+    if node is None or isinstance(node, (str, int, bool)):
+        return
+    if isinstance(node, tuple):
+        for item in node:
+            yield from _nodes(item)
+        return
+    if not hasattr(node, "__dataclass_fields__"):
+        return
+    yield node
+    for name in node.__dataclass_fields__:
+        if name != "span":
+            yield from _nodes(getattr(node, name))
+
+
+def named_places(ruleset: RuleSet) -> list[tuple[str, str, object]]:
+    """(kind, name, node) of every place a rule set's rules in words name: a city or a route read
+    (`controller of Lübeck`: city), a city after `to` (city), two cities (pair), and a city or
+    country after `posts in` (place). A reference the checks refuse is left to them."""
+    names = names_of(ruleset)
+    scope = Scope(True, True, True, True, True, True, tuple(FACT_PLACES))
+    found: list[tuple[str, str, object]] = []
+    exprs = [rule for rule in ruleset.hook_rules]
+    exprs += [step.expr for step in ruleset.tiebreak if step.what == "expr"]
+    for node in _nodes(tuple(exprs)):
+        if not isinstance(node, Ref):
+            continue
+        try:
+            resolved = resolve_place_ref(node, names, scope)
+        except ExprError:
+            continue
+        if resolved.focus is not None:
+            found.append((*resolved.focus, node))
+        arg = resolved.quantity.arg
+        if arg in ("city", "pair"):
+            found.append((arg, resolved.named, node))
+        elif arg == "country":
+            found.append(("place", resolved.named, node))
+    return found
+
+
+def missing_place(kind: str, word: str, places: Places, countries: tuple[str, ...]) -> bool:
+    """Whether the board of `places` (and `countries`) lacks a place a rule names."""
+    if kind == "city":
+        return places.city(word) is None
+    if kind == "route":
+        return places.route(word) is None
+    if kind == "pair":
+        return places.pair(word) is None
+    return places.city(word) is None and word not in countries

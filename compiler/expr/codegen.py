@@ -24,6 +24,8 @@ import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 
+import networkx as nx
+
 from ..errors import HansaError
 from ..nodes.expr import (
     MARKER_TRIGGER,
@@ -44,11 +46,12 @@ from .catalogue import (
     AFTER_HOOKS,
     EFFECT_CODE,
     FORBID_FACT_CODE,
+    MAX_COUNTER,
     QUANTITIES,
     SETTABLE,
     Quantity,
 )
-from .check import MAY_TAKE_KINDS, Names, Scope, hook_scope, resolve_ref
+from .check import MAY_TAKE_KINDS, Names, Scope, hook_scope, resolve_place_ref
 
 
 class Unsupported(HansaError):
@@ -277,6 +280,7 @@ class ExprGenerator:
         city_countries: tuple[tuple[int, ...], ...] = (),
         shared_control: bool = False,
         rule_index: dict[int, int] | None = None,
+        state_slots: dict[str, int] | None = None,
     ):
         self.d = dialect
         self.names = names
@@ -290,6 +294,8 @@ class ExprGenerator:
         # The spec's own rules in words (not the prelude's) by identity -> their index in
         # RULE_SOURCES: each counts in RULE_FIRED when it applies (`hansa simulate`).
         self.rule_index: dict[int, int] = dict(rule_index or {})
+        # The slot of each declared counter and flag among the per-player parameters.
+        self.state_slots: dict[str, int] = dict(state_slots or {})
 
     # ---- expressions: one method per node class
 
@@ -303,7 +309,12 @@ class ExprGenerator:
         return self.d.num(int(node.value))
 
     def _Ref(self, node: Ref, env: Env) -> str:
-        quantity, named, owner, player = resolve_ref(node, self.names, env.scope())
+        found = resolve_place_ref(node, self.names, env.scope())
+        quantity, named, owner, player = found.quantity, found.named, found.owner, found.player
+        if found.focus is not None:  # `controller of Lübeck`: the city or route it reads
+            kind, word = found.focus
+            place = self._city(word) if kind == "city" else self._route(word)
+            env = replace(env, **{kind: str(place)})
         if quantity.arg == "marker":
             return self.d.num(self.marker_ids[named])  # a marker type by name: its index
         code = self.d.quantity(quantity, self.x_params, self.shared_control)
@@ -315,13 +326,20 @@ class ExprGenerator:
         if player is not None:
             who = self.expr(player, env)
         ability: int | str = 0
-        category = country = 0
+        category = country = slot = first = second = 0
         if quantity.arg == "ability" or quantity.needs == "ability":
             ability = self.abilities.index(named) if named else env.ability
         elif quantity.arg == "category":
             category = self._category(named)
         elif quantity.arg == "country":
             country = self._country(named)
+        elif quantity.arg == "city":
+            first = self._city(named)
+            self._distances()
+        elif quantity.arg == "pair":
+            first, second = self.names.places.pair(named)
+        elif quantity.arg == "state":
+            slot = self.state_slots[named]
         elif quantity.arg:
             raise Unsupported(f"the quantity '{quantity.name}' (by {quantity.arg})")
         return self.d.value(
@@ -335,7 +353,32 @@ class ExprGenerator:
                 K=category,
                 N=country,
                 D=env.done,
+                T=first,
+                U=second,
+                X=slot,
             )
+        )
+
+    def _city(self, word: str) -> int:
+        """A city named in a rule (checked against the board by resolve_place_ref)."""
+        return self.names.places.city(word)
+
+    def _route(self, word: str) -> int:
+        return self.names.places.route(word)
+
+    def _distances(self) -> None:
+        """X_TABLE_DISTANCE: routes on the shortest way between every two cities (row by row),
+        found once at compile time; the number of cities where no way leads."""
+        if "X_TABLE_DISTANCE" in self.constants:
+            return
+        places = self.names.places
+        n = len(places.cities)
+        graph = nx.Graph()
+        graph.add_nodes_from(range(n))
+        graph.add_edges_from(places.routes)
+        lengths = dict(nx.all_pairs_shortest_path_length(graph))
+        self.constants["X_TABLE_DISTANCE"] = tuple(
+            lengths[a].get(b, n) for a in range(n) for b in range(n)
         )
 
     def _category(self, named: str) -> int:
@@ -461,6 +504,12 @@ class ExprGenerator:
             holes["kinds"] = str(MAY_TAKE_KINDS[effect.name])
         elif effect.kind == "receive":
             holes["marker"] = str(self.marker_ids[effect.name])
+        elif effect.kind == "set_param" and effect.name in self.state_slots:
+            state = {name: kind for name, kind, _private in self.names.state}
+            kind = "set_flag" if state[effect.name] == "flag" else "set_counter"
+            holes["index"] = str(self.state_slots[effect.name])
+            holes["top"] = str(MAX_COUNTER)
+            lines = EFFECT_CODE[kind][self.d.FORM]
         elif effect.kind == "set_param":
             holes["index"] = str(list(SETTABLE).index(effect.name))
         return [line.format(**holes) for line in lines]
@@ -533,6 +582,10 @@ class ExprGenerator:
                 out[name] = d.function(name, (), "int64", [d.ret(value)])
         for i, expr in enumerate(tie_exprs):
             out[f"x_tie_{i}"] = d.function(f"x_tie_{i}", (), "int64", [d.ret(self.expr(expr, env))])
+        for rule in rules:
+            if rule.hook == "order":  # who plays next: the fewest (most) of this, ties by seat
+                value = self._rule_expr(rule, rule.condition, env)
+                out["x_order_value"] = d.function("x_order_value", (), "int64", [d.ret(value)])
         for rule in rules:
             if rule.hook == "control" and rule.condition is not None:
                 inner = Env(you="p", player="p", city="c")

@@ -321,6 +321,9 @@ STATEMENTS = (
     "r_forbid_marker",
     "r_control_words",
     "r_control_most",
+    "r_counter",
+    "r_flag",
+    "r_turn_order",
 )
 
 
@@ -526,6 +529,36 @@ def _lower_control_most(data: str, kids: list, span: Span, file: str) -> HookRul
     )
 
 
+def _lower_state(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """`counter NAME` / `flag NAME`, optionally `private yes`: a value each player has, 0 (a
+    flag: no) at setup, that rules set (`your NAME becomes …`) and read (`your NAME`)."""
+    kind = data.removeprefix("r_")
+    name = str(kids[0]).lower()
+    private = 0
+    for param in kids[1:]:
+        key = str(param.children[0])
+        value_tree = param.children[1]
+        token = value_tree.children[0] if value_tree.data == "r_atom" else None
+        if key != "private":
+            raise HansaError(
+                f"unknown parameter '{key}' for a {kind}{did_you_mean(key, ('private',))};"
+                " it takes: private yes|no",
+                span_of(param.children[0], file),
+            )
+        if token is None or str(token) not in ("yes", "no"):
+            raise HansaError("private is yes or no", span_of(value_tree, file))
+        private = int(str(token) == "yes")
+    return HookRule(
+        "state", f"state:{name}", target=name, label=kind, params=(("private", private),), span=span
+    )
+
+
+def _lower_turn_order(data: str, kids: list, span: Span, file: str) -> HookRule:
+    """`turn_order fewest|most QUANTITY`: who plays next in a round."""
+    order = kids[0].data.removeprefix("r_")
+    return HookRule("order", "order", target=order, condition=lower_expr(kids[1], file), span=span)
+
+
 _HOOK_LOWERINGS = {
     "r_bonus_rule": _lower_bonus_rule,
     "r_score_rule": _lower_score_rule,
@@ -538,4 +571,7 @@ _HOOK_LOWERINGS = {
     "r_forbid": _lower_forbid,
     "r_control_words": _lower_control_words,
     "r_control_most": _lower_control_most,
+    "r_counter": _lower_state,
+    "r_flag": _lower_state,
+    "r_turn_order": _lower_turn_order,
 }

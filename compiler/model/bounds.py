@@ -79,6 +79,8 @@ class BoundEstimator(RuleWalk):
             return max(self.sizes.player, 1)
         if quantity.arg == "category":
             return self.category(named)
+        if quantity.arg == "state":
+            return MAX_PARAM  # a counter is kept within 0..MAX_PARAM
         if quantity.name in SMALL:
             return SMALL[quantity.name]
         if any(word in quantity.name for word in PP_WORDS):
@@ -140,6 +142,9 @@ class BoundEstimator(RuleWalk):
         for part in (effect.value, effect.when):
             if part is not None:
                 bound = self.expr(part)
+                state = {name for name, _kind, _private in self.names.state}
+                if effect.kind == "set_param" and effect.name in state:
+                    continue  # a counter is kept within 0..MAX_PARAM as it is set
                 if effect.kind == "set_param" and part is effect.value and bound > MAX_PARAM:
                     raise BoundError(bound, MAX_PARAM, f"the value its {effect.name} becomes")
         if effect.whom is not None:

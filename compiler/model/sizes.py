@@ -18,6 +18,7 @@ both backends, and rules in words are bounded statically (bounds.py).
 from __future__ import annotations
 
 from ..errors import HansaError, Span
+from ..expr.catalogue import MAX_COUNTER
 from ..nodes.board import Board
 from ..nodes.rules import Displace, Game, RuleSet
 
@@ -35,7 +36,8 @@ MAX_ABILITY_VALUE = MAX_PIECES
 MAX_ABILITY_LEVELS = 100
 # A per-player parameter a rule in words sets (`your city pp becomes N`): the native decision
 # frame holds the trader compensation in 16 bits.
-MAX_PARAM = 1_000  # and the state JSON reads a parameter up to 1,000
+# A declared counter is a slot of them (MAX_COUNTER); the state JSON reads one up to 1,000.
+MAX_PARAM = MAX_COUNTER
 # Pieces one `you may take N pieces from the stock` offers: a player's stock never holds more, so
 # a larger N takes the same pieces (both backends cut N to this).
 MAX_TAKE = 2 * MAX_PIECES

@@ -75,6 +75,7 @@ STATE_FIELDS: tuple[tuple[str, str, tuple[str, ...], str, str], ...] = (
     ("fav_held", "tiles", ("MAXP",), "favour", "each player's favour tiles (bits)"),
     ("fav_turn", "flag", (), "favour", "0 the turn has begun, 1 acted, 2 took a tile"),
     ("end_after", "flag", (), "", "an end rule timed: 1 after this turn, 2 this round"),
+    ("played", "tiles", (), "x_order", "with a turn order: the seats that began a turn this round"),
     ("nstack", "depth", (), "", "open decisions"),
 )
 # A decision frame: its kind, player, four numbers (a cost, a route, pieces left, …) and the

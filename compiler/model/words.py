@@ -8,14 +8,14 @@ from dataclasses import replace
 
 from ..errors import HansaError
 from ..expr.catalogue import AFTER_HOOKS, SETTABLE
-from ..expr.check import ExprError, _refs, check_rule, names_of
+from ..expr.check import ExprError, _refs, check_rule, names_of, places_of
 from ..expr.codegen import ExprGenerator, python_generator
 from ..expr.cost import Sizes, costly_rules
 from ..nodes.board import PRIVILEGES
 from ..nodes.expr import MARKER_TRIGGER
 from .bounds import unbounded_rules
 from .fold import Fold, error, where
-from .sizes import BASE_STACK, check_rule_decisions
+from .sizes import BASE_STACK, MAX_PARAM, check_rule_decisions
 
 # Per-player parameters a rule may set (expr/catalogue.py SETTABLE), as X_PARAM_* indices.
 X_PARAMS = (
@@ -92,6 +92,7 @@ def _switches(f: Fold, hook_rules) -> None:
     comp["x_marker_draw"] = False
     comp["x_draw_keep"] = _effects(hook_rules, "draw_keep")
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
+    comp["x_order"] = comp["x_order_most"] = False
     comp["x_end_after_turn"] = comp["x_end_after_round"] = comp["x_end_later"] = False
     comp["x_forbid_marker"] = any(
         r.hook == "forbid" and r.target == MARKER_TRIGGER for r in hook_rules
@@ -101,7 +102,10 @@ def _switches(f: Fold, hook_rules) -> None:
     comp["x_tiebreak"] = bool(f.tie_exprs)
     comp["x_turns"] = _mentions(hook_rules, f.tie_exprs, "turn number")
     comp["x_kinds"] = any(_mentions(hook_rules, f.tie_exprs, q) for q in KIND_QUANTITIES)
-    comp["x_params"] = _effects(hook_rules, "set_param")
+    # per-player parameters: those a rule sets, and the counters and flags a rule set declares
+    comp["x_params"] = _effects(hook_rules, "set_param") or any(
+        r.hook == "state" for r in hook_rules
+    )
     comp["x_reach"] = _effects(hook_rules, "set_param", "displacement reach")
     comp["x_chosen_develop"] = any(
         e.kind == "develop" and not e.name for r in hook_rules for e in r.effects
@@ -182,6 +186,37 @@ def _parameters(f: Fold) -> None:
         k["X_DISPLACEMENT_REACH"] = 5
     if comp["x_params"]:  # as a rule in words names each (`your city pp becomes 4`): for a desk
         k["X_PARAM_LABELS"] = tuple(SETTABLE)[: k["N_X_PARAMS"]]
+    slots = state_slots(f)
+    if slots:  # the counters and flags the rule set declares, after the parameters, from 0
+        declared = [r for r in f.rules.hook_rules if r.hook == "state"]
+        k["X_PARAM_NAMES"] += tuple(slots)
+        k["X_PARAM_DEFAULTS"] += (0,) * len(slots)
+        k["X_PARAM_LABELS"] += tuple(f"{r.label} {r.target}" for r in declared)
+        k["N_X_PARAMS"] += len(slots)
+        # a private one is seen in the observations of its own player only
+        k["X_PARAM_PRIVATE"] = tuple(r.target for r in declared if dict(r.params)["private"])
+        # the range the state JSON reads each in: a parameter's, a counter's, a flag's
+        first = k["N_X_PARAMS"] - len(slots)
+        k["X_PARAM_LOW"] = (-1,) * first + (0,) * len(slots)
+        k["X_PARAM_HIGH"] = (MAX_PARAM,) * first + tuple(
+            1 if r.label == "flag" else MAX_PARAM for r in declared
+        )
+
+
+def state_slots(f: Fold) -> dict[str, int]:
+    """The slot among the per-player parameters of each counter and flag the rule set declares
+    (after the five parameters, and the displacement reach when a rule sets it)."""
+    declared = [r for r in f.rules.hook_rules if r.hook == "state"]
+    reach = _effects(f.rules.hook_rules, "set_param", "displacement reach")
+    first = len(X_PARAMS) + (1 if reach else 0)
+    for rule in declared:
+        if rule.target in (*X_PARAMS, X_REACH):
+            raise error(
+                f"'{rule.target}' names a parameter of every player already (the state JSON's"
+                f" `parameters`): give the {rule.label} another name",
+                rule.span,
+            )
+    return {r.target: first + i for i, r in enumerate(declared)}
 
 
 def _shared_control(f: Fold, hook_rules) -> bool:
@@ -202,7 +237,9 @@ def fold_rules_in_words(f: Fold) -> None:
     countries = tuple(n.lower() for n in k.get("COUNTRY_NAMES", ()))
     # The board's countries, for `posts in wales`: every rule is checked again knowing them, so
     # each rule naming an unknown country gets its error (one per rule), not only the first.
-    names = replace(names_of(f.rules), countries=countries, board=f.board.id)
+    names = replace(
+        names_of(f.rules), countries=countries, board=f.board.id, places=places_of(f.board)
+    )
     _check(f, names)
     hook_rules = tuple(f.prelude_rules) + tuple(f.rules.hook_rules)
     kinds = [(key, kind) for key, kind, _params in f.categories]
@@ -225,6 +262,7 @@ def fold_rules_in_words(f: Fold) -> None:
         x_params=comp["x_params"],
         city_countries=k.get("CITY_COUNTRIES", ()),
         shared_control=_shared_control(f, hook_rules),
+        state_slots=state_slots(f),
     )
     _rule_sources(f, compiler)
     try:
@@ -242,6 +280,7 @@ def fold_rules_in_words(f: Fold) -> None:
     comp["expr_tie_exprs"] = tuple(f.tie_exprs)
     comp["expr_marker_ids"] = _marker_ids(f, hook_rules)
     comp["expr_first_rule_marker"] = f.first_rule_marker
+    comp["expr_state_slots"] = state_slots(f)
     # each rule's RULE_FIRED slot (-1: not counted), aligned with expr_rules: every target counts
     # the same rules
     comp["expr_rule_slots"] = tuple(compiler.rule_index.get(id(r), -1) for r in hook_rules)
@@ -257,6 +296,7 @@ def fold_rules_in_words(f: Fold) -> None:
         ("x_end_after_turn", "x_end_after_turn"),
         ("x_end_after_round", "x_end_after_round"),
         ("x_control_most", "x_control_value"),
+        ("x_order", "x_order_value"),
         *((f"x_{hook}", f"x_{hook}") for hook in AFTER_HOOKS),
     ):
         comp[switch] = function in functions
@@ -266,6 +306,7 @@ def fold_rules_in_words(f: Fold) -> None:
         or comp["x_end_after_round"]
         or comp.get("end_marker_supply_empty_timing", "now") != "now"
     )
+    comp["x_order_most"] = any(r.hook == "order" and r.target == "most" for r in hook_rules)
     for rule in hook_rules:
         if rule.hook == "control" and rule.condition is None:
             comp["control_tie"] = rule.target

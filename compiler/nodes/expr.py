@@ -257,6 +257,8 @@ HOOKS = (
     "end",
     "tiebreak",
     "control",
+    "state",
+    "order",
 )
 
 
@@ -298,6 +300,11 @@ class HookRule:
             return f"control goes to {rule.get(self.target, self.target)}" + (
                 f" {self.condition.text()}" if self.condition is not None else ""
             )
+        if self.hook == "order":  # `turn_order fewest track PP`
+            return f"turn_order {self.target} {condition}"
+        if self.hook == "state":  # `counter harbours`, `flag used_relief private yes`
+            private = " private yes" if dict(self.params).get("private") else ""
+            return f"{self.label} {self.target}{private}"
         effects = ", ".join(e.text() for e in self.effects)
         head = {
             "setup": "at setup",

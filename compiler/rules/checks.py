@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from ..board.regions import check_pawn
 from ..errors import Diagnostic, Span, did_you_mean
-from ..expr.check import check_hook_rules
+from ..expr.check import check_hook_rules, missing_place, named_places, places_of
 from ..nodes.board import Board
 from ..nodes.rules import ABILITY_ROLES, PIECE_KINDS, Game, RuleSet, mangle_module_name
 from .catalogue import CATALOGUE, MARKER_PARAMS, kinds, table_problems
@@ -405,7 +405,7 @@ def check_game(
             )
     if ruleset is None or board is None:
         return out
-    out += _fit_rules_to_board(game, ruleset, board)
+    out += _fit_rules_to_board(game, ruleset, board, boards)
     if ruleset.pawn is not None:
         out += check_pawn(board, ruleset.pawn.soldiers, ruleset.pawn.span, game.name)
         if any(count != 2 for count in game.players):
@@ -419,6 +419,88 @@ def check_game(
     return out
 
 
+def _fit_places(
+    game: Game, ruleset: RuleSet, board: Board, boards: Mapping[str, Board]
+) -> list[Diagnostic]:
+    """The cities, routes and countries the rules in words name, on the game's board. A name no
+    board of the project has is a misspelling: an error at the phrase, with the closest name of
+    the board. One that other boards have but this board lacks is one error at the game's board,
+    naming every such place: the rule set is meant for boards that have them."""
+    named = named_places(ruleset)
+    if not named:
+        return []
+    places = places_of(board)
+    if any(-1 in ends for ends in places.routes):
+        return []  # a route of the board names an unknown city: the board's error says so
+    countries = tuple(c.lower() for c in board_countries(board))
+    others = [
+        (places_of(b), tuple(c.lower() for c in board_countries(b)))
+        for b in boards.values()
+        if b is not board
+    ]
+    out: list[Diagnostic] = []
+    lacking: list[str] = []
+    for kind, word, node in named:
+        if not missing_place(kind, word, places, countries):
+            continue
+        if kind == "place" and all(p.city(word) is None for p, _c in others):
+            continue  # `posts in NAME` of no city: a country, checked when the game is built
+        having = next((p for p, c in others if not missing_place(kind, word, p, c)), None)
+        if having is not None:
+            what = {"city": "city", "route": "route", "pair": "cities", "place": "city"}[kind]
+            where = f"{node.span.file}:{node.span.line}:{node.span.column}"
+            lacking.append(f"{what} {_spelt(kind, word, having)} ({where})")
+            continue
+        out.append(_error(_misspelt(kind, word, [(places, countries), *others]), node.span))
+    if lacking:
+        out.append(
+            _error(
+                f"game {game.name}: rule set {ruleset.name} names places board {board.id} does"
+                f" not have: {', '.join(dict.fromkeys(lacking))}; bind it to a board that has"
+                " them",
+                _at(game.board_span, game),
+            )
+        )
+    return out
+
+
+def _spelt(kind: str, word: str, places) -> str:
+    """A place as the board that has it spells it (`Lübeck-Hamburg` for `lübeck-hamburg`)."""
+    if kind in ("route", "pair"):
+        a, b = places.pair(word)
+        return f"{places.cities[a]}-{places.cities[b]}"
+    city = places.city(word)
+    return places.cities[city] if city is not None else word  # a country of that board
+
+
+def _misspelt(kind: str, word: str, boards: list) -> str:
+    """The error of a place no board has, with the closest name of any board."""
+    if kind == "route":
+        pair = next((p.pair(word) for p, _c in boards if p.pair(word) is not None), None)
+        if pair is not None:
+            places = next(p for p, _c in boards if p.pair(word) is not None)
+            a, b = (places.cities[i] for i in pair)
+            return f"no route joins {a} and {b} (a route is named by the two cities it joins)"
+        choices = [name for p, _c in boards for name in p.route_names()]
+        return (
+            f"no board has a route '{word}'{did_you_mean(word, choices)} (a route is named by"
+            " the two cities it joins, as `Hamburg-Lübeck`)"
+        )
+    cities = [name for p, _c in boards for name in p.cities]
+    if kind == "pair":
+        parts = word.split("-")
+        unknown = next((x for x in parts if all(p.city(x) is None for p, _c in boards)), parts[0])
+        return f"no board has a city '{unknown}'{did_you_mean(unknown, cities)} (in '{word}')"
+    return f"no board has a city '{word}'{did_you_mean(word, cities)}"
+
+
+def board_countries(board: Board) -> tuple[str, ...]:
+    """Every country a board names (its list, its cities', its routes')."""
+    names = [*board.countries, *(n for c in board.cities for n in c.countries)]
+    names += [r.country for r in board.routes if r.country]
+    return tuple(dict.fromkeys(names))
+
+
 def _at(span: Span, game: Game) -> Span:
     """A part of the game declaration, or the whole declaration for games built in code."""
     return span if span.line > 0 else game.span
@@ -428,7 +510,9 @@ def _counts(numbers) -> str:
     return ", ".join(str(n) for n in numbers)
 
 
-def _fit_rules_to_board(game: Game, ruleset: RuleSet, board: Board) -> list[Diagnostic]:
+def _fit_rules_to_board(
+    game: Game, ruleset: RuleSet, board: Board, boards: Mapping[str, Board]
+) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for trigger in ruleset.end_triggers:
         if (
@@ -457,6 +541,7 @@ def _fit_rules_to_board(game: Game, ruleset: RuleSet, board: Board) -> list[Diag
                     )
                 )
     out.extend(_fit_missions(game, ruleset, board))
+    out.extend(_fit_places(game, ruleset, board, boards))
     taverns = sum(1 for r in board.routes if r.tavern)
     starts = sum(m.start for m in ruleset.bonus_markers)
     if starts != taverns:

@@ -923,6 +923,8 @@ def lower_rules(tree: lark.Tree, file: str) -> RuleSet:
                             if section in SINGLE_SECTIONS or section == "tiebreak"
                             else f"{word} {key}"
                         )
+                        if key.startswith("state:"):  # `counter tally` then `flag tally`
+                            label = f"the counter or flag '{key.removeprefix('state:')}'"
                         raise HansaError(
                             f"{label} is declared twice in rule set {name} (first at"
                             f" {first_seen[(section, key)]})",

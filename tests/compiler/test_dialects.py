@@ -30,6 +30,7 @@ def test_every_quantity_has_a_python_and_a_c_form():
 
 def test_every_effect_and_forbid_fact_has_both_forms():
     kinds = set(EFFECTS) | {"develop_chosen"}  # `develop an ability`: the player's choice
+    kinds |= {"set_counter", "set_flag"}  # `your NAME becomes …` of a declared counter or flag
     assert set(EFFECT_CODE) == kinds
     for kind, forms in EFFECT_CODE.items():
         assert len(forms) == 2 and all(forms), kind

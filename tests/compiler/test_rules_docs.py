@@ -46,6 +46,10 @@ def test_examples_are_the_spec_files_and_lower():
                 "protected_merchants",
                 "catch_up",
                 "shared_control",
+                "first_link",  # places and networks, per-player state (#33)
+                "hinterland",
+                "merchant_once",
+                "catch_up_order",
             )
         ),
     ]
@@ -62,7 +66,13 @@ def test_words_reference_is_generated_from_the_code():
 
 def _use(quantity) -> str:
     """A statement that uses `quantity` where it makes sense (its focus, its type)."""
-    args = {"ability": " of book", "category": " of E", "country": " wales"}
+    args = {
+        "ability": " of book",
+        "category": " of E",
+        "country": " wales",
+        "city": " Lübeck",
+        "pair": " Hamburg-Lübeck",
+    }
     name = quantity.name + args.get(quantity.arg, "")
     test = {
         "number": f"{name} >= 0",
@@ -91,7 +101,7 @@ def _use(quantity) -> str:
         if quantity.name != "victim":
             return f"after displace: gain 1 PP if {test}"
         return f"forbid displace when {test}"
-    if quantity.needs == "created":
+    if quantity.needs in ("created", "route created"):
         return f"after create_route: gain 1 PP if {test}"
     if quantity.name == "them":
         return f"at turn start: gain 1 PP if some opponent has {test}"

@@ -305,6 +305,10 @@ def test_games(project):
         "protected_merchants",
         "catch_up",
         "shared_control",
+        "first_link",  # places, networks and per-player state (#33)
+        "hinterland",
+        "merchant_once",
+        "catch_up_order",
     ):
         expected[rule.replace("_", "-") + "-hanseatic-45p"] = (rule, "hanseatic_45p", (4, 5))
     # a board that extends a board (tests/compiler/test_board_extends.py)

@@ -47,6 +47,10 @@ NATIVE_GAMES = [
     "draw-three-hanseatic-45p",
     "last-round-hanseatic-45p",
     "shared-control-hanseatic-45p",
+    "first-link-hanseatic-45p",  # places, networks and per-player state in words (#33)
+    "hinterland-hanseatic-45p",
+    "merchant-once-hanseatic-45p",
+    "catch-up-order-hanseatic-45p",  # a turn order rule (#33)
     "bigbox-hanseatic-3p-favour",
     "bigbox-hanseatic-45p-favour",
     "bigbox-hanseatic-3p-missions-favour",

@@ -181,6 +181,7 @@ def _expr_functions(model: GameModel) -> tuple[list[str], dict[str, tuple[int, .
         city_countries=k.get("CITY_COUNTRIES", ()),
         shared_control=comp.get("control_tie") == "shared",
         rule_index={id(r): i for r, i in zip(rules, slots, strict=True) if i >= 0},
+        state_slots=comp.get("expr_state_slots", {}),
     )
     tie_exprs = comp.get("expr_tie_exprs", ())
     functions = compiler.hook_functions(rules, comp.get("expr_first_rule_marker", 0), tie_exprs)

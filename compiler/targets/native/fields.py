@@ -36,7 +36,7 @@ STATE_FIELDS: tuple[tuple[str, str], ...] = (
     ("perm_used", "permissions used this turn"),
     ("turns", "turn number"),
     ("favour", "favour (per-player parameters, tiles face up, tiles held, this turn)"),
-    ("rules", "rules in words (end after the turn / round)"),
+    ("rules", "rules in words (end after the turn / round, the seats that played this round)"),
 )
 FIELD_NAMES: tuple[str, ...] = tuple(name for name, _what in STATE_FIELDS)
 FIELD_INDEX: dict[str, int] = {name: i for i, name in enumerate(FIELD_NAMES)}
