@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=70234d9204f7b5ff9c24b7b296f1350e739bee2496093be7bbf124b2ebacd94f"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

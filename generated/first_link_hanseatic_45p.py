@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=57c34ebdee3dbbc85368ba45aeb8518b5aa75cff26128304177213dd1b2734e5"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

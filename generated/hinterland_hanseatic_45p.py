@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=8bea53436cf6b9d5dbb8a75b70549bce3dac08e984f9a1fde02f1fedaa1594b0"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0

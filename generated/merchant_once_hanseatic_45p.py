@@ -21,6 +21,8 @@ from hansa.runtime.support import Random, bisect_left, insort
 
 # fmt: off
 # ---- constants folded from the spec (compact tables: kept out of the formatter's hands)
+# this module's identity in logs (`module_hash`)
+SPEC_HASH = "spec-sha256=2e3389500a05cb568af53737e28e7007f36d2e7861904b487236486eae8fb47d"
 TRADERS = 27
 MERCHANTS = 4
 SCORE_MARKER = 0
