@@ -38,6 +38,7 @@ from .redact import Redactor
 from .runner import AgentPool
 from .sessions import Catalogue, Session, Sessions, bundled_spec_dir
 from .store import MAX_STORED
+from .talk import BadText, TooFast
 from .views import change_notice, revealed, session_view
 
 STATIC = Path(__file__).parent / "static"
@@ -264,6 +265,32 @@ class Endpoints:
 
         return JSONResponse(await self.in_light(take_back))
 
+    async def rename(self, request: Request) -> Response:
+        """A seat's link names its player (docs/serve.md, "Names and chat")."""
+        return await self._talk(request, "name", lambda s, v, t, text: s.rename(v, t, text))
+
+    async def chat(self, request: Request) -> Response:
+        """A message in the game's chat from a seat's or the host's link."""
+        return await self._talk(request, "text", lambda s, v, t, text: s.say(v, t, text))
+
+    async def _talk(self, request: Request, key: str, change) -> Response:
+        session, viewer = await self.session_of(request)
+        data = await _body(request)
+        since = _since(data)
+        token = self.token_of(request) or ""
+
+        def apply():
+            with session.lock:
+                try:
+                    change(session, viewer, token, data.get(key))
+                except BadText as exc:
+                    raise BadRequest(str(exc)) from None
+                except TooFast as exc:
+                    raise BadRequest(exc.message, 429) from None
+                return session_view(session, viewer, None, min(since, len(session.moves)))
+
+        return JSONResponse(await self.in_light(apply))
+
     async def agent(self, request: Request) -> Response:
         session, viewer = await self.session_of(request)
         data = await _body(request)
@@ -436,6 +463,8 @@ def create_app(
         Route("/api/sessions/{sid}/action", endpoints.act, methods=["POST"]),
         Route("/api/sessions/{sid}/agent", endpoints.agent, methods=["POST"]),
         Route("/api/sessions/{sid}/undo", endpoints.undo, methods=["POST"]),
+        Route("/api/sessions/{sid}/name", endpoints.rename, methods=["POST"]),
+        Route("/api/sessions/{sid}/chat", endpoints.chat, methods=["POST"]),
         Route("/api/sessions/{sid}/events", endpoints.events),
         Route("/api/sessions/{sid}/log", endpoints.download_log),
         Route("/api/logs", endpoints.open_log, methods=["POST"]),
