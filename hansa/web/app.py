@@ -35,6 +35,7 @@ from hansa.compiler.errors import HansaError
 from .access import HOST, SEAT, Refused, resolve, token_listing
 from .guard import Guard
 from .redact import Redactor
+from .rules_help import RulesHelp
 from .runner import AgentPool
 from .sessions import Catalogue, Session, Sessions, bundled_spec_dir
 from .store import MAX_STORED
@@ -151,6 +152,7 @@ class Endpoints:
         self.light = anyio.CapacityLimiter(LIGHT_THREADS)
         self.heavy = anyio.CapacityLimiter(HEAVY_THREADS)
         self.app = None  # the Starlette app (create_app)
+        self.help = RulesHelp(self.spec_folder_of)
 
     async def in_light(self, func, *args):
         return await anyio.to_thread.run_sync(func, *args, limiter=self.light)
@@ -218,6 +220,23 @@ class Endpoints:
         name = request.path_params["name"]
         run = self.in_light if self.catalogue.laid_out(name) else self.in_heavy  # drawn once
         return JSONResponse(await run(self.catalogue.layout, name))
+
+    async def game_rules(self, request: Request) -> Response:
+        """The rules help of a game: what its markers, tiles, cards, abilities and categories do,
+        and what its rules change against their edition (`hansa.web.rules_help`)."""
+        name = request.path_params["name"]
+
+        def work() -> dict:
+            module = self.catalogue.module(name)
+            return self.help.of(module.GAME_NAME, module)
+
+        return JSONResponse(await self.in_heavy(work))
+
+    def spec_folder_of(self, name: str) -> Path | None:
+        entry = self.catalogue.entries.get(name)
+        if entry is not None and entry.source == "spec":
+            return self.catalogue.spec_dir
+        return bundled_spec_dir()
 
     async def new_session(self, request: Request) -> Response:
         data = await _body(request)
@@ -458,6 +477,7 @@ def create_app(
         Route("/", endpoints.index),
         Route("/api/games", endpoints.list_games),
         Route("/api/games/{name}/board", endpoints.game_board),
+        Route("/api/games/{name}/rules", endpoints.game_rules),
         Route("/api/sessions", endpoints.new_session, methods=["POST"]),
         Route("/api/sessions/{sid}", endpoints.show_session),
         Route("/api/sessions/{sid}/action", endpoints.act, methods=["POST"]),
