@@ -169,9 +169,7 @@ def _from_spec(rules: str, folder: Path, markers: dict, favour: dict, changes: d
         changes["note"] = EDITION_NOTE
         return
     a, b = load_pair(edition, rules, str(folder), loader)
-    changes["changes"] = [
-        {"area": edit.area, "text": edit.describe()} for edit in compare(a, b)
-    ]
+    changes["changes"] = [{"area": edit.area, "text": edit.describe()} for edit in compare(a, b)]
 
 
 def _same(a: str, b: str) -> bool:

@@ -223,7 +223,9 @@ def _since_mine(session: Session, viewer: Viewer) -> dict | None:
         "markers": _route_markers(before, now),
         "track": [
             {"player": p, "before": b["track"], "now": a["track"]}
-            for p, (b, a) in enumerate(zip(before["player_state"], now["player_state"], strict=True))
+            for p, (b, a) in enumerate(
+                zip(before["player_state"], now["player_state"], strict=True)
+            )
             if b["track"] != a["track"]
         ],
     }

@@ -1584,7 +1584,8 @@ function renderSince(view) {
     const top = view.state.stack[view.state.stack.length - 1];
     const lost = since ? since.lost.filter((x) => x.by) : [];
     const by = lost.length ? ` by ${playerName(view, Number(lost[lost.length - 1].by.slice(1)))}` : "";
-    const where = lost.length ? ` on ${routeName(lost[lost.length - 1].cities)}` : "";
+    const route = displacedRoute(top);
+    const where = lost.length ? ` on ${routeName(lost[lost.length - 1].cities)}` : route ? ` on ${routeName(route.cities)}` : "";
     const what = top.holding ? `your ${top.holding}` : "your piece";
     notice.textContent = `${capital(what)}${where} was displaced${by}: place it and your extra pieces on the highlighted points next to that route (or decline).`;
   }
@@ -1604,13 +1605,18 @@ function renderSince(view) {
   box.classList.remove("hidden");
 }
 
+// The route a displaced frame names (its index, or its two cities).
+function displacedRoute(top) {
+  if (typeof top.route === "number") return S.routes[top.route] || null;
+  return Array.isArray(top.route) ? S.routeByKey[routeKey(top.route[0], top.route[1])] || null : null;
+}
+
 // The displaced piece, drawn beside its route while its owner places it.
 function drawDisplaced(view, layer) {
   const stack = view.state.stack || [];
   const top = stack.length ? stack[stack.length - 1] : null;
   if (!top || top.frame !== "displaced" || !top.holding) return;
-  const route = typeof top.route === "number" ? S.routes[top.route]
-    : Array.isArray(top.route) ? S.routeByKey[routeKey(top.route[0], top.route[1])] : null;
+  const route = displacedRoute(top);
   if (!route) return;
   const [x, y] = markerSpot(route);
   const g = piece(layer, `${top.holding === "merchant" ? "m" : "t"}${top.player}`, x, y - route.size, route.size * 1.6, { class: "piece-g displaced", id: "displaced-piece" });

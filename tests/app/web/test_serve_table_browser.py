@@ -61,7 +61,7 @@ Object.defineProperty(document, "hidden", { get: () => !!window.__hidden });
 """
 
 
-def shot(page, name: str) -> None:
+def shot(page, name: str) -> None:  # noqa: F811
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"))
 
@@ -168,7 +168,7 @@ def test_a_displaced_player_sees_the_notice_the_piece_and_the_targets(server, pa
     shot(page, "table-displaced")
 
 
-def _legible(page) -> dict:
+def _legible(page) -> dict:  # noqa: F811
     return page.evaluate(
         """() => {
         const names = [...document.querySelectorAll('#board .city-name')]
@@ -187,11 +187,11 @@ def _legible(page) -> dict:
 @pytest.mark.parametrize("game", BOARDS)
 def test_every_board_is_legible_and_its_hit_areas_stay_large(chromium, server, game):  # noqa: F811
     tab = Page(chromium)
-    page = tab.page
+    page = tab.page  # noqa: F811
     try:
         open_start_page(page, server)
         page.select_option("#f-game", game)
-        page.select_option("#agent-delay", "-1")
+        page.select_option("#agent-delay", "0")  # the agents play until the human decides
         page.click("#f-start")
         wait_for(page, lambda: body(page, "waiting") == "human" and settled(page), "my turn")
         for width, height in ((1280, 720), (1440, 900)):
@@ -204,7 +204,7 @@ def test_every_board_is_legible_and_its_hit_areas_stay_large(chromium, server, g
             assert seen["overflow"] <= 0, (game, width, seen)
             if width == 1440 and game.startswith(("bigbox-britannia-3p", "bigbox-hanseatic-3p")):
                 shot(page, f"table-{game}-{width}x{height}")
-        page.click('#groups button.kind[data-kind="place"]')
+        page.click("#groups button.kind")  # the first kind on the board: its targets shown
         for _ in range(3):
             page.click("#zoom-out")
         seen = _legible(page)
@@ -219,7 +219,7 @@ def test_a_phone_sized_page_has_no_horizontal_overflow(chromium, server, size): 
     context = chromium.new_context(
         viewport={"width": width, "height": height}, is_mobile=True, has_touch=True
     )
-    page = context.new_page()
+    page = context.new_page()  # noqa: F811
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
@@ -230,13 +230,19 @@ def test_a_phone_sized_page_has_no_horizontal_overflow(chromium, server, size): 
         page.click("#f-start")
         wait_for(page, lambda: body(page, "waiting") == "human" and settled(page), "my turn")
         page.wait_for_timeout(100)
-        board = page.evaluate("() => document.getElementById('board-area').getBoundingClientRect().width")
+        board = page.evaluate(
+            "() => document.getElementById('board-area').getBoundingClientRect().width"
+        )
         assert board >= width - 1  # the board fills the width …
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width  # … no overflow
         side = page.evaluate("() => document.getElementById('side').getBoundingClientRect().top")
-        assert side >= page.evaluate(
-            "() => document.getElementById('board-area').getBoundingClientRect().bottom"
-        ) - 1  # the desks and decisions are panels below
+        assert (
+            side
+            >= page.evaluate(
+                "() => document.getElementById('board-area').getBoundingClientRect().bottom"
+            )
+            - 1
+        )  # the desks and decisions are panels below
         page.click('#groups button.kind[data-kind="place"]')
         seen = _legible(page)
         assert seen["hits"] >= 23.5, seen
@@ -244,4 +250,3 @@ def test_a_phone_sized_page_has_no_horizontal_overflow(chromium, server, size): 
         assert not errors, errors
     finally:
         context.close()
-

@@ -52,14 +52,22 @@ def as_(token: str) -> dict:
 def test_a_seat_names_itself_and_every_page_sees_it(catalogue):
     c = client(catalogue)
     sid, tokens = new_game(c)
-    answer = c.post(f"/api/sessions/{sid}/name", json={"name": " Ann\x00\n <b> "}, headers=as_(tokens["seats"]["1"]))
+    answer = c.post(
+        f"/api/sessions/{sid}/name",
+        json={"name": " Ann\x00\n <b> "},
+        headers=as_(tokens["seats"]["1"]),
+    )
     assert answer.status_code == 200 and answer.json()["names"] == {"1": "Ann <b>"}
     for token in (tokens["spectator"], tokens["host"], tokens["seats"]["0"]):
         assert c.get(f"/api/sessions/{sid}", headers=as_(token)).json()["names"] == {"1": "Ann <b>"}
-    refused = c.post(f"/api/sessions/{sid}/name", json={"name": "Eve"}, headers=as_(tokens["spectator"]))
+    refused = c.post(
+        f"/api/sessions/{sid}/name", json={"name": "Eve"}, headers=as_(tokens["spectator"])
+    )
     assert refused.status_code == 403
     for bad in ("", "   ", "x" * (NAME_LENGTH + 1), 5, None, ["a"]):
-        answer = c.post(f"/api/sessions/{sid}/name", json={"name": bad}, headers=as_(tokens["seats"]["0"]))
+        answer = c.post(
+            f"/api/sessions/{sid}/name", json={"name": bad}, headers=as_(tokens["seats"]["0"])
+        )
         assert answer.status_code == 400, bad
     assert c.get(f"/api/sessions/{sid}").json()["names"] == {"1": "Ann <b>"}
 
@@ -68,18 +76,34 @@ def test_the_chat_is_kept_as_text_limited_and_refused_to_spectators(catalogue):
     c = client(catalogue)
     sid, tokens = new_game(c)
     hostile = "<script>alert(1)</script>"
-    answer = c.post(f"/api/sessions/{sid}/chat", json={"text": hostile}, headers=as_(tokens["host"]))
+    answer = c.post(
+        f"/api/sessions/{sid}/chat", json={"text": hostile}, headers=as_(tokens["host"])
+    )
     assert answer.json()["chat"] == [{"n": 1, "role": "host", "seat": None, "text": hostile}]
-    assert c.post(f"/api/sessions/{sid}/chat", json={"text": "hi"}, headers=as_(tokens["spectator"])).status_code == 403
-    too_long = c.post(f"/api/sessions/{sid}/chat", json={"text": "x" * (MESSAGE_LENGTH + 1)}, headers=as_(tokens["host"]))
+    assert (
+        c.post(
+            f"/api/sessions/{sid}/chat", json={"text": "hi"}, headers=as_(tokens["spectator"])
+        ).status_code
+        == 403
+    )
+    too_long = c.post(
+        f"/api/sessions/{sid}/chat",
+        json={"text": "x" * (MESSAGE_LENGTH + 1)},
+        headers=as_(tokens["host"]),
+    )
     assert too_long.status_code == 400 and "at most" in too_long.json()["error"]
     session = c.app.state.sessions.get(sid)
     session.talk.clock = lambda: 100.0  # the same moment: the rate is exceeded
     session.talk.sent.clear()
     seat = as_(tokens["seats"]["0"])
-    codes = [c.post(f"/api/sessions/{sid}/chat", json={"text": f"m{k}"}, headers=seat).status_code for k in range(RATE_COUNT + 1)]
+    codes = [
+        c.post(f"/api/sessions/{sid}/chat", json={"text": f"m{k}"}, headers=seat).status_code
+        for k in range(RATE_COUNT + 1)
+    ]
     assert codes == [200] * RATE_COUNT + [429]
-    assert [m["text"] for m in c.get(f"/api/sessions/{sid}").json()["chat"]][-1] == f"m{RATE_COUNT - 1}"
+    assert [m["text"] for m in c.get(f"/api/sessions/{sid}").json()["chat"]][
+        -1
+    ] == f"m{RATE_COUNT - 1}"
 
 
 def test_the_rate_is_per_link_and_recovers():
@@ -115,7 +139,9 @@ def test_names_and_chat_are_stored_with_the_game(catalogue, tmp_path):
     c = client(catalogue, Store(folder / "s.sqlite"))
     sid, tokens = new_game(c)
     c.post(f"/api/sessions/{sid}/name", json={"name": "Bo"}, headers=as_(tokens["seats"]["0"]))
-    c.post(f"/api/sessions/{sid}/chat", json={"text": "good luck"}, headers=as_(tokens["seats"]["1"]))
+    c.post(
+        f"/api/sessions/{sid}/chat", json={"text": "good luck"}, headers=as_(tokens["seats"]["1"])
+    )
     again = client(catalogue, Store(folder / "s.sqlite"))  # a restarted server
     view = again.get(f"/api/sessions/{sid}", headers=as_(tokens["seats"]["1"])).json()
     assert view["names"] == {"0": "Bo"}
@@ -129,7 +155,9 @@ def _play(c, sid, tokens, seat, rounds):
         view = c.post(f"/api/sessions/{sid}/agent", json={"until_human": True}, headers=me).json()
         if view["terminal"]:
             return view
-        legal = [a for a in view["legal"] if a["kind"] in ("place", "displace", "create")] or view["legal"]
+        legal = [a for a in view["legal"] if a["kind"] in ("place", "displace", "create")] or view[
+            "legal"
+        ]
         c.post(f"/api/sessions/{sid}/action", json={"action": legal[0]["id"]}, headers=me)
     return c.post(f"/api/sessions/{sid}/agent", json={"until_human": True}, headers=me).json()
 
@@ -143,7 +171,9 @@ def test_the_summary_says_what_the_others_did_since_my_last_decision(catalogue):
     session = c.app.state.sessions.get(sid)
     others = [p for p, _a in session.moves[since["from"] :]]
     assert others and 0 not in others
-    assert {d["player"]: d["count"] for d in since["decisions"]} == {p: others.count(p) for p in set(others)}
+    assert {d["player"]: d["count"] for d in since["decisions"]} == {
+        p: others.count(p) for p in set(others)
+    }
     for t in since["track"]:
         assert t["now"] == view["state"]["player_state"][t["player"]]["track"]
     text = json.dumps(since)
@@ -173,18 +203,29 @@ def test_rules_help_texts_are_the_docs_and_the_house_rule_changes_are_listed(cat
     assert c.get("/api/games/..%2f..%2fetc%2fpasswd/rules").status_code in (400, 404)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     path=st.sampled_from(["name", "chat"]),
     body=st.one_of(
-        st.dictionaries(st.sampled_from(["name", "text", "since"]), st.one_of(st.none(), st.integers(), st.text(), st.lists(st.integers()), st.booleans()))
+        st.dictionaries(
+            st.sampled_from(["name", "text", "since"]),
+            st.one_of(st.none(), st.integers(), st.text(), st.lists(st.integers()), st.booleans()),
+        )
     ),
     who=st.sampled_from(["seat", "host", "spectator", "none", "wrong"]),
 )
 def test_the_new_endpoints_survive_any_request(catalogue, path, body, who):
     c = fuzz_client(catalogue)
     sid, tokens = FUZZ["game"]
-    token = {"seat": tokens["seats"]["0"], "host": tokens["host"], "spectator": tokens["spectator"], "none": "", "wrong": "x" * 32}[who]
+    token = {
+        "seat": tokens["seats"]["0"],
+        "host": tokens["host"],
+        "spectator": tokens["spectator"],
+        "none": "",
+        "wrong": "x" * 32,
+    }[who]
     session = c.app.state.sessions.get(sid)
     session.talk.sent.clear()
     before = session.talk.public()
@@ -193,7 +234,11 @@ def test_the_new_endpoints_survive_any_request(catalogue, path, body, who):
     assert "error" in answer.json() or answer.status_code == 200
     if answer.status_code != 200:
         assert session.talk.public() == before
-    garbage = c.post(f"/api/sessions/{sid}/{path}", content=b"\xff{", headers={"content-type": "application/json", **as_(tokens["host"])})
+    garbage = c.post(
+        f"/api/sessions/{sid}/{path}",
+        content=b"\xff{",
+        headers={"content-type": "application/json", **as_(tokens["host"])},
+    )
     assert garbage.status_code == 400
 
 
