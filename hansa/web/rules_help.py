@@ -13,6 +13,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from hansa.commands.diff import _Loader, compare, load_pair
+from hansa.compiler.diff.edits import _hook_body, _hook_name
 from hansa.compiler.errors import HansaError
 
 MARKER_HELP = {
@@ -142,9 +144,6 @@ def game_help(module, folder: Path | None) -> dict:
 def _from_spec(rules: str, folder: Path, markers: dict, favour: dict, changes: dict) -> None:
     """Fill in the texts the spec gives (markers by kind, rules in words) and the edits against
     the edition (the root of the rule set's `extends` chain)."""
-    from hansa.commands.diff import _Loader, compare, load_pair
-    from hansa.compiler.diff.edits import _hook_body, _hook_name
-
     loader = _Loader(str(folder))
     project = loader.spec()
     resolved = project.resolved_rulesets[rules]
