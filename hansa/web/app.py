@@ -228,7 +228,10 @@ class Endpoints:
 
         def work() -> dict:
             module = self.catalogue.module(name)
-            return self.help.of(module.GAME_NAME, module)
+            found = dict(self.help.of(module.GAME_NAME, module))
+            if found["note"]:  # a spec that could not be read: its message names no path
+                found["note"] = self.redact(found["note"])
+            return found
 
         return JSONResponse(await self.in_heavy(work))
 

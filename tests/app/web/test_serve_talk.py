@@ -200,6 +200,9 @@ def test_rules_help_texts_are_the_docs_and_the_house_rule_changes_are_listed(cat
     favour = c.get("/api/games/bigbox-hanseatic-3p-favour/rules").json()
     assert "your city pp becomes 4" in favour["favour"]["City PP"]
     assert c.get("/api/games/no-such-game/rules").status_code == 400
+    for bad in ("x.hansa", "/etc/passwd", "%00", "a" * 5000, "../spec/games.hansa"):
+        answer = c.get(f"/api/games/{bad}/rules")
+        assert answer.status_code in (400, 404) and str(ROOT) not in answer.text
     assert c.get("/api/games/..%2f..%2fetc%2fpasswd/rules").status_code in (400, 404)
 
 
