@@ -253,3 +253,37 @@ def fuzz_client(catalogue) -> TestClient:
         FUZZ["client"] = client(catalogue)
         FUZZ["game"] = new_game(FUZZ["client"])
     return FUZZ["client"]
+
+
+def test_the_summary_finds_my_displaced_pieces_and_the_markers():
+    from hansa.web.views import _lost_pieces, _route_markers
+
+    before = {
+        "routes": [
+            {"cities": ["A", "B"], "points": ["t1", None, "m1"], "marker": None},
+            {"cities": ["B", "C"], "points": ["t1", "t2"], "marker": "plus_3_actions"},
+        ]
+    }
+    now = {
+        "routes": [  # the same routes, one listed the other way round
+            {"cities": ["B", "A"], "points": ["m1", "t0", "t2"], "marker": "develop_ability"},
+            {"cities": ["B", "C"], "points": [None, "t2"], "marker": None},
+        ]
+    }
+    assert _lost_pieces(before, now, 1) == [
+        {"cities": ["A", "B"], "piece": "t1", "by": "t2"},
+        {"cities": ["B", "C"], "piece": "t1", "by": None},
+    ]
+    assert _lost_pieces(before, now, 2) == []
+    assert _route_markers(before, now) == [
+        {"cities": ["B", "A"], "marker": "develop_ability", "change": "placed"},
+        {"cities": ["B", "C"], "marker": "plus_3_actions", "change": "taken"},
+    ]
+
+
+def test_spectators_read_the_chat(catalogue):
+    c = client(catalogue)
+    sid, tokens = new_game(c)
+    c.post(f"/api/sessions/{sid}/chat", json={"text": "hello"}, headers=as_(tokens["seats"]["0"]))
+    seen = c.get(f"/api/sessions/{sid}", headers=as_(tokens["spectator"])).json()["chat"]
+    assert [m["text"] for m in seen] == ["hello"]
