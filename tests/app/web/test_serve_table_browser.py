@@ -247,6 +247,40 @@ def test_a_phone_sized_page_has_no_horizontal_overflow(chromium, server, size): 
         seen = _legible(page)
         assert seen["hits"] >= 23.5, seen
         shot(page, f"table-phone-{width}x{height}")
+        # one finger pans, two pinch to zoom in (touches sent as the phone's browser sends them)
+        page.evaluate("() => window.scrollTo(0, 0)")  # the board in view again
+        area = page.evaluate(
+            "() => { const r = document.getElementById('board').getBoundingClientRect();"
+            " return [r.left + r.width / 2, r.top + r.height / 2]; }"
+        )
+        x, y = area
+        touch = context.new_cdp_session(page)
+
+        def fingers(kind: str, points: list) -> None:
+            touch.send(
+                "Input.dispatchTouchEvent",
+                {
+                    "type": kind,
+                    "touchPoints": [
+                        {"x": px, "y": py, "id": i + 1} for i, (px, py) in enumerate(points)
+                    ],
+                },
+            )
+
+        start = page.evaluate("() => S.viewBox.slice()")
+        fingers("touchStart", [(x, y)])
+        for step in range(1, 6):
+            fingers("touchMove", [(x + 10 * step, y)])
+        fingers("touchEnd", [])
+        panned = page.evaluate("() => S.viewBox.slice()")
+        assert panned[0] < start[0] and panned[2] == start[2], (start, panned)
+        fingers("touchStart", [(x - 20, y), (x + 20, y)])
+        for step in range(1, 6):
+            fingers("touchMove", [(x - 20 - 12 * step, y), (x + 20 + 12 * step, y)])
+        fingers("touchEnd", [])
+        pinched = page.evaluate("() => S.viewBox.slice()")
+        assert pinched[2] < panned[2] * 0.6, (panned, pinched)  # zoomed in
+        assert _legible(page)["hits"] >= 23.5
         assert not errors, errors
     finally:
         context.close()
