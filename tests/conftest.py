@@ -105,6 +105,7 @@ SLOW_MODULES = {
     "test_cluster": "starts Ray",
     "test_cluster_nodes": "starts a Ray cluster",
     "test_serve_browser": "drives a browser",
+    "test_serve_table_browser": "drives a browser",
     "test_serve_hidden": "plays whole games through the server",
     "test_serve_doors": "a server under load",
     "test_serve_api": "a server",

@@ -35,9 +35,11 @@ from hansa.compiler.errors import HansaError
 from .access import HOST, SEAT, Refused, resolve, token_listing
 from .guard import Guard
 from .redact import Redactor
+from .rules_help import RulesHelp
 from .runner import AgentPool
 from .sessions import Catalogue, Session, Sessions, bundled_spec_dir
 from .store import MAX_STORED
+from .talk import BadText, TooFast
 from .views import change_notice, revealed, session_view
 
 STATIC = Path(__file__).parent / "static"
@@ -150,6 +152,7 @@ class Endpoints:
         self.light = anyio.CapacityLimiter(LIGHT_THREADS)
         self.heavy = anyio.CapacityLimiter(HEAVY_THREADS)
         self.app = None  # the Starlette app (create_app)
+        self.help = RulesHelp(self.spec_folder_of)
 
     async def in_light(self, func, *args):
         return await anyio.to_thread.run_sync(func, *args, limiter=self.light)
@@ -218,6 +221,26 @@ class Endpoints:
         run = self.in_light if self.catalogue.laid_out(name) else self.in_heavy  # drawn once
         return JSONResponse(await run(self.catalogue.layout, name))
 
+    async def game_rules(self, request: Request) -> Response:
+        """The rules help of a game: what its markers, tiles, cards, abilities and categories do,
+        and what its rules change against their edition (`hansa.web.rules_help`)."""
+        name = request.path_params["name"]
+
+        def work() -> dict:
+            module = self.catalogue.module(name)
+            found = dict(self.help.of(module.GAME_NAME, module))
+            if found["note"]:  # a spec that could not be read: its message names no path
+                found["note"] = self.redact(found["note"])
+            return found
+
+        return JSONResponse(await self.in_heavy(work))
+
+    def spec_folder_of(self, name: str) -> Path | None:
+        entry = self.catalogue.entries.get(name)
+        if entry is not None and entry.source == "spec":
+            return self.catalogue.spec_dir
+        return bundled_spec_dir()
+
     async def new_session(self, request: Request) -> Response:
         data = await _body(request)
         game = data.get("game")
@@ -263,6 +286,32 @@ class Endpoints:
                 return session_view(session, viewer, None, min(since, len(session.moves)))
 
         return JSONResponse(await self.in_light(take_back))
+
+    async def rename(self, request: Request) -> Response:
+        """A seat's link names its player (docs/serve.md, "Names and chat")."""
+        return await self._talk(request, "name", lambda s, v, t, text: s.rename(v, t, text))
+
+    async def chat(self, request: Request) -> Response:
+        """A message in the game's chat from a seat's or the host's link."""
+        return await self._talk(request, "text", lambda s, v, t, text: s.say(v, t, text))
+
+    async def _talk(self, request: Request, key: str, change) -> Response:
+        session, viewer = await self.session_of(request)
+        data = await _body(request)
+        since = _since(data)
+        token = self.token_of(request) or ""
+
+        def apply():
+            with session.lock:
+                try:
+                    change(session, viewer, token, data.get(key))
+                except BadText as exc:
+                    raise BadRequest(str(exc)) from None
+                except TooFast as exc:
+                    raise BadRequest(exc.message, 429) from None
+                return session_view(session, viewer, None, min(since, len(session.moves)))
+
+        return JSONResponse(await self.in_light(apply))
 
     async def agent(self, request: Request) -> Response:
         session, viewer = await self.session_of(request)
@@ -431,11 +480,14 @@ def create_app(
         Route("/", endpoints.index),
         Route("/api/games", endpoints.list_games),
         Route("/api/games/{name}/board", endpoints.game_board),
+        Route("/api/games/{name}/rules", endpoints.game_rules),
         Route("/api/sessions", endpoints.new_session, methods=["POST"]),
         Route("/api/sessions/{sid}", endpoints.show_session),
         Route("/api/sessions/{sid}/action", endpoints.act, methods=["POST"]),
         Route("/api/sessions/{sid}/agent", endpoints.agent, methods=["POST"]),
         Route("/api/sessions/{sid}/undo", endpoints.undo, methods=["POST"]),
+        Route("/api/sessions/{sid}/name", endpoints.rename, methods=["POST"]),
+        Route("/api/sessions/{sid}/chat", endpoints.chat, methods=["POST"]),
         Route("/api/sessions/{sid}/events", endpoints.events),
         Route("/api/sessions/{sid}/log", endpoints.download_log),
         Route("/api/logs", endpoints.open_log, methods=["POST"]),

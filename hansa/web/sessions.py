@@ -42,6 +42,7 @@ from hansa.runtime.game import Game
 
 from .access import SEAT, Refused, Viewer, make_tokens, new_token
 from .runner import AgentPool, Job
+from .talk import KEPT_MESSAGES, Talk
 
 HUMAN = "human"
 MAX_SESSIONS = 100  # live games kept; the least recently used one is dropped beyond this
@@ -419,6 +420,8 @@ class Session:
     scores_at: dict = field(default_factory=dict)  # views.scoring, by (version, length, at)
     undo_known: tuple = (None, 0)  # undo_size's answer, by (version, length, seat)
     turn_facts: dict = field(default_factory=dict)  # _turn_facts' answers, by decision count
+    talk: Talk = field(default_factory=Talk)  # the players' names and the chat
+    summaries: dict = field(default_factory=dict)  # views.since_mine, by (version, length, seat)
 
     def __post_init__(self) -> None:
         self.state = self.initial.clone()
@@ -482,6 +485,19 @@ class Session:
         if isinstance(action, bool) or not isinstance(action, int):
             raise HansaError(f"illegal action {action!r}: an action is a whole number")
         self._apply(player, action)
+        self.changed()
+
+    # ---- names and chat (hansa.web.talk), kept with the game
+    def rename(self, viewer: Viewer, token: str, name: object) -> None:
+        seat, kept = self.talk.rename(viewer, token, name)
+        if self.store is not None:
+            self.store.add_name(self.id, seat, kept)
+        self.changed()
+
+    def say(self, viewer: Viewer, token: str, text: object) -> None:
+        message = self.talk.say(viewer, token, text)
+        if self.store is not None:
+            self.store.add_message(self.id, message, KEPT_MESSAGES)
         self.changed()
 
     # ---- taking a decision back
@@ -846,6 +862,7 @@ class Sessions:
         for player, action in stored.moves:
             session._apply(player, action)
         session.seats = list(stored.seats)
+        session.talk.restore(stored.names, stored.chat)
         return session
 
     def close(self) -> None:

@@ -2,7 +2,8 @@
 
 A session is stored as what makes it: its game's name and player count, the first position (as
 state JSON), the seed, the seats, the opened file's name and the tokens of its links; then one
-row per decision, written (and committed) as the decision is made. Loading a session replays its
+row per decision, written (and committed) as the decision is made; and its players' names and
+chat messages (`hansa.web.talk`), each written as it is made. Loading a session replays its
 decisions from the first position, so a server killed at any moment (even `kill -9`) comes back
 with every decision but the one being made. The database is the server's own: it holds hidden
 information (the seed, the first position) and the tokens, and is never sent anywhere.
@@ -53,6 +54,20 @@ CREATE TABLE IF NOT EXISTS moves (
     action INTEGER NOT NULL,
     PRIMARY KEY (session, n)
 );
+CREATE TABLE IF NOT EXISTS names (
+    session TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (session, seat)
+);
+CREATE TABLE IF NOT EXISTS chat (
+    session TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    seat INTEGER,
+    text TEXT NOT NULL,
+    PRIMARY KEY (session, n)
+);
 """
 
 
@@ -70,6 +85,8 @@ class Stored:
     source: str | None
     tokens: dict[str, dict]
     moves: list[tuple[int, int]]
+    names: dict[int, str]
+    chat: list[dict]
 
 
 class StoreRefused(Exception):
@@ -160,6 +177,24 @@ class Store:
 
         self._write(work)
 
+    def add_name(self, sid: str, seat: int, name: str) -> None:
+        def work() -> None:
+            self.db.execute("INSERT OR REPLACE INTO names VALUES (?,?,?)", (sid, seat, name))
+
+        self._write(work)
+
+    def add_message(self, sid: str, message: dict, keep: int) -> None:
+        """A chat message of `sid`; only its last `keep` messages stay."""
+
+        def work() -> None:
+            row = (sid, message["n"], message["role"], message["seat"], message["text"])
+            self.db.execute("INSERT OR REPLACE INTO chat VALUES (?,?,?,?,?)", row)
+            self.db.execute(
+                "DELETE FROM chat WHERE session = ? AND n <= ?", (sid, message["n"] - keep)
+            )
+
+        self._write(work)
+
     def truncate(self, sid: str, length: int) -> None:
         """Forget the decisions of `sid` from number `length` on (one was taken back)."""
 
@@ -188,6 +223,12 @@ class Store:
                     if n != len(kept):
                         break
                     kept.append((player, action))
+                names = self.db.execute(
+                    "SELECT seat, name FROM names WHERE session = ?", (sid,)
+                ).fetchall()
+                chat = self.db.execute(
+                    "SELECT n, role, seat, text FROM chat WHERE session = ? ORDER BY n", (sid,)
+                ).fetchall()
                 sid, game, players, mode, seed, seats, initial, source, tokens = row
                 return Stored(
                     sid,
@@ -200,6 +241,8 @@ class Store:
                     source,
                     json.loads(tokens),
                     kept,
+                    {seat: name for seat, name in names},
+                    [{"n": n, "role": r, "seat": st, "text": t} for n, r, st, t in chat],
                 )
             except (sqlite3.Error, ValueError, TypeError):
                 return None
@@ -210,6 +253,8 @@ class Store:
         ).fetchall()
         for (sid,) in old:
             self.db.execute("DELETE FROM moves WHERE session = ?", (sid,))
+            self.db.execute("DELETE FROM names WHERE session = ?", (sid,))
+            self.db.execute("DELETE FROM chat WHERE session = ?", (sid,))
             self.db.execute("DELETE FROM sessions WHERE id = ?", (sid,))
 
     def close(self) -> None:

@@ -173,7 +173,97 @@ def session_view(session: Session, viewer: Viewer, at: object = None, since: obj
         "turns": session.tracker.turns if at == length else None,
         "agents": _agents(job),
         "can_download_log": session.seed is not None and everything,
+        "since_mine": since_mine(session, viewer) if at == length else None,
+        **session.talk.public(),
     }
+
+
+def since_mine(session: Session, viewer: Viewer) -> dict | None:
+    """What changed since the viewing seat last decided, as that seat may see it: the others'
+    decisions since, the routes created, the posts established, this seat's pieces that left the
+    board (displaced or moved away), the bonus markers put on or taken off routes, and the PP on
+    the track. Worked out from the seat's own observations before and now, and the public list of
+    decisions, so it tells nothing the seat cannot see. None for a host or spectator, or when the
+    seat made the latest decision."""
+    if viewer.role != SEAT or session.mode == "replay":
+        return None
+    key = (session.version, len(session.moves), viewer.seat)
+    if key not in session.summaries:
+        if len(session.summaries) >= 16:
+            session.summaries.clear()
+        session.summaries[key] = _since_mine(session, viewer)
+    return session.summaries[key]
+
+
+def _since_mine(session: Session, viewer: Viewer) -> dict | None:
+    seat, moves = viewer.seat, session.moves
+    mine = [n for n, (player, _action) in enumerate(moves) if player == seat]
+    start = mine[-1] + 1 if mine else 0
+    if start >= len(moves):
+        return None
+    before = seen_state(session.state_at(start), viewer)
+    now = seen_state(session.state, viewer)
+    module = session.game.module
+    created, posts = [], []
+    for player, action in moves[start:]:
+        kind, target = action_kind(module, action), action_target(module, action)
+        if kind == "create" and target is not None:
+            created.append({"player": player, "route": target["index"]})
+        if kind in ("establish", "additional", "green_post") and target is not None:
+            posts.append({"player": player, "city": target["index"]})
+    return {
+        "from": start,
+        "decisions": [
+            {"player": p, "count": sum(1 for q, _a in moves[start:] if q == p)}
+            for p in sorted({q for q, _a in moves[start:]})
+        ],
+        "created": created,
+        "posts": posts,
+        "lost": _lost_pieces(before, now, seat),
+        "markers": _route_markers(before, now),
+        "track": [
+            {"player": p, "before": b["track"], "now": a["track"]}
+            for p, (b, a) in enumerate(
+                zip(before["player_state"], now["player_state"], strict=True)
+            )
+            if b["track"] != a["track"]
+        ],
+    }
+
+
+def _route_key(route: dict) -> tuple[str, ...]:
+    return tuple(sorted(route["cities"]))
+
+
+def _lost_pieces(before: dict, now: dict, seat: int) -> list[dict]:
+    """The seat's pieces on routes before that are gone from their point now: `{cities, piece,
+    by}` where `by` is the piece standing there now (a displacer) or None (moved or removed)."""
+    own = {f"t{seat}", f"m{seat}"}
+    routes_now = {_route_key(r): r for r in now["routes"]}
+    lost = []
+    for route in before["routes"]:
+        after = routes_now.get(_route_key(route))
+        if after is None:
+            continue
+        points = after["points"] if after["cities"] == route["cities"] else after["points"][::-1]
+        for was, is_now in zip(route["points"], points, strict=False):
+            if was in own and is_now != was:
+                lost.append({"cities": route["cities"], "piece": was, "by": is_now})
+    return lost
+
+
+def _route_markers(before: dict, now: dict) -> list[dict]:
+    """Bonus markers put on a route (`placed`) or taken from one (`taken`) between two views."""
+    was = {_route_key(r): r.get("marker") for r in before["routes"]}
+    changes = []
+    for route in now["routes"]:
+        old, new = was.get(_route_key(route)), route.get("marker")
+        if old != new:
+            if old is not None:
+                changes.append({"cities": route["cities"], "marker": old, "change": "taken"})
+            if new is not None:
+                changes.append({"cities": route["cities"], "marker": new, "change": "placed"})
+    return changes
 
 
 def change_notice(session: Session) -> dict:

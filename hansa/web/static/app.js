@@ -18,6 +18,8 @@ const S = {
   tokens: null, token: null, events: null, busy: 0, agentAsked: false, fetching: false, refetch: false,
   plays: [], sent: 0, shownSeq: 0, selectedKind: null, confirming: null,
   offline: false, lostTimer: null, backTimer: null, probeTimer: null,
+  help: null, signalled: null, sinceDismissed: null, keepAllTokens: true,
+  sound: localStorage.getItem("hansa-sound") === "on", notify: false,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -127,6 +129,11 @@ function h(tag, attrs = {}, text = null) {
   return node;
 }
 function colour(p) { return COLOURS[p % COLOURS.length]; }
+// A player as the page names them: the name their link chose, else "Player N".
+function playerName(view, p) {
+  const names = (view && view.names) || {};
+  return names[String(p)] || `Player ${p}`;
+}
 function seatLabel(view, p) {
   const seat = view.seats[p];
   if (seat !== "human") return seat;
@@ -177,7 +184,7 @@ function decisionWords(view) {
   const stack = st.stack || [];
   if (stack.length) {
     const top = stack[stack.length - 1];
-    return capital(words(top.frame)) + (top.player !== view.current_player ? ` (player ${top.player})` : "");
+    return capital(words(top.frame)) + (top.player !== view.current_player ? ` (${playerName(view, top.player)})` : "");
   }
   const left = st.turn ? st.turn.actions_left : null;
   return left === null ? "Turn" : `Turn — ${left} action${left === 1 ? "" : "s"} left`;
@@ -309,21 +316,45 @@ async function openSession(view, token = null) {
   // to the other players, the first one only
   const seats = Object.keys(S.tokens.seats).sort((a, b) => a - b);
   S.plays = view.tokens && !$("f-hotseat").checked ? seats.slice(0, 1) : seats;
+  // a creating page that sends the others their links keeps only its own seat's token once the
+  // links were shown (the setting "this screen plays every human seat" keeps all of them)
+  S.keepAllTokens = !(view.tokens && !$("f-hotseat").checked && seats.length > 1);
   S.token = tokenFor(view);
   S.view = null;
   if (S.layoutGame !== view.game) {
     const data = await api("GET", `/api/games/${encodeURIComponent(view.game)}/board`);
     S.layout = data.layout; S.rules = data; S.layoutGame = view.game;
+    S.help = null;
+    api("GET", `/api/games/${encodeURIComponent(view.game)}/rules`).then((help) => {
+      if (S.layoutGame === view.game) { S.help = help; if (S.view) renderDesks(S.view); }
+    }).catch((err) => showError(err.message));
     fitLayout();
     drawBoard();
+    sizeCityNames();
   }
   $("start").classList.add("hidden");
   $("history").innerHTML = "";
   $("btn-scores").disabled = false;
   $("btn-links").disabled = false;
   renderLinks();
+  $("btn-rules").disabled = false;
   show(view);
   openEvents(view.id);
+  if (!S.keepAllTokens) { // show the links once, then forget the others' tokens
+    renderLinks();
+    $("links-once").classList.remove("hidden");
+    $("links").classList.remove("hidden");
+  }
+}
+
+// The links were shown: keep the host's, the spectator's and this page's own seat's tokens only.
+function forgetOtherSeats() {
+  if (S.keepAllTokens || !S.tokens) return;
+  const own = S.plays[0];
+  S.tokens.seats = own !== undefined ? { [own]: S.tokens.seats[own] } : {};
+  S.keepAllTokens = true;
+  $("links-once").classList.add("hidden");
+  renderLinks();
 }
 
 async function joinFromLink() {
@@ -466,11 +497,13 @@ function show(view) {
   $("btn-log").classList.toggle("disabled", !view.can_download_log);
   $("btn-log").href = view.can_download_log ? `/api/sessions/${view.id}/log?token=${encodeURIComponent(S.token || "")}` : "#";
   drawPieces(view);
-  drawTargets(view);
   renderTurnSignal(view);
   renderStatus(view);
   renderDesks(view);
-  renderLegal(view);
+  renderLegal(view); // chooses the kind a one-kind decision shows at once …
+  drawTargets(view); // … so its targets are highlighted the first time
+  renderSince(view);
+  renderTalk(view);
   renderSlider(view);
   markHistory(view.at);
   $("agent-step").disabled = view.waiting_for !== "agent" || !mayDrive();
@@ -498,6 +531,9 @@ function renderTurnSignal(view) {
   const link = $("favicon");
   if (link && link.getAttribute("href") !== icon) link.setAttribute("href", icon);
   document.body.dataset.turn = signal || "none";
+  const key = signal ? `${view.id}:${view.length}` : null;
+  if (signal && S.signalled !== key) announceTurn(view, signal);
+  S.signalled = key;
 }
 
 function renderLinks() {
@@ -506,7 +542,7 @@ function renderLinks() {
   if (!S.tokens || !S.view) return;
   const base = `${location.origin}${location.pathname}#join=${S.view.id}.`;
   const rows = [];
-  for (const [p, token] of Object.entries(S.tokens.seats)) rows.push([`Player ${p}`, token, `link-seat-${p}`]);
+  for (const [p, token] of Object.entries(S.tokens.seats)) rows.push([playerName(S.view, p), token, `link-seat-${p}`]);
   if (S.tokens.spectator) rows.push(["Spectator (public view)", S.tokens.spectator, "link-spectator"]);
   if (S.tokens.host) rows.push(["Host (public view, starts the agents)", S.tokens.host, "link-host"]);
   for (const [label, token, id] of rows) {
@@ -527,7 +563,7 @@ function renderStatus(view) {
     const who = h("span", { class: "who" });
     who.style.background = w.length === 1 ? colour(w[0]) : "#ddd";
     who.style.color = w.length === 1 ? TEXT_ON[w[0] % 5] : "#111";
-    who.appendChild(document.createTextNode(w.length === 1 ? `Player ${w[0]} wins` : `Shared: players ${w.join(", ")}`));
+    who.appendChild(document.createTextNode(w.length === 1 ? `${playerName(view, w[0])} wins` : `Shared: ${w.map((x) => playerName(view, x)).join(", ")}`));
     box.appendChild(who);
     box.appendChild(h("span", { class: "what" }, `game over · ${w.map((p) => view.scores.totals[p]).join("/")} PP` + (live && view.end_trigger ? ` · ${endWords(view.end_trigger)}` : "")));
     return;
@@ -536,12 +572,12 @@ function renderStatus(view) {
   const who = h("span", { class: "who" });
   who.style.background = colour(p);
   who.style.color = TEXT_ON[p % 5];
-  who.appendChild(document.createTextNode(`Player ${p} (${seatLabel(view, p)})`));
+  who.appendChild(document.createTextNode(`${playerName(view, p)} (${seatLabel(view, p)})`));
   box.appendChild(who);
   let what = decisionWords(view);
   if (!live) what = `position after decision ${view.at} of ${view.length} · ${what}`;
   else if (view.your_decision) { what = `your decision: ${what}`; box.classList.add("your-turn"); }
-  else if (view.waiting_for === "human") what = `player ${p} decides: ${what}`;
+  else if (view.waiting_for === "human") what = `${playerName(view, p)} decides: ${what}`;
   else if (view.waiting_for === "agent") what = `${view.seats[p]} decides: ${what}`;
   box.appendChild(h("span", { class: "what" }, what));
 }
@@ -579,7 +615,7 @@ function abilityTracks(p, ps, develop) {
   S.rules.abilities.forEach((a, i) => {
     const level = ps.abilities[a.name];
     const row = h("div", { class: "track-row", "data-ability": a.name });
-    const name = h("span", { class: "track-name" }, words(a.name));
+    const name = helpful(h("span", { class: "track-name" }, words(a.name)), words(a.name), helpOf("abilities", a.name));
     row.appendChild(name);
     const cells = h("span", { class: "cells" });
     a.values.forEach((_, k) => {
@@ -621,20 +657,20 @@ function scoreTrack(view) {
   const top = Math.max(end, ...tracks) ;
   const cell = 14, width = (top + 1) * cell + 4;
   const svg = document.createElementNS(SVGNS, "svg");
-  svg.setAttribute("viewBox", `0 0 ${width} 38`); svg.setAttribute("id", "score-track");
+  svg.setAttribute("viewBox", `0 0 ${width} ${20 + 6.5 * (tracks.length + 1)}`); svg.setAttribute("id", "score-track");
   svg.setAttribute("preserveAspectRatio", "xMinYMid meet");
   for (let k = 0; k <= top; k++) {
     el("rect", { x: 2 + k * cell, y: 2, width: cell - 1, height: 14, class: "st-cell" + (k === end ? " end" : "") + (k % 5 === 0 ? " five" : "") }, svg);
-    if (k % 5 === 0 || k === end) el("text", { x: 2 + k * cell + cell / 2, y: 9.5, "font-size": 7.5, class: "small" }, svg, String(k));
+    if (k % 5 === 0 || k === end) el("text", { x: 2 + k * cell + cell / 2, y: 9.5, "font-size": 9.5, class: "small" }, svg, String(k));
   }
   const stacked = {};
   tracks.forEach((t, p) => {
     const k = stacked[t] = (stacked[t] || 0) + 1;
-    const x = 2 + t * cell + cell / 2, y = 16 + k * 5.5;
+    const x = 2 + t * cell + cell / 2, y = 17 + k * 6.5;
     const g = el("g", { class: "st-marker", "data-player": p }, svg);
     el("title", {}, g, `player ${p}: ${t} PP on the track`);
-    el("circle", { cx: x, cy: y, r: 5, fill: colour(p), class: "piece" }, g);
-    el("text", { x, y: y + 0.3, "font-size": 7, fill: TEXT_ON[p % 5], class: "piece-text" }, g, String(p));
+    el("circle", { cx: x, cy: y, r: 6, fill: colour(p), class: "piece" }, g);
+    el("text", { x, y: y + 0.3, "font-size": 8.5, fill: TEXT_ON[p % 5], class: "piece-text" }, g, String(p));
   });
   return svg;
 }
@@ -652,7 +688,7 @@ function renderDesks(view) {
   const info = h("div", { id: "board-info" });
   const facts = [`cities completed ${st.completed_cities || 0}` + (S.rules.completed_cities ? ` / ${S.rules.completed_cities}` : "")];
   facts.push(`bonus markers face down ${st.marker_supply_size !== undefined ? st.marker_supply_size : (st.marker_supply || []).length}`);
-  if ((st.east_west || []).length) facts.push(`East–West: ${st.east_west.map((p) => "player " + p).join(", ")}`);
+  if ((st.east_west || []).length) facts.push(`East–West: ${st.east_west.map((p) => playerName(view, p)).join(", ")}`);
   info.appendChild(h("div", { class: "muted" }, facts.join(" · ")));
   const trackBox = h("div", { class: "score-box" });
   trackBox.appendChild(h("span", { class: "label" }, `score track (game ends at ${S.rules.end_track_pp || "—"})`));
@@ -666,7 +702,7 @@ function renderDesks(view) {
   if (st.favour) {
     const fav = h("div", { id: "favour-display", class: "line" });
     fav.appendChild(h("span", { class: "label" }, "Emperor's Favour on display: "));
-    for (const t of st.favour.face_up) fav.appendChild(chip(t, "favour"));
+    for (const t of st.favour.face_up) fav.appendChild(helpful(chip(t, "favour"), t, helpOf("favour", t)));
     if (!st.favour.face_up.length) fav.appendChild(document.createTextNode("none"));
     fav.appendChild(h("span", { class: "muted" }, ` · this turn: ${words(st.favour.this_turn)}`));
     info.appendChild(fav);
@@ -676,7 +712,7 @@ function renderDesks(view) {
     const line = h("div", { id: "permissions", class: "line" });
     line.appendChild(h("span", { class: "label" }, "permissions: "));
     for (const [country, city, holder] of permits) {
-      const c = chip(`${capital(country)} (${city}): ${holder === null ? "nobody" : "player " + holder}`, "permit");
+      const c = chip(`${capital(country)} (${city}): ${holder === null ? "nobody" : playerName(S.view, holder)}`, "permit");
       if (holder !== null) { c.style.borderColor = colour(holder); c.style.boxShadow = `inset 4px 0 0 ${colour(holder)}`; }
       line.appendChild(c);
     }
@@ -693,7 +729,7 @@ function renderDesks(view) {
     desk.style.setProperty("--pc", colour(p));
     const head = h("div", { class: "desk-head" });
     head.appendChild(swatch(p, 20));
-    head.appendChild(h("span", { class: "name" }, `Player ${p}`));
+    head.appendChild(h("span", { class: "name" }, playerName(view, p)));
     head.appendChild(h("span", { class: "muted" }, ` ${colourName(p)} · ${seatLabel(view, p)}` + (p === view.current_player ? " · deciding" : "")));
     const pp = h("span", { class: "pp", title: "PP if the game ended now (final scoring); the track shows the PP scored so far" });
     pp.appendChild(h("b", {}, ppText(view.scores, p)));
@@ -712,15 +748,15 @@ function renderDesks(view) {
     const markers = ps.markers || { unused: [], used: [] };
     const mk = h("div", { class: "line markers" });
     mk.appendChild(h("span", { class: "label" }, "bonus markers"));
-    for (const m of markers.unused) mk.appendChild(chip(markerName(m), "marker unused", "unused: may be played"));
-    for (const m of markers.used) mk.appendChild(chip(markerName(m), "marker used", "used"));
+    for (const m of markers.unused) mk.appendChild(helpful(chip(markerName(m), "marker unused"), `${markerName(m)} (unused: may be played)`, helpOf("markers", m)));
+    for (const m of markers.used) mk.appendChild(helpful(chip(markerName(m), "marker used"), `${markerName(m)} (used)`, helpOf("markers", m)));
     if (!markers.unused.length && !markers.used.length) mk.appendChild(h("span", { class: "muted" }, "none"));
     desk.appendChild(mk);
     if (st.favour) {
       const held = st.favour.held[p] || [];
       const fav = h("div", { class: "line" });
       fav.appendChild(h("span", { class: "label" }, "favour tiles"));
-      for (const t of held) fav.appendChild(chip(t, "favour"));
+      for (const t of held) fav.appendChild(helpful(chip(t, "favour"), t, helpOf("favour", t)));
       if (!held.length) fav.appendChild(h("span", { class: "muted" }, "none"));
       desk.appendChild(fav);
     }
@@ -733,8 +769,8 @@ function renderDesks(view) {
     }
     const own = st.own && view.viewer.seat === p ? st.own : null;
     if (own && own.mission_cities) {
-      const card = h("div", { class: "mission", id: "own-mission", title: "your secret mission card: only you see it" },
-        `your mission card ${own.mission}: ${own.mission_cities.join(", ")}`);
+      const card = helpful(h("div", { class: "mission", id: "own-mission" },
+        `your mission card ${own.mission}: ${own.mission_cities.join(", ")}`), "your secret mission card", S.help && S.help.mission);
       desk.appendChild(card);
     }
     desks.appendChild(desk);
@@ -805,7 +841,7 @@ function renderLegal(view) {
   if (!live) { $("decision-title").textContent = "Viewing an earlier position"; note("Press End (») to return to the latest position."); return; }
   if (view.mode === "replay") { $("decision-title").textContent = "End of the log"; return; }
   const human = view.your_decision;
-  $("decision-title").textContent = human ? `Your decision: ${decisionWords(view)}` : view.waiting_for === "human" ? `Player ${view.current_player} to decide` : `Agent ${view.seats[view.current_player]} to decide`;
+  $("decision-title").textContent = human ? `Your decision: ${decisionWords(view)}` : view.waiting_for === "human" ? `${playerName(view, view.current_player)} to decide` : `Agent ${view.seats[view.current_player]} to decide`;
   if (view.waiting_for === "human" && !human) { note("Waiting for that player's decision."); return; }
   if (!human) { note(Number($("agent-delay").value) < 0 ? "Press “agent step” to let it decide." : "…"); return; }
   const groups = new Map();
@@ -898,7 +934,7 @@ function appendHistory(entry) {
   const dot = h("span", { class: "dot" });
   dot.style.background = colour(entry.player);
   li.appendChild(dot);
-  li.appendChild(document.createTextNode(`P${entry.player}: ${say(entry.name)}`));
+  li.appendChild(document.createTextNode(`${S.view && S.view.names && S.view.names[String(entry.player)] ? S.view.names[String(entry.player)] : "P" + entry.player}: ${say(entry.name)}`));
   li.addEventListener("click", () => fetchView(entry.n));
   $("history").appendChild(li);
 }
@@ -923,7 +959,7 @@ function showScores(final) {
   table.innerHTML = "";
   const head = h("thead"); const tr = h("tr");
   tr.appendChild(h("th", {}, "player"));
-  keys.forEach((k, i) => { const th = h("th", {}, k); th.appendChild(h("small", {}, words(kinds[i]))); tr.appendChild(th); });
+  keys.forEach((k, i) => { const th = helpful(h("th", {}, k), `${k}: ${words(kinds[i])}`, helpOf("scoring", k)); th.appendChild(h("small", {}, words(kinds[i]))); tr.appendChild(th); });
   tr.appendChild(h("th", {}, "total"));
   head.appendChild(tr); table.appendChild(head);
   const body = h("tbody");
@@ -932,7 +968,7 @@ function showScores(final) {
     const row = h("tr", { class: winners.includes(p) ? "winner" : "" });
     const cell = h("td");
     cell.appendChild(swatch(p, 14));
-    cell.appendChild(document.createTextNode(` Player ${p} (${seatLabel(view, p)})` + (winners.includes(p) ? (view.terminal ? " — winner" : " — leading") : "")));
+    cell.appendChild(document.createTextNode(` ${playerName(view, p)} (${seatLabel(view, p)})` + (winners.includes(p) ? (view.terminal ? " — winner" : " — leading") : "")));
     row.appendChild(cell);
     for (const k of keys) row.appendChild(h("td", {}, b[k] === null ? "?" : String(b[k])));
     row.appendChild(h("td", {}, ppText(view.scores, p)));
@@ -946,6 +982,8 @@ function showScores(final) {
 }
 
 // ---------------------------------------------------------------- the board
+// City names in drawing units (the board's longer side is 1000): about 12 px on a 1280×720 screen.
+const CITY_FONT = 14;
 function drawBoard() {
   const svg = $("board");
   svg.innerHTML = "";
@@ -1000,7 +1038,7 @@ function drawBoard() {
         el("text", { x: sp.at[0] + size / 2, y: sp.at[1] - size / 2, "font-size": 7, class: "small" }, g, String(sp.coin));
       }
     }
-    el("text", { x: c.name_at[0], y: c.name_at[1] + 1, "font-size": 11.5, class: "city-name" }, g, c.name);
+    el("text", { x: c.name_at[0], y: c.name_at[1] + 1, "font-size": CITY_FONT, class: "city-name" }, g, c.name);
     for (const [text, y] of c.details) el("text", { x: c.name_at[0], y: y + 3, "font-size": 7.5, class: "small detail" }, g, text);
     for (const b of c.badges) {
       el("rect", { x: b.box[0], y: b.box[1] - 2, width: b.box[2], height: b.box[3] + 2, rx: 2, class: "badge-box " + b.kind }, g);
@@ -1023,6 +1061,7 @@ function drawBoard() {
 
 function applyViewBox() {
   $("board").setAttribute("viewBox", S.viewBox.join(" "));
+  if (S.view && S.selectedKind) drawTargets(S.view); // hit areas keep their size on screen
 }
 
 function piece(parent, code, x, y, s, extra = {}) {
@@ -1066,7 +1105,7 @@ function drawPieces(view) {
       const text = markerName(r.marker);
       const w = text.length * 4.2 + 8;
       const g = el("g", { class: "marker", "data-marker": r.marker }, markers);
-      el("title", {}, g, `bonus marker: ${markerName(r.marker)}`);
+      el("title", {}, g, `bonus marker: ${markerName(r.marker)}` + (helpOf("markers", r.marker) ? ` — ${helpOf("markers", r.marker)}` : ""));
       el("rect", { x: x - w / 2, y: y - 5.5, width: w, height: 11, rx: 5, class: "marker-box" }, g);
       el("text", { x, y: y + 0.5, "font-size": 7.5, class: "marker-text" }, g, text);
     }
@@ -1097,6 +1136,7 @@ function drawPieces(view) {
     });
   }
   drawPawn(st);
+  drawDisplaced(view, layer);
   // the seat's own mission cities, marked
   $("board").querySelectorAll(".city-box.mission").forEach((b) => b.classList.remove("mission"));
   const own = st.own && st.own.mission_cities;
@@ -1199,6 +1239,7 @@ function drawTargets(view) {
     const hit = targetShape(group.target);
     if (!hit) continue;
     const ring = hit.cloneNode();
+    growHit(hit);
     if (group.target.type === "route") {
       hit.setAttribute("class", "route-under");
       ring.setAttribute("class", "legal-ring");
@@ -1214,6 +1255,26 @@ function drawTargets(view) {
       else showMenu(event, group.actions);
     });
   }
+}
+
+// Drawing units per screen pixel at the current zoom (the board is drawn "meet": the larger ratio).
+function unitsPerPixel() {
+  const rect = $("board").getBoundingClientRect();
+  if (!S.viewBox || !rect.width || !rect.height) return 1;
+  return Math.max(S.viewBox[2] / rect.width, S.viewBox[3] / rect.height);
+}
+// A target's clickable shape spans at least MIN_HIT screen pixels whatever the zoom.
+const MIN_HIT = 24;
+function growHit(hit) {
+  const half = (MIN_HIT / 2) * unitsPerPixel();
+  const tag = hit.tagName;
+  if (tag === "circle") hit.setAttribute("r", Math.max(Number(hit.getAttribute("r")), half));
+  else if (tag === "rect") {
+    for (const [pos, size] of [["x", "width"], ["y", "height"]]) {
+      const p = Number(hit.getAttribute(pos)), w = Number(hit.getAttribute(size));
+      if (w < 2 * half) { hit.setAttribute(pos, p - (2 * half - w) / 2); hit.setAttribute(size, 2 * half); }
+    }
+  } else if (tag === "polyline") hit.style.strokeWidth = String(Math.max(14, 2 * half));
 }
 
 function showMenu(event, actions) {
@@ -1248,16 +1309,39 @@ function setupBoardControls() {
     const rect = svg.getBoundingClientRect();
     zoom(event.deltaY > 0 ? 1.15 : 1 / 1.15, (event.clientX - rect.left) / rect.width, (event.clientY - rect.top) / rect.height);
   }, { passive: false });
+  // one pointer (mouse, pen or finger) pans; two fingers pinch to zoom
   let drag = null;
-  svg.addEventListener("mousedown", (event) => { drag = { x: event.clientX, y: event.clientY, box: S.viewBox && S.viewBox.slice() }; });
-  window.addEventListener("mousemove", (event) => {
+  const touches = new Map();
+  svg.addEventListener("pointerdown", (event) => {
+    touches.set(event.pointerId, [event.clientX, event.clientY]);
+    drag = { x: event.clientX, y: event.clientY, box: S.viewBox && S.viewBox.slice(), moved: false };
+    if (touches.size === 2) {
+      const [a, b] = [...touches.values()];
+      drag.pinch = Math.hypot(a[0] - b[0], a[1] - b[1]);
+    }
+  });
+  window.addEventListener("pointermove", (event) => {
     if (!drag || !drag.box) return;
+    if (touches.has(event.pointerId)) touches.set(event.pointerId, [event.clientX, event.clientY]);
     const rect = svg.getBoundingClientRect();
+    if (touches.size === 2 && drag.pinch) {
+      const [a, b] = [...touches.values()];
+      const now = Math.hypot(a[0] - b[0], a[1] - b[1]);
+      if (now > 0) {
+        S.viewBox = drag.box.slice();
+        zoom(drag.pinch / now, ((a[0] + b[0]) / 2 - rect.left) / rect.width, ((a[1] + b[1]) / 2 - rect.top) / rect.height);
+      }
+      return;
+    }
+    if (Math.abs(event.clientX - drag.x) + Math.abs(event.clientY - drag.y) < 3 && !drag.moved) return;
+    drag.moved = true;
     const scale = Math.max(drag.box[2] / rect.width, drag.box[3] / rect.height);
     S.viewBox = [drag.box[0] - (event.clientX - drag.x) * scale, drag.box[1] - (event.clientY - drag.y) * scale, drag.box[2], drag.box[3]];
     applyViewBox();
   });
-  window.addEventListener("mouseup", () => { drag = null; });
+  const up = (event) => { touches.delete(event.pointerId); if (!touches.size) drag = null; };
+  window.addEventListener("pointerup", up);
+  window.addEventListener("pointercancel", up);
   svg.addEventListener("click", () => hideMenu());
   $("zoom-in").addEventListener("click", () => zoom(1 / 1.3));
   $("zoom-out").addEventListener("click", () => zoom(1.3));
@@ -1287,12 +1371,30 @@ function shortcut(key) {
 // shape leaves (a portrait board, Britannia, gets a wide panel with the desks in two columns).
 function fitLayout() {
   if (!S.layout) return;
+  if (window.matchMedia("(max-width: 760px)").matches) { // a phone: panels below the board
+    $("side").style.width = "";
+    document.body.classList.remove("wide-side");
+    sizeCityNames();
+    return;
+  }
   const [, , w, hgt] = S.layout.view_box;
   const area = $("main").getBoundingClientRect();
   const ideal = area.height * (w / hgt);
   const side = Math.round(Math.min(Math.max(area.width - ideal, 400), area.width * 0.62));
   $("side").style.width = `${side}px`;
   document.body.classList.toggle("wide-side", side >= 640);
+  sizeCityNames();
+}
+
+// City names stay legible on a board drawn small (Britannia on a laptop): at least CITY_PX
+// screen pixels when the whole board is shown; zooming in makes them larger.
+const CITY_PX = 11.5;
+function sizeCityNames() {
+  const rect = $("board").getBoundingClientRect();
+  if (!S.layout || !rect.width || !rect.height) return;
+  const [, , w, hgt] = S.layout.view_box;
+  const units = Math.max(CITY_FONT, CITY_PX * Math.max(w / rect.width, hgt / rect.height));
+  for (const t of $("board").querySelectorAll(".city-name")) t.setAttribute("font-size", units.toFixed(2));
 }
 
 // ---------------------------------------------------------------- wiring
@@ -1312,7 +1414,16 @@ function setup() {
   $("start-close").addEventListener("click", () => { if (S.view) $("start").classList.add("hidden"); });
   $("btn-scores").addEventListener("click", () => showScores(false));
   $("btn-links").addEventListener("click", () => { renderLinks(); $("links").classList.remove("hidden"); });
-  $("links-close").addEventListener("click", () => $("links").classList.add("hidden"));
+  $("links-close").addEventListener("click", () => { $("links").classList.add("hidden"); forgetOtherSeats(); });
+  $("btn-rules").addEventListener("click", showRules);
+  $("rules-close").addEventListener("click", () => $("rules-panel").classList.add("hidden"));
+  $("btn-sound").addEventListener("click", toggleSound);
+  $("btn-notify").addEventListener("click", askNotify);
+  $("since-close").addEventListener("click", () => { if (S.view && S.view.since_mine) S.sinceDismissed = sinceKey(S.view); $("since-box").classList.add("hidden"); });
+  $("name-form").addEventListener("submit", (event) => { event.preventDefault(); talk("name", { name: $("name-input").value }); });
+  $("chat-form").addEventListener("submit", (event) => { event.preventDefault(); talk("chat", { text: $("chat-input").value }).then((ok) => { if (ok) $("chat-input").value = ""; }); });
+  document.addEventListener("click", helpTap, true);
+  renderSoundButton();
   $("scores-close").addEventListener("click", () => $("scores").classList.add("hidden"));
   $("error-close").addEventListener("click", hideError);
   $("step-first").addEventListener("click", () => S.view && fetchView(0));
@@ -1361,13 +1472,186 @@ function setup() {
     else if (event.key === "Home") { if (S.view) fetchView(0); event.preventDefault(); }
     else if (event.key === "End") { if (S.view) fetchView(null); event.preventDefault(); }
     else if (event.key === "Escape") {
-      hideMenu(); $("scores").classList.add("hidden"); $("links").classList.add("hidden"); $("keys-help").classList.add("hidden");
+      hideMenu(); $("scores").classList.add("hidden"); $("keys-help").classList.add("hidden"); $("rules-panel").classList.add("hidden"); hideHelp();
+      if (!$("links").classList.contains("hidden")) { $("links").classList.add("hidden"); forgetOtherSeats(); }
       if (S.selectedKind && S.view) { S.selectedKind = null; renderLegal(S.view); drawTargets(S.view); }
     }
   });
   setupBoardControls();
   loadCatalogue().then(joinFromLink).catch((err) => showError(err.message));
   window.addEventListener("hashchange", () => joinFromLink().catch((err) => showError(err.message)));
+}
+
+// ---------------------------------------------------------------- your turn: sound and notification
+// Both are the player's choice: the sound is switched on by a click (and remembered), and the
+// browser's permission for notifications is asked only when "Notify me" is clicked, never on load.
+function renderSoundButton() {
+  const b = $("btn-sound");
+  b.textContent = S.sound ? "♪ on" : "♪ off";
+  b.setAttribute("aria-pressed", S.sound ? "true" : "false");
+}
+function toggleSound() {
+  S.sound = !S.sound;
+  localStorage.setItem("hansa-sound", S.sound ? "on" : "off");
+  renderSoundButton();
+  if (S.sound) beep();
+}
+function beep() {
+  try {
+    const Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return;
+    S.audio = S.audio || new Ctx();
+    const osc = S.audio.createOscillator(), gain = S.audio.createGain();
+    osc.frequency.value = 660;
+    gain.gain.setValueAtTime(0.15, S.audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, S.audio.currentTime + 0.4);
+    osc.connect(gain).connect(S.audio.destination);
+    osc.start(); osc.stop(S.audio.currentTime + 0.4);
+    document.body.dataset.beeps = String(Number(document.body.dataset.beeps || 0) + 1);
+  } catch (err) { /* no sound device: the title and icon still say it */ }
+}
+async function askNotify() {
+  if (!("Notification" in window)) { showError("this browser has no notifications"); return; }
+  const answer = Notification.permission === "granted" ? "granted" : await Notification.requestPermission();
+  S.notify = answer === "granted";
+  $("btn-notify").textContent = S.notify ? "Notifying" : "Notify me";
+  $("btn-notify").title = S.notify ? "a notification comes when it is your turn and this tab is hidden" : `notifications are ${answer} for this site`;
+}
+function announceTurn(view, signal) {
+  if (S.sound) beep();
+  if (S.notify && document.hidden && "Notification" in window && Notification.permission === "granted") {
+    const text = signal === "displaced" ? "Your piece was displaced: place your pieces" : "It is your turn";
+    try { new Notification(`hansa: ${text}`, { body: `${view.game} · decision ${view.length + 1}`, tag: `hansa-${view.id}` }); } catch (err) { /* ignored */ }
+  }
+}
+
+// ---------------------------------------------------------------- rules help
+// The texts come from the server (hansa.web.rules_help), the same as docs/serve.md lists: shown
+// on hover (title) and on a tap or click (a small box), so a phone shows them too.
+function helpOf(group, key) {
+  return S.help && S.help[group] ? S.help[group][key] || null : null;
+}
+function helpful(node, name, text) {
+  node.title = text ? `${name}: ${text}` : name;
+  if (text) { node.dataset.help = text; node.dataset.helpName = name; node.classList.add("has-help"); }
+  return node;
+}
+function helpTap(event) {
+  const target = event.target.closest && event.target.closest("[data-help]");
+  if (!target || target.closest(".developable")) { if (!event.target.closest || !event.target.closest("#help-pop")) hideHelp(); return; }
+  const pop = $("help-pop");
+  pop.textContent = "";
+  pop.appendChild(h("b", {}, target.dataset.helpName || ""));
+  pop.appendChild(h("div", {}, target.dataset.help));
+  const r = target.getBoundingClientRect();
+  pop.classList.remove("hidden");
+  pop.style.left = `${Math.max(4, Math.min(r.left, window.innerWidth - pop.offsetWidth - 4))}px`;
+  pop.style.top = `${Math.min(r.bottom + 4, window.innerHeight - pop.offsetHeight - 4)}px`;
+}
+function hideHelp() { $("help-pop").classList.add("hidden"); }
+
+function showRules() {
+  const help = S.help;
+  const changes = $("rules-changes"), list = $("rules-help");
+  changes.innerHTML = ""; list.innerHTML = "";
+  if (!help) { changes.appendChild(h("p", { class: "muted" }, "loading…")); $("rules-panel").classList.remove("hidden"); return; }
+  $("rules-title").textContent = `This game's rules: ${help.rules}`;
+  if (help.note) changes.appendChild(h("p", {}, help.note));
+  if (help.changes.length) {
+    changes.appendChild(h("p", {}, `What ${help.rules} changes against the edition ${help.edition} (hansa diff ${help.edition} ${help.rules}):`));
+    const ul = h("ul", { id: "rules-edits" });
+    for (const c of help.changes) ul.appendChild(h("li", {}, `${c.area}: ${c.text}`));
+    changes.appendChild(ul);
+  }
+  const add = (name, text) => { if (!text) return; list.appendChild(h("dt", {}, name)); list.appendChild(h("dd", {}, text)); };
+  for (const [key, text] of Object.entries(help.markers)) add(`bonus marker ${markerName(key)}`, text);
+  for (const [key, text] of Object.entries(help.favour)) add(`favour tile ${key}`, text);
+  add("mission card", help.mission);
+  for (const [key, text] of Object.entries(help.abilities)) add(`ability ${words(key)}`, text);
+  S.rules.score_keys.forEach((k, i) => add(`scoring ${k} (${words(S.rules.score_kinds[i])})`, help.scoring[k]));
+  $("rules-panel").classList.remove("hidden");
+}
+
+// ---------------------------------------------------------------- since your last decision
+function sinceKey(view) { return `${view.id}:${view.since_mine.from}:${view.length}`; }
+function routeName(cities) { return cities.join("–"); }
+function renderSince(view) {
+  const box = $("since-box"), notice = $("displaced-notice");
+  const since = view.since_mine;
+  const displaced = turnSignal(view) === "displaced";
+  notice.classList.toggle("hidden", !displaced);
+  if (displaced) {
+    const top = view.state.stack[view.state.stack.length - 1];
+    const lost = since ? since.lost.filter((x) => x.by) : [];
+    const by = lost.length ? ` by ${playerName(view, Number(lost[lost.length - 1].by.slice(1)))}` : "";
+    const route = displacedRoute(top);
+    const where = lost.length ? ` on ${routeName(lost[lost.length - 1].cities)}` : route ? ` on ${routeName(route.cities)}` : "";
+    const what = top.holding ? `your ${top.holding}` : "your piece";
+    notice.textContent = `${capital(what)}${where} was displaced${by}: place it and your extra pieces on the highlighted points next to that route (or decline).`;
+  }
+  if (!since || !view.your_decision || S.sinceDismissed === sinceKey(view)) { box.classList.add("hidden"); return; }
+  const list = $("since-list");
+  list.innerHTML = "";
+  const line = (text, cls = "") => list.appendChild(h("li", { class: cls }, text));
+  line(since.decisions.map((d) => `${playerName(view, d.player)}: ${d.count} decision${d.count === 1 ? "" : "s"}`).join(" · "));
+  for (const x of since.lost) {
+    const piece = x.piece[0] === "t" ? "trader" : "merchant";
+    line(x.by ? `your ${piece} on ${routeName(x.cities)} was displaced by ${playerName(view, Number(x.by.slice(1)))}` : `your ${piece} left ${routeName(x.cities)}`, "mine");
+  }
+  for (const c of since.created) line(`${playerName(view, c.player)} created the route ${S.routes[c.route] ? routeName(S.routes[c.route].cities) : c.route}`);
+  for (const c of since.posts) line(`${playerName(view, c.player)} established a post in ${S.cities[c.city] ? S.cities[c.city].name : c.city}`);
+  for (const m of since.markers) line(`bonus marker ${markerName(m.marker)} ${m.change === "placed" ? "put on" : "taken from"} ${routeName(m.cities)}`);
+  for (const t of since.track) line(`${playerName(view, t.player)}: ${t.before} → ${t.now} PP on the track`);
+  box.classList.remove("hidden");
+}
+
+// The route a displaced frame names (its index, or its two cities).
+function displacedRoute(top) {
+  if (typeof top.route === "number") return S.routes[top.route] || null;
+  return Array.isArray(top.route) ? S.routeByKey[routeKey(top.route[0], top.route[1])] || null : null;
+}
+
+// The displaced piece, drawn beside its route while its owner places it.
+function drawDisplaced(view, layer) {
+  const stack = view.state.stack || [];
+  const top = stack.length ? stack[stack.length - 1] : null;
+  if (!top || top.frame !== "displaced" || !top.holding) return;
+  const route = displacedRoute(top);
+  if (!route) return;
+  const [x, y] = markerSpot(route);
+  const g = piece(layer, `${top.holding === "merchant" ? "m" : "t"}${top.player}`, x, y - route.size, route.size * 1.6, { class: "piece-g displaced", id: "displaced-piece" });
+  el("title", {}, g, `${playerName(view, top.player)}'s displaced ${top.holding}: to be placed`);
+}
+
+// ---------------------------------------------------------------- names and chat
+function renderTalk(view) {
+  const seat = view.viewer.role === "seat";
+  $("name-form").classList.toggle("hidden", !seat || view.mode === "replay");
+  if (seat && document.activeElement !== $("name-input")) $("name-input").value = (view.names || {})[String(view.viewer.seat)] || "";
+  $("chat-form").classList.toggle("hidden", !(seat || view.viewer.role === "host") || view.mode === "replay");
+  const list = $("chat-list");
+  const shown = Number(list.dataset.last || 0);
+  const chat = view.chat || [];
+  if (list.dataset.game !== view.id || (chat.length && chat[chat.length - 1].n < shown)) { list.innerHTML = ""; list.dataset.game = view.id; list.dataset.last = "0"; }
+  for (const m of chat) {
+    if (m.n <= Number(list.dataset.last)) continue;
+    const li = h("li", { "data-n": m.n });
+    const who = h("b", {}, m.role === "seat" ? playerName(view, m.seat) : "host");
+    if (m.role === "seat") who.style.color = colour(m.seat);
+    li.appendChild(who);
+    li.appendChild(document.createTextNode(": " + m.text)); // text, never markup
+    list.appendChild(li);
+    list.dataset.last = String(m.n);
+    list.scrollTop = list.scrollHeight;
+  }
+}
+async function talk(what, body) {
+  if (!S.view) return false;
+  try {
+    body.since = S.history.length;
+    show(await api("POST", `/api/sessions/${S.view.id}/${what}`, body));
+    return true;
+  } catch (err) { if (!refuseOffline()) showError(err.message); return false; }
 }
 
 setup();
