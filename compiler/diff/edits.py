@@ -313,7 +313,7 @@ def word_change(old: str, new: str) -> str:
     return " ".join(w for w in (" ".join(a[:head]), middle, " ".join(a[len(a) - tail :])) if w)
 
 
-def _hook_name(rule: HookRule) -> str:
+def hook_name(rule: HookRule) -> str:
     return {
         "score": lambda: f"score {rule.target}" + (f" '{rule.label}'" if rule.label else ""),
         "marker_used": lambda: f"bonus marker '{rule.label}'",
@@ -332,7 +332,7 @@ def _hook_name(rule: HookRule) -> str:
     }.get(rule.hook, lambda: rule.hook.replace("_", " ", 1))()
 
 
-def _hook_body(rule: HookRule) -> str:
+def hook_body(rule: HookRule) -> str:
     """The rule's words after its head (what `changed` compares)."""
     text = rule.text()
     head, _, body = text.partition(": ")
@@ -492,7 +492,7 @@ KINDS: dict[type, Kind] = {
     ),
     HookRule: Kind(
         key=lambda r, i: r.key,
-        name=lambda r, i: _hook_name(r),
+        name=lambda r, i: hook_name(r),
         segment=lambda r, i: r.key,
         summary=lambda r: r.text(),
     ),
@@ -725,7 +725,7 @@ class _Walker:
             return
         if isinstance(a, HookRule):  # a rule in words is compared by its words
             if a != b:
-                self.emit(where, "changed", field="rule", old=_hook_body(a), new=_hook_body(b))
+                self.emit(where, "changed", field="rule", old=hook_body(a), new=hook_body(b))
             return
         if kind.canonical is not None:
             a, b = kind.canonical(a, b)

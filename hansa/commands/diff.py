@@ -157,7 +157,7 @@ class Loaded:
     catalogue: Any = None  # the project its names resolve in; None for a reference JSON board
 
 
-class _Loader:
+class SpecLoader:
     """Loads projects for both arguments, reading the spec folder at most once."""
 
     def __init__(self, spec_dir: str) -> None:
@@ -267,7 +267,7 @@ def _split_file_arg(arg: str) -> tuple[str, str | None] | None:
     return None
 
 
-def candidates(arg: str, loader: _Loader) -> list[Candidate]:
+def candidates(arg: str, loader: SpecLoader) -> list[Candidate]:
     """Everything one command-line argument can mean (usually exactly one declaration)."""
 
     split = _split_file_arg(arg)
@@ -371,10 +371,10 @@ def load(candidate: Candidate) -> Loaded:
 
 
 def load_pair(
-    arg_a: str, arg_b: str, spec_dir: str = "spec", loader: _Loader | None = None
+    arg_a: str, arg_b: str, spec_dir: str = "spec", loader: SpecLoader | None = None
 ) -> tuple[Loaded, Loaded]:
     """Both sides of a diff, each argument read in the light of the other."""
-    loader = loader or _Loader(spec_dir)
+    loader = loader or SpecLoader(spec_dir)
     options_a = candidates(arg_a, loader)
     options_b = candidates(arg_b, loader)
     a = choose(arg_a, options_a, options_b)
@@ -513,7 +513,7 @@ class _View:
     sources: dict[str, str]
 
 
-def _view(catalogue: Any, loader: _Loader) -> _View:
+def _view(catalogue: Any, loader: SpecLoader) -> _View:
     layers = []
     if Path(loader.spec_dir).is_dir():
         layers.append(loader.spec())
@@ -528,7 +528,7 @@ def _view(catalogue: Any, loader: _Loader) -> _View:
     return merged
 
 
-def _board_option(arg: str, loader: _Loader) -> Board:
+def _board_option(arg: str, loader: SpecLoader) -> Board:
 
     found = [c for c in candidates(arg, loader) if c.cls is Board]
     if not found:
@@ -538,7 +538,7 @@ def _board_option(arg: str, loader: _Loader) -> Board:
     return found[0].node
 
 
-def playables(a: Loaded, b: Loaded, args: argparse.Namespace, loader: _Loader) -> tuple:
+def playables(a: Loaded, b: Loaded, args: argparse.Namespace, loader: SpecLoader) -> tuple:
     """Both sides as games to play: games as they are; two rule sets on one board; two boards
     with one rule set. Each side's names resolve in its own catalogue (its file, then spec/)."""
     from hansa.analysis.behaviour import Playable
@@ -646,7 +646,7 @@ def _check_simulation_args(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     args._error_exit = 2
     _check_simulation_args(args)
-    loader = _Loader(args.spec)
+    loader = SpecLoader(args.spec)
     a, b = load_pair(args.a, args.b, args.spec, loader)
     edits = compare(a, b)
     if args.simulate is None:
@@ -690,7 +690,7 @@ def _executor_session(args: argparse.Namespace):
 
 
 def _run_simulation(
-    args: argparse.Namespace, edits: list[Edit], a: Loaded, b: Loaded, loader: _Loader
+    args: argparse.Namespace, edits: list[Edit], a: Loaded, b: Loaded, loader: SpecLoader
 ) -> int:
     """Prepare both sides (every check before the first game), print the semantic diff, play,
     then print the behavioural comparison and draw the plot."""

@@ -13,8 +13,6 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from hansa.commands.diff import _Loader, compare, load_pair
-from hansa.compiler.diff.edits import _hook_body, _hook_name
 from hansa.compiler.errors import HansaError
 
 MARKER_HELP = {
@@ -144,7 +142,10 @@ def game_help(module, folder: Path | None) -> dict:
 def _from_spec(rules: str, folder: Path, markers: dict, favour: dict, changes: dict) -> None:
     """Fill in the texts the spec gives (markers by kind, rules in words) and the edits against
     the edition (the root of the rule set's `extends` chain)."""
-    loader = _Loader(str(folder))
+    from hansa.commands.diff import SpecLoader, compare, load_pair
+    from hansa.compiler.diff.edits import hook_body, hook_name
+
+    loader = SpecLoader(str(folder))
     project = loader.spec()
     resolved = project.resolved_rulesets[rules]
     for marker in resolved.bonus_markers:
@@ -153,13 +154,13 @@ def _from_spec(rules: str, folder: Path, markers: dict, favour: dict, changes: d
             text = f"{MARKER_HELP.get(marker.kind, '')}{own} {MARKER_COMMON}"
             markers[marker.name] = text.strip()
     for hook in resolved.hook_rules:
-        subject = _hook_name(hook)
+        subject = hook_name(hook)
         for key in markers:
             if _same(subject, f"bonus marker '{key}'"):
-                markers[key] = f"{_hook_body(hook)}. {MARKER_COMMON}"
+                markers[key] = f"{hook_body(hook)}. {MARKER_COMMON}"
         for tile in favour:
             if subject == f"favour tile '{tile}'":
-                favour[tile] = f"This tile: {_hook_body(hook)}. {FAVOUR_HELP}"
+                favour[tile] = f"This tile: {hook_body(hook)}. {FAVOUR_HELP}"
     edition = rules
     while project.rulesets[edition].extends:
         edition = project.rulesets[edition].extends

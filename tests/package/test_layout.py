@@ -74,6 +74,9 @@ LATE_IMPORTS = {
     ("hansa.rl.render", "hansa.web.board"): "the board's layout (matplotlib), only when a picture "
     "is asked for",
     ("hansa.web.sessions", "hansa.compiler"): PLAY_WITHOUT_COMPILER,
+    ("hansa.web.rules_help", "hansa.compiler"): PLAY_WITHOUT_COMPILER + " (a game's rules help "
+    "reads its spec and diffs it against its edition when a page first asks)",
+    ("hansa.web.rules_help", "hansa.commands.diff"): PLAY_WITHOUT_COMPILER + " (as the compiler)",
     ("hansa.web.sessions", "hansa.web.board"): "the board's layout reads the compiler's board "
     "drawing (matplotlib), only when a page asks for a board",
     ("hansa.web.sessions", "hansa.resolve"): "a spec folder's games load when the catalogue is "
