@@ -26,6 +26,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.error import InvalidAction, ResetNeeded
@@ -218,19 +219,18 @@ class HansaBatchedEnv(VectorEnv):
         """The actions as a contiguous int64 array, or InvalidAction for anything outside the
         action space (a float, a string, a wrong shape, an id out of range)."""
         n, limit = self.num_envs, self.single_action_space.n
+        if isinstance(actions, list | tuple):  # a list: each item a whole number, not a bool
+            if any(isinstance(a, bool) for a in actions):
+                raise InvalidAction("an action must be a whole number, not True or False")
+            try:
+                actions = [operator.index(a) for a in actions]
+            except TypeError:
+                raise InvalidAction("every action must be a whole number") from None
         array = np.asarray(actions)
         if array.shape != (n,):
             raise InvalidAction(f"step needs {n} actions, got shape {array.shape}")
         if array.dtype.kind not in "iu":
-            if array.dtype == object:
-                try:
-                    array = np.array([operator.index(a) for a in array.tolist()], np.int64)
-                except TypeError:
-                    raise InvalidAction("every action must be a whole number") from None
-                if any(isinstance(a, bool) for a in actions):
-                    raise InvalidAction("an action must be a whole number, not True or False")
-            else:
-                raise InvalidAction(f"actions must be whole numbers, got {array.dtype}")
+            raise InvalidAction(f"actions must be whole numbers, got {array.dtype}")
         array = np.ascontiguousarray(array, dtype=np.int64)
         if n and (array.min() < 0 or array.max() >= limit):
             raise InvalidAction(f"every action must be 0 to {limit - 1}")
@@ -292,6 +292,54 @@ class HansaBatchedEnv(VectorEnv):
         infos["_final_obs"] = ended.copy()
         infos["final_info"] = final_info
         infos["_final_info"] = ended.copy()
+
+
+class HansaBatchedSingleEnv(gymnasium.Env):
+    """The single-env form of the batched environment: one game in C, as a `gymnasium.Env`
+    (what `check_env` checks; the same options as `HansaBatchedEnv`, row 0 of a batch of one)."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, game: str = "bigbox-hanseatic-45p", players: int | None = None, **options):
+        options.pop("num_envs", None)
+        self.batch = HansaBatchedEnv(game, 1, players, **options)
+        self.observation_space = self.batch.single_observation_space
+        self.action_space = self.batch.single_action_space
+        self.render_mode = None
+        self._started = False
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is None and not self._started:
+            seed = int(self.np_random.integers(0, 2**63))
+        observations, infos = self.batch.reset(seed=seed)
+        self._started = True
+        return _row(observations), {"player": int(infos["player"][0])}
+
+    def step(self, action):
+        if not self._started:
+            raise ResetNeeded("Cannot call env.step() before calling env.reset()")
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise InvalidAction(f"action {action!r} is not in the action space")
+        observations, rewards, terminated, truncated, infos = self.batch.step([int(action)])
+        info = {"player": int(infos["player"][0])}
+        if "illegal_action" in infos:
+            info["illegal_action"] = True
+        if terminated[0] or truncated[0]:
+            self._started = False  # the batch has started the next game: a reset is needed
+            info.update(infos["final_info"][0])
+            return (
+                infos["final_obs"][0],
+                float(rewards[0]),
+                bool(terminated[0]),
+                bool(truncated[0]),
+                info,
+            )
+        return _row(observations), float(rewards[0]), False, False, info
+
+
+def _row(observations: dict) -> dict:
+    return {key: value[0].copy() for key, value in observations.items()}
 
 
 class HansaBatchedAgents:
