@@ -24,6 +24,7 @@ Run: `python -m hansa.rl.baseline --help` (the command and measured curve are in
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import json
 import math
@@ -31,6 +32,8 @@ import sys
 import time
 
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 import hansa
 from hansa.atomic import write_atomically
@@ -41,9 +44,11 @@ EVAL_CUT = 200_000  # decisions: a game of the evaluation cut here counts as not
 
 
 class Policy:
-    """theta (one logit per action id) and W (per action kind, weights on the features)."""
+    """theta (one logit per action id), W (per action kind, weights on a few features) and a
+    low-rank bilinear term: the whole observation, scaled to 0–1, times V (size × rank) gives a
+    vector h, and action a adds h · E[a] (E: actions × rank)."""
 
-    def __init__(self, game, size: int) -> None:
+    def __init__(self, game, size: int, rank: int = 16, seed: int = 0) -> None:
         ranges = game.module.ACTION_RANGES
         actions = game.num_distinct_actions()
         self.kind = np.zeros(actions, np.int64)
@@ -51,13 +56,26 @@ class Policy:
             self.kind[first : first + count] = k
         self.kinds = len(ranges)
         self.feature_index = _feature_index(game)
+        cap = np.minimum(np.asarray(game.observation_tensor_high(), np.float32), 20.0)
+        self.cap = np.maximum(cap, 1.0)
+        self.inverse_cap = (1.0 / self.cap).astype(np.float32)
+        rng = np.random.default_rng(seed)
         self.theta = np.zeros(actions)
         self.weights = np.zeros((self.kinds, len(self.feature_index) + 1))
+        self.down = rng.normal(0.0, 0.01, (size, rank))  # V
+        self.embed = rng.normal(0.0, 0.01, (actions, rank))  # E
+
+    def parameters(self) -> tuple:
+        return self.theta, self.weights, self.down, self.embed
 
     def features(self, observations: np.ndarray) -> np.ndarray:
         """(N, F + 1): the chosen tensor entries, scaled to about 0–1, and a constant 1."""
         chosen = observations[:, self.feature_index] / 20.0
         return np.concatenate([chosen, np.ones((len(observations), 1))], axis=1)
+
+    def scaled(self, observations: np.ndarray) -> np.ndarray:
+        """The observation with every entry in 0–1 (counts capped at 20)."""
+        return np.minimum(observations, self.cap) * self.inverse_cap
 
     def decide(self, observations: np.ndarray, masks: np.ndarray, rng) -> tuple:
         """Sample one legal action per row; returns (actions, the data the update needs)."""
@@ -68,8 +86,11 @@ class Policy:
         counts = np.bincount(rows, minlength=n)
         first = np.cumsum(counts) - counts
         features = self.features(observations)
+        scaled = self.scaled(observations)
+        hidden = (scaled @ self.down.astype(np.float32)).astype(np.float64)  # (N, rank)
         per_kind = features @ self.weights.T  # (N, kinds)
         logits = self.theta[ids] + per_kind[rows, self.kind[ids]]
+        logits += np.einsum("ij,ij->i", hidden[rows], self.embed[ids])
         top = np.maximum.reduceat(logits, first)
         weights = np.exp(logits - top[rows])
         total = np.add.reduceat(weights, first)
@@ -79,23 +100,29 @@ class Policy:
         target = before + rng.random(n) * (cumulative[first + counts - 1] - before)
         pick = np.searchsorted(cumulative, target, side="right")
         pick = np.minimum(np.maximum(pick, first), first + counts - 1)
-        return ids[pick], (rows, ids, probability, pick, features)
+        return ids[pick], (rows, ids, probability, pick, features, scaled, hidden)
 
-    def gradient(self, trace: tuple, advantage: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The REINFORCE gradient of one step's log-probabilities times `advantage` (N)."""
-        rows, ids, probability, pick, features = trace
-        actions = len(self.theta)
+    def gradient(self, trace: tuple, advantage: np.ndarray) -> tuple:
+        """The REINFORCE gradient of one step's log-probabilities times `advantage` (N), one
+        array per parameter in the order of `parameters()`."""
+        rows, ids, probability, pick, features, scaled, hidden = trace
+        n, actions = len(advantage), len(self.theta)
         chosen = ids[pick]
+        spread = advantage[rows] * probability  # the expected part, per legal entry
         grad_theta = np.bincount(chosen, weights=advantage, minlength=actions)
-        grad_theta -= np.bincount(ids, weights=advantage[rows] * probability, minlength=actions)
-        kind_ids = self.kind[ids]
-        grad_weights = np.zeros_like(self.weights)
-        picked = np.zeros((len(advantage), self.kinds))
-        np.add.at(picked, (np.arange(len(advantage)), self.kind[chosen]), advantage)
-        expected = np.zeros((len(advantage), self.kinds))
-        np.add.at(expected, (rows, kind_ids), advantage[rows] * probability)
-        grad_weights += (picked - expected).T @ features
-        return grad_theta, grad_weights
+        grad_theta -= np.bincount(ids, weights=spread, minlength=actions)
+        picked = np.zeros((n, self.kinds))
+        np.add.at(picked, (np.arange(n), self.kind[chosen]), advantage)
+        expected = np.zeros((n, self.kinds))
+        np.add.at(expected, (rows, self.kind[ids]), spread)
+        grad_weights = (picked - expected).T @ features
+        grad_embed = np.zeros_like(self.embed)
+        np.add.at(grad_embed, chosen, advantage[:, None] * hidden)
+        np.add.at(grad_embed, ids, -spread[:, None] * hidden[rows])
+        towards = advantage[:, None] * self.embed[chosen]
+        np.add.at(towards, rows, -spread[:, None] * self.embed[ids])
+        grad_down = scaled.T @ towards
+        return grad_theta, grad_weights, grad_down, grad_embed
 
 
 class Adam:
@@ -193,21 +220,27 @@ def train(
     eval_games: int = 200,
     eval_every: int = 5,
     seed: int = 0,
+    rank: int = 16,
     log=print,
 ) -> dict:
-    """Train against `opponents` and evaluate against random and greedy every `eval_every`
+    """Train against `opponents` ("random", "greedy", or phases of equal length separated by
+    commas: "random,greedy") and evaluate against random and greedy every `eval_every`
     iterations (and before the first); returns the curve."""
-    env = HansaBatchedEnv(
-        game_name,
-        envs,
-        players,
-        seat=0,
-        opponents=opponents,
-        reward="win",
-        shaped=shaped,
-        max_decisions=max_decisions,
-        copy=False,
-    )
+    phases = opponents.split(",")
+    trainers = {
+        name: HansaBatchedEnv(
+            game_name,
+            envs,
+            players,
+            seat=0,
+            opponents=name,
+            reward="win",
+            shaped=shaped,
+            max_decisions=max_decisions,
+            copy=False,
+        )
+        for name in dict.fromkeys(phases)
+    }
     evaluators = {
         name: HansaBatchedEnv(
             game_name,
@@ -215,15 +248,16 @@ def train(
             players,
             seat=0,
             opponents=name,
-            max_decisions=max_decisions,
+            max_decisions=EVAL_CUT,
             copy=False,
         )
         for name in ("random", "greedy")
     }
-    policy = Policy(env.game, env.single_observation_space["observation"].shape[0])
-    optimiser = Adam((policy.theta, policy.weights), learning_rate)
+    size = evaluators["random"].single_observation_space["observation"].shape[0]
+    policy = Policy(evaluators["random"].game, size, rank, seed)
+    optimiser = Adam(policy.parameters(), learning_rate)
     rng = np.random.default_rng(seed)
-    observations, _ = env.reset(seed=seed)
+    current = {name: trainer.reset(seed=seed)[0] for name, trainer in trainers.items()}
     curve = []
     steps = 0
     started = time.process_time()
@@ -244,6 +278,8 @@ def train(
             )
         if iteration == iterations:
             break
+        phase = phases[min(iteration * len(phases) // max(iterations, 1), len(phases) - 1)]
+        env, observations = trainers[phase], current[phase]
         traces, rewards, alive = [], [], []
         for _ in range(horizon):
             actions, trace = policy.decide(
@@ -254,18 +290,16 @@ def train(
             traces.append(trace)
             rewards.append(everyone[:, 0] - everyone[:, 1:].mean(axis=1))
             alive.append(~(terminated | truncated))
+        current[phase] = observations
         steps += horizon * envs
         returns = np.zeros(envs)
-        grad_theta = np.zeros_like(policy.theta)
-        grad_weights = np.zeros_like(policy.weights)
+        total = [np.zeros_like(p) for p in policy.parameters()]
         for t in reversed(range(horizon)):
             returns = rewards[t] + gamma * returns * alive[t]
             advantage = returns - returns.mean()
-            g_theta, g_weights = policy.gradient(traces[t], advantage)
-            grad_theta += g_theta
-            grad_weights += g_weights
-        scale = 1.0 / (horizon * envs)
-        optimiser.ascend((scale * grad_theta, scale * grad_weights))
+            for into, part in zip(total, policy.gradient(traces[t], advantage), strict=True):
+                into += part
+        optimiser.ascend(tuple(g / (horizon * envs) for g in total))
     return {
         "game": game_name,
         "players": players,
@@ -277,25 +311,24 @@ def train(
         "shaped": shaped,
         "max_decisions": max_decisions,
         "seed": seed,
+        "rank": rank,
         "curve": curve,
     }
 
 
 def plot(result: dict, path: str) -> None:
     """The learning curve: win rate against random and greedy with 95% intervals."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
-
-    figure, axes = pyplot.subplots(figsize=(7, 4))
+    figure = Figure(figsize=(7, 4))
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
     curve = result["curve"]
     steps = [point["steps"] / 1e6 for point in curve]
     for name, colour in (("random", "tab:blue"), ("greedy", "tab:red")):
         rate = [point[name]["rate"] for point in curve]
         low = [point[name]["low"] for point in curve]
         high = [point[name]["high"] for point in curve]
-        axes.plot(steps, rate, marker="o", color=colour, label=f"vs 3 × {name}")
+        others = result["players"] - 1
+        axes.plot(steps, rate, marker="o", color=colour, label=f"vs {others} × {name}")
         axes.fill_between(steps, low, high, color=colour, alpha=0.2)
     axes.axhline(1 / result["players"], color="grey", linestyle=":", label="1 / players")
     axes.set_xlabel("learner steps (millions)")
@@ -305,7 +338,6 @@ def plot(result: dict, path: str) -> None:
     axes.legend()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100)
-    pyplot.close(figure)
     write_atomically(path, buffer.getvalue())
 
 
@@ -313,7 +345,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m hansa.rl.baseline", description=__doc__)
     parser.add_argument("--game", default="bigbox-hanseatic-45p")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--opponents", default="random", help="random or greedy (played in C)")
+    parser.add_argument(
+        "--opponents",
+        default="random",
+        help="random, greedy (played in C), or phases of equal length: random,greedy",
+    )
     parser.add_argument("--iterations", type=int, default=30)
     parser.add_argument("--envs", type=int, default=256)
     parser.add_argument("--horizon", type=int, default=64)
@@ -321,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-games", type=int, default=200)
     parser.add_argument("--eval-every", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rank", type=int, default=16, help="the bilinear term's rank")
     parser.add_argument("--plot", default=None, help="write the learning curve (PNG) here")
     parser.add_argument("--json", default=None, help="write the curve (JSON) here")
     args = parser.parse_args(argv)
@@ -336,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
             eval_games=args.eval_games,
             eval_every=args.eval_every,
             seed=args.seed,
+            rank=args.rank,
+            log=functools.partial(print, flush=True),
         )
     except hansa.HansaError as error:
         print(f"error: {error}", file=sys.stderr)

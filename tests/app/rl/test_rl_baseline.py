@@ -33,29 +33,33 @@ def test_the_policy_gradient_is_the_gradient_of_the_log_probability():
 
     env = HansaBatchedEnv(GAME, 4, 4, seat=0, opponents="random")
     observations, _ = env.reset(seed=1)
-    policy = Policy(env.game, observations["observation"].shape[1])
+    policy = Policy(env.game, observations["observation"].shape[1], rank=3)
     rng = np.random.default_rng(0)
-    policy.theta[:] = rng.normal(0, 0.3, policy.theta.shape)
-    policy.weights[:] = rng.normal(0, 0.3, policy.weights.shape)
+    for parameters in policy.parameters():
+        parameters[...] = rng.normal(0, 0.3, parameters.shape)
     tensor, masks = observations["observation"], observations["action_mask"]
     actions, trace = policy.decide(tensor, masks, np.random.default_rng(2))
     assert all(masks[i, a] for i, a in enumerate(actions))
     advantage = np.array([1.0, -0.5, 2.0, 0.25])
-    grad_theta, grad_weights = policy.gradient(trace, advantage)
+    gradients = policy.gradient(trace, advantage)
 
     def objective() -> float:
-        features = policy.features(tensor)
+        features, hidden = policy.features(tensor), policy.scaled(tensor) @ policy.down
         total = 0.0
         for i, action in enumerate(actions):
             legal = np.flatnonzero(masks[i])
-            logits = policy.theta[legal] + features[i] @ policy.weights[policy.kind[legal]].T
-            chosen = policy.theta[action] + features[i] @ policy.weights[policy.kind[action]]
+            logits = (
+                policy.theta[legal]
+                + features[i] @ policy.weights[policy.kind[legal]].T
+                + policy.embed[legal] @ hidden[i]
+            )
+            chosen = logits[list(legal).index(action)]
             total += advantage[i] * (chosen - np.log(np.exp(logits).sum()))
         return total
 
-    for parameters, gradient in ((policy.theta, grad_theta), (policy.weights, grad_weights)):
+    for parameters, gradient in zip(policy.parameters(), gradients, strict=True):
         flat, grad = parameters.reshape(-1), gradient.reshape(-1)
-        for index in [int(i) for i in np.flatnonzero(grad)[:6]] + [0]:
+        for index in [int(i) for i in np.flatnonzero(grad)[:5]] + [0]:
             saved = flat[index]
             flat[index] = saved + 1e-5
             up = objective()
@@ -73,12 +77,14 @@ def test_a_short_training_run_writes_its_curve_and_plot(tmp_path):
         [
             "--iterations", "2", "--envs", "8", "--horizon", "8", "--eval-games", "4",
             "--eval-every", "2", "--seed", "3", "--json", str(curve), "--plot", str(picture),
+            "--opponents", "random,greedy", "--rank", "4",
         ]
     )  # fmt: skip
     assert code == 0
     result = json.loads(curve.read_text())
     assert [point["iteration"] for point in result["curve"]] == [0, 2]
     assert result["curve"][1]["steps"] == 2 * 8 * 8 and result["seed"] == 3
+    assert result["opponents"] == "random,greedy" and result["rank"] == 4
     for point in result["curve"]:
         for name in ("random", "greedy"):
             figures = point[name]
