@@ -291,3 +291,19 @@ def test_the_multi_agent_form_pays_every_agent():
     assert paid > 0
     with pytest.raises(hansa.HansaError, match="every seat"):
         HansaBatchedAgents(GAME, 2, players=4, seat=0)
+
+
+def test_hansa_bench_batched_reports_ratios_to_native_playouts(capsys):
+    import json
+
+    from hansa.cli import main
+
+    arguments = ["bench", GAME, "--players", "4", "--batched", "--seconds", "0.6", "--envs", "8"]
+    assert main([*arguments, "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)[0]
+    assert figures["envs"] == 8 and figures["players"] == 4
+    rates, ratios = figures["per_second_cpu"], figures["ratio_to_playouts"]
+    assert ratios["native playouts (decisions)"] == 1.0
+    assert len(rates) == 5 and all(rate > 0 for rate in rates.values())
+    assert main([*arguments[:-1], "0"]) == 1
+    assert "--envs must be at least 1" in capsys.readouterr().err
