@@ -3,20 +3,22 @@ environment, numpy only (docs/rl.md, "A baseline that learns").
 
 The policy is a softmax over the legal actions whose logit for action id a is
 
-    theta[a] + (W @ features(observation))[kind(a)]
+    theta[a] + (W @ features(observation))[kind(a)] + (scaled(observation) @ V) · E[a]
 
-— a preference per action id plus, per kind of action (the module's `ACTION_RANGES`: place,
-displace, create a route, …), a linear function of a few numbers read from the observation tensor
-(the seat's score-track PP, actions left, supplies). It is trained by REINFORCE with a
-per-step baseline on the seat's rewards: `reward="win"` (1 for a win) plus `shaped` × the PP it
-gains on the track as the game runs, returns discounted by `gamma` inside windows of `horizon`
-steps. Everything is array arithmetic over the legal actions of all games at once (a game's
-legal ids are one run of `np.flatnonzero` over the masks), so a step of 256 games costs about as
-much as the environment's own step.
+— a preference per action id; per kind of action (the module's `ACTION_RANGES`: place,
+displace, create a route, …) a linear function of a few numbers of the seat's own (track PP,
+actions left, supplies, …); and a bilinear term of rank `rank` over the whole observation
+(`rank=0` leaves it out). It is trained by REINFORCE on the seat's reward minus the mean of the
+others' (`reward="win"`: 1 for a win, plus `shaped` × the PP gained on the track), returns
+discounted by `gamma` inside windows of `horizon` steps, minus their mean over the games, one
+Adam step per window. Rewarding the seat's own PP alone taught it to end its turns at once (the
+others then play more of the game per step of its own); the margin does not pay for that.
+Everything is array arithmetic over the legal actions of all games at once (a game's legal ids
+are one run of `np.flatnonzero` over the masks).
 
 Evaluation plays the sampled policy against the opponents in C (random, greedy) on games of
 their own seeds and counts the seat's wins after the tie-break (a shared win counts 1/k; a game
-cut at `max_decisions` counts as not won), with a Wilson 95% interval.
+cut at `EVAL_CUT` decisions counts as not won), with a Wilson 95% interval.
 
 Run: `python -m hansa.rl.baseline --help` (the command and measured curve are in docs/rl.md).
 """
