@@ -237,16 +237,22 @@ class HansaBatchedEnv(VectorEnv):
         return array
 
     def _play_opponents(self, waiting: int) -> None:
-        """Ask the opponents' callable for every game waiting on it, round after round."""
+        """Ask the opponents' callable for every game waiting on it, round after round. If it
+        fails (raises, or answers an illegal action) the games stay where they were asked and
+        the environment needs a reset."""
         observations, masks, players = self._asked
-        while waiting:
-            k = self._batch.asked(observations, masks, players)
-            chosen = self._policy(observations[:k], masks[:k], players[:k])
-            try:
-                answer = np.ascontiguousarray(np.asarray(chosen).reshape(k), dtype=np.int64)
-                waiting = self._batch.answer(answer)
-            except (ValueError, TypeError) as error:
-                raise hansa.HansaError(f"the opponents' policy: {error}") from None
+        try:
+            while waiting:
+                k = self._batch.asked(observations, masks, players)
+                chosen = self._policy(observations[:k], masks[:k], players[:k])
+                try:
+                    answer = np.ascontiguousarray(np.asarray(chosen).reshape(k), dtype=np.int64)
+                    waiting = self._batch.answer(answer)
+                except (ValueError, TypeError) as error:
+                    raise hansa.HansaError(f"the opponents' policy: {error}") from None
+        except BaseException:
+            self._reset_once = False
+            raise
 
     def _rewards(self, terminated: np.ndarray, truncated: np.ndarray) -> np.ndarray:
         """(num_envs, players) rewards of this step for every player (hansa/rl/rewards.py)."""

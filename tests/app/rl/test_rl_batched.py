@@ -148,6 +148,8 @@ def test_shaped_rewards_are_the_track_gains_and_pp_sums_to_the_final_pp():
 
 
 def test_a_python_callable_decides_for_the_other_seats_with_their_own_view():
+    from gymnasium.error import ResetNeeded
+
     asked = []
 
     def first_legal(observations, masks, players):
@@ -189,6 +191,20 @@ def test_a_python_callable_decides_for_the_other_seats_with_their_own_view():
     observations, _ = bad.reset(seed=1)
     with pytest.raises(hansa.HansaError, match="opponents' policy"):
         bad.step(observations["action_mask"].argmax(1))
+    with pytest.raises(ResetNeeded):  # the games wait on the opponents: a reset is needed
+        bad.step(observations["action_mask"].argmax(1))
+
+    def failing(observations, masks, players):
+        raise RuntimeError("the opponents' network is down")
+
+    broken = batched(num_envs=2, seat=1, opponents=failing)  # seat 0 decides first
+    with pytest.raises(RuntimeError, match="network is down"):
+        broken.reset(seed=1)
+    with pytest.raises(ResetNeeded):
+        broken.step([0, 0])
+    broken.opponents = broken._policy = first_legal
+    observations, _ = broken.reset(seed=1)  # a reset starts again
+    assert (observations["action_mask"].sum(axis=1) > 0).all()
 
 
 def test_bad_and_illegal_actions_change_nothing():
