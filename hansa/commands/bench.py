@@ -40,7 +40,15 @@ def add_arguments(parser) -> None:
         help="instead: decisions/s through the observation tensor and the RL adapters (extra rl)",
     )
     parser.add_argument(
-        "--envs", type=int, default=16, help="games of the vector environment with --rl (16)"
+        "--batched",
+        action="store_true",
+        help="instead: steps/s of the batched native environment, as ratios to native playouts",
+    )
+    parser.add_argument(
+        "--envs",
+        type=int,
+        default=None,
+        help="games of the vector environment: with --rl (default 16), with --batched (256)",
     )
     parser.add_argument(
         "--backend",
@@ -145,17 +153,40 @@ def bench_rl(name: str, players: int | None, args) -> dict:
     """The figures of hansa.rl.bench for one built game (printed as a table unless --json)."""
     if args.spec is not None:
         raise HansaError("--rl measures built games only (no --spec)")
-    if args.envs < 1:
-        raise HansaError(f"--envs must be at least 1, not {args.envs}")
+    envs = 16 if args.envs is None else args.envs
+    if envs < 1:
+        raise HansaError(f"--envs must be at least 1, not {envs}")
     try:
         from hansa.rl.bench import measure
     except ImportError as error:
         raise HansaError(f"--rl needs the rl extra (pip install -e '.[rl]'): {error}") from None
-    figures = measure(name, players, args.seconds, args.envs)
+    figures = measure(name, players, args.seconds, envs)
     if not args.json:
         print(f"{figures['game']}, {figures['players']} players (decisions per CPU second):")
         for label, rate in figures["decisions_per_second_cpu"].items():
             print(f"  {label:<48} {rate:>9,}  {figures['ratio_to_raw'][label]:.3f}×", flush=True)
+    return figures
+
+
+def bench_batched(name: str, players: int | None, args) -> dict:
+    """The batched native environment against native playouts (hansa.rl.bench.measure_batched),
+    printed as a table unless --json."""
+    if args.spec is not None:
+        raise HansaError("--batched measures built games only (no --spec)")
+    envs = 256 if args.envs is None else args.envs
+    if envs < 1:
+        raise HansaError(f"--envs must be at least 1, not {envs}")
+    try:
+        from hansa.rl.bench import measure_batched
+    except ImportError as error:
+        needs = "--batched needs the rl extra (pip install -e '.[rl]')"
+        raise HansaError(f"{needs}: {error}") from None
+    figures = measure_batched(name, players, args.seconds, envs)
+    if not args.json:
+        print(f"{figures['game']}, {figures['players']} players (steps per CPU second):")
+        for label, rate in figures["per_second_cpu"].items():
+            ratio = figures["ratio_to_playouts"][label]
+            print(f"  {label:<66} {rate:>11,}  {ratio:.4f}×", flush=True)
     return figures
 
 
@@ -303,6 +334,9 @@ def run(args) -> int:
                 continue
         if args.rl:
             results.append(bench_rl(name, players, args))
+            continue
+        if args.batched:
+            results.append(bench_batched(name, players, args))
             continue
         if args.backend:
             results.append(bench_backends(name, players, args))

@@ -222,6 +222,98 @@ def measure_surfaces(name: str, players: int | None, seconds: float) -> dict:
     }
 
 
+def masked_draw(masks, rng):
+    """One uniformly random legal action per row of an (N, actions) 0/1 int8 mask, in numpy: the
+    legal ids of every row in one `flatnonzero`, a uniform index into each row's run of them."""
+    import numpy as np
+
+    flags = masks.view(np.bool_)
+    n, actions = flags.shape
+    legal = np.flatnonzero(flags)
+    counts = np.bincount(legal // actions, minlength=n)
+    first = np.cumsum(counts) - counts
+    pick = first + (rng.random(n) * counts).astype(np.int64)
+    return legal[pick] - np.arange(n) * actions
+
+
+def _batched(game, rng, seconds: float, envs: int, **options) -> int:
+    """Steps of the batched native env (hansa/rl/batched.py), every action drawn in numpy from
+    the masks it returned (`copy=False`: its own arrays)."""
+    import numpy as np
+
+    from .batched import HansaBatchedEnv
+
+    environment = HansaBatchedEnv(game.name, envs, game.num_players(), copy=False, **options)
+    observations, _ = environment.reset(seed=rng.getrandbits(32))
+    draws = np.random.default_rng(rng.getrandbits(32))
+    masks = observations["action_mask"]
+    steps = 0
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        for _ in range(20):
+            environment.step(masked_draw(masks, draws))
+        steps += 20 * envs
+    return steps
+
+
+def _native_playouts(game, rng, seconds: float) -> int:
+    """Decisions of whole uniformly random games played inside the native module."""
+    decisions = 0
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        for result in game.playouts(4, seed=rng.getrandbits(32)):
+            decisions += result["length"] or 0
+    return decisions
+
+
+def _python_vector_native(game, rng, seconds: float, envs: int) -> int:
+    """The Python `HansaVectorEnv` over native states, actions drawn as `_batched` draws them."""
+    import numpy as np
+
+    from .gymnasium import HansaVectorEnv
+
+    vector = HansaVectorEnv(game.name, envs, game.num_players(), seat=None, backend="native")
+    observations, _ = vector.reset(seed=rng.getrandbits(32))
+    vector.copy = False
+    draws = np.random.default_rng(rng.getrandbits(32))
+    steps = 0
+    deadline = time.process_time() + seconds
+    while time.process_time() < deadline:
+        observations, *_ = vector.step(masked_draw(observations["action_mask"], draws).tolist())
+        steps += envs
+    return steps
+
+
+def measure_batched(name: str, players: int | None, seconds: float, envs: int = 256) -> dict:
+    """`hansa bench --batched`: steps per CPU second of the batched native environment (masked
+    random actions drawn in numpy), as ratios to whole native random playouts in the same run."""
+    game = hansa.load_game(name, players, backend="native")
+    ways = {
+        "native playouts (decisions)": lambda rng, s: _native_playouts(game, rng, s),
+        f"batched env, {envs} games, self-play": lambda rng, s: _batched(
+            game, rng, s, envs, seat=None
+        ),
+        f"batched env, {envs} games, seat 0 vs random in C": lambda rng, s: _batched(
+            game, rng, s, envs, seat=0, opponents="random"
+        ),
+        f"batched env, {envs} games, seat 0 vs greedy in C": lambda rng, s: _batched(
+            game, rng, s, envs, seat=0, opponents="greedy"
+        ),
+        f"HansaVectorEnv (Python) over native states, {envs} games, self-play": (
+            lambda rng, s: _python_vector_native(game, rng, s, envs)
+        ),
+    }
+    rates = _rates(ways, seconds)
+    playouts = rates["native playouts (decisions)"]
+    return {
+        "game": game.name,
+        "players": game.num_players(),
+        "envs": envs,
+        "per_second_cpu": {label: round(rate) for label, rate in rates.items()},
+        "ratio_to_playouts": {label: round(rate / playouts, 4) for label, rate in rates.items()},
+    }
+
+
 if __name__ == "__main__":
     import sys
 

@@ -19,7 +19,8 @@ Truncation (`max_decisions`) is as in every adapter (hansa/rl/common.py).
 
 Importing this module registers `hansa/<game>-v0` for every built game:
 `gymnasium.make("hansa/bigbox-hanseatic-45p-v0", players=4)`,
-`gymnasium.make_vec("hansa/bigbox-hanseatic-45p-v0", num_envs=64, players=4, seat=None)`.
+`gymnasium.make_vec("hansa/bigbox-hanseatic-45p-v0", num_envs=64, players=4, seat=None)`;
+with `backend="native"`, `make_vec` returns the batched native environment (hansa/rl/batched.py).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from gymnasium.vector.utils import batch_space
 import hansa
 from hansa.play.simulate import agent_seed, make_agent
 
+from .batched import HansaBatchedEnv
 from .common import SEED_BITS, check_max_decisions, observation_space
 from .graph import board_graph
 from .infostate import InformationState, layout_of
@@ -515,6 +517,14 @@ def _action_id(action, actions: int) -> int:
     return index
 
 
+def make_vector_env(num_envs: int = 1, backend: str = "python", **options) -> VectorEnv:
+    """`gymnasium.make_vec`'s entry point: N games in C (`HansaBatchedEnv`, hansa/rl/batched.py)
+    for `backend="native"`, the Python `HansaVectorEnv` otherwise."""
+    if backend == "native":
+        return HansaBatchedEnv(num_envs=num_envs, backend=backend, **options)
+    return HansaVectorEnv(num_envs=num_envs, backend=backend, **options)
+
+
 def register_envs() -> list[str]:
     """Register `hansa/<game>-v0` for every built game (idempotent); returns the ids."""
     ids = []
@@ -524,7 +534,7 @@ def register_envs() -> list[str]:
             gymnasium.register(
                 id=env_id,
                 entry_point="hansa.rl.gymnasium:HansaGymEnv",
-                vector_entry_point="hansa.rl.gymnasium:HansaVectorEnv",
+                vector_entry_point="hansa.rl.gymnasium:make_vector_env",
                 kwargs={"game": name},
             )
         ids.append(env_id)
