@@ -344,6 +344,17 @@ def _take_from_library(project: Project) -> None:
     _take_names(project, wanted)
 
 
+def builtin_file(name: str) -> Path | None:
+    """The built-in spec file declaring the board, rule set or game `name` (None if none does)."""
+    library = library_project()
+    for attribute in ("games", "boards", "rulesets"):
+        declaration = library.declarations(attribute).get(name) if library else None
+        span = getattr(declaration, "span", None)
+        if span is not None and span.file:
+            return Path(span.file)
+    return None
+
+
 def take_from_library(project: Project, name: str) -> bool:
     """Add the built-in board, rule set or game called `name` (and what it uses) to a project
     that declares nothing by that name; True if the built-in spec has one."""
@@ -501,21 +512,25 @@ def load_board(name_or_path: str | Path, spec_dir: str | Path = DEFAULT_SPEC_DIR
             )
         return next(iter(project.boards.values()))
     spec = Path(spec_dir)
-    if not spec.is_dir():
-        raise HansaError(
-            f"no board file '{text}', and no {spec}/ folder to look for a board of that name"
-        )
-    project = load_project([spec])
+    project = load_project([spec]) if spec.is_dir() else Project()
     board = project.boards.get(text)
+    if board is None and take_from_library(project, text):
+        board = project.boards.get(text)  # a built-in board, found from any folder
     if board is None:
-        hint = did_you_mean(text, project.boards)
+        library = library_project()
+        known = set(project.boards) | set(library.boards if library else ())
+        hint = did_you_mean(text, known)
         if text in project.rulesets:
             hint = f" ('{text}' is a rule set, not a board)"
         elif text in project.games:
             hint = f" ('{text}' is a game; its board is '{project.games[text].board}')"
-        known = ", ".join(sorted(project.boards)) or "none"
-
-        missing = Diagnostic(f"no board named {shown(text)} in {spec}/{hint} (boards: {known})")
+        where = f"in {spec}/ nor built in" if spec.is_dir() else f"built in (and no {spec}/ folder)"
+        mine = ", ".join(sorted(project.own("boards"))) or "none"
+        listed = f"boards in {spec}/: {mine}; " if spec.is_dir() else ""
+        missing = Diagnostic(
+            f"no board named {shown(text)} {where}{hint} ({listed}`hansa list` shows the built-in"
+            " ones)"
+        )
         raise HansaError([missing, *project.errors])
     file = board.span.file
     board_errors = [d for d in project.errors if d.span is not None and d.span.file == file]

@@ -1,7 +1,7 @@
 """Draw a board as a picture (SVG or PNG, by the output file's extension).
 
-BOARD is a board's name declared in the spec folder (--spec, default ./spec), or the path of a
-.hansa file, or a game's name: its board is drawn, and for a game with the 2-player variant's
+BOARD is a board's name declared in the spec folder (--spec, default ./spec) or built in (found
+from any folder, as `hansa list` lists them), or the path of a .hansa file, or a game's name: its board is drawn, and for a game with the 2-player variant's
 neutral pawn also the regions the pawn moves between (tinted and numbered as in the game's action
 names) and the soldiers (dashed red borders). The board is loaded and checked first (errors stop
 the drawing; warnings go to standard error). The picture shows every city at its position with its
@@ -102,13 +102,15 @@ def _game_regions(name: str, spec: str = "spec"):
     """(board name, regions) when `name` is a game of the spec folder using the neutral pawn."""
 
     from hansa.compiler.board.regions import board_regions
-    from hansa.compiler.project import load_project
+    from hansa.compiler.project import Project, load_project, take_from_library
     from hansa.compiler.rules.resolve import resolve
 
     folder = Path(spec)
-    if name.endswith(".hansa") or not folder.is_dir():
+    if name.endswith(".hansa"):
         return None
-    project = load_project([folder])
+    project = load_project([folder]) if folder.is_dir() else Project()
+    if name not in project.games and not take_from_library(project, name):
+        return None  # not a game here nor built in: a board's name (or an unknown one)
     game = project.games.get(name)
     if game is None or game.board not in project.boards:
         return None
@@ -123,7 +125,7 @@ def _game_regions(name: str, spec: str = "spec"):
 def _board_despite_errors(name_or_path: str, error: HansaError, spec: str = "spec"):
     """The board as lowered though it fails its checks; re-raise `error` if it never got so far."""
 
-    from hansa.compiler.project import SPEC_SUFFIX, load_project
+    from hansa.compiler.project import SPEC_SUFFIX, Project, load_project, take_from_library
 
     path = Path(name_or_path)
     if path.is_file() or name_or_path.endswith(SPEC_SUFFIX):
@@ -131,8 +133,9 @@ def _board_despite_errors(name_or_path: str, error: HansaError, spec: str = "spe
         if len(boards) == 1:
             return boards[0]
         raise error
-    if Path(spec).is_dir():
-        board = load_project([spec]).boards.get(name_or_path)
+    project = load_project([spec]) if Path(spec).is_dir() else Project()
+    if name_or_path in project.boards or take_from_library(project, name_or_path):
+        board = project.boards.get(name_or_path)
         if board is not None:
             return board
     raise error
