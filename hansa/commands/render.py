@@ -1,15 +1,16 @@
 """Draw a board as a picture (SVG or PNG, by the output file's extension).
 
 BOARD is a board's name declared in the spec folder (--spec, default ./spec) or built in (found
-from any folder, as `hansa list` lists them), or the path of a .hansa file, or a game's name: its board is drawn, and for a game with the 2-player variant's
-neutral pawn also the regions the pawn moves between (tinted and numbered as in the game's action
-names) and the soldiers (dashed red borders). The board is loaded and checked first (errors stop
-the drawing; warnings go to standard error). The picture shows every city at its position with its
-trading-post spaces left to right (shape, privilege colour, coins), abilities, East-West terminals,
-the special-prestige city with its 7/8/9/11 spaces, green cities; every route with its connection
-points (house points white squares, ship points dark-blue discs), taverns, permanent bonus markers
-and country colours; a title and a legend. Without -o the picture is written to BOARD_ID.svg in the
-current folder. The file is written atomically: a failure leaves no file behind.
+from any folder, as `hansa list` lists them), or the path of a .hansa file, or a game's name: its
+board is drawn, and for a game with the 2-player variant's neutral pawn also the regions the pawn
+moves between (tinted and numbered as in the game's action names) and the soldiers (dashed red
+borders). The board is loaded and checked first (errors stop the drawing; warnings go to standard
+error). The picture shows every city at its position with its trading-post spaces left to right
+(shape, privilege colour, coins), abilities, East-West terminals, the special-prestige city with
+its 7/8/9/11 spaces, green cities; every route with its connection points (house points white
+squares, ship points dark-blue discs), taverns, permanent bonus markers and country colours; a
+title and a legend. Without -o the picture is written to BOARD_ID.svg in the current folder. The
+file is written atomically: a failure leaves no file behind.
 """
 
 from __future__ import annotations
