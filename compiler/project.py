@@ -194,7 +194,7 @@ def load_project(
     _resolve_extended_boards(project)
     for checker in CHECKERS:
         project.diagnostics.extend(_resolve(checker)(project))
-    project.diagnostics = _sorted_unique(_without_echoes(project, project.diagnostics))
+    project.diagnostics = sorted_unique(_without_echoes(project, project.diagnostics))
     return project
 
 
@@ -469,7 +469,7 @@ def _at_the_child(found: list[Diagnostic], child: Board, project: Project) -> li
     return out
 
 
-def _sorted_unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+def sorted_unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     """Diagnostics in file order (file, line, column), each once; file-level ones first per file."""
     seen: set[tuple] = set()
     out: list[Diagnostic] = []

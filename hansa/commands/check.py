@@ -45,6 +45,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="treat warnings as errors (exit 1 on any warning)"
     )
+    parser.add_argument(
+        "--no-playouts",
+        action="store_true",
+        help="skip the seeded playouts that look for a game that cannot end"
+        " (docs/rules-language.md)",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors and warnings")
     parser.add_argument(
         "--json",
@@ -111,7 +117,7 @@ def _declared_key(project: Project, name: str) -> tuple[str, str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from hansa.compiler.project import Project, load_project
+    from hansa.compiler.project import Project, load_project, sorted_unique
 
     try:
         project = load_project(named_paths(args.paths, args.spec))
@@ -119,6 +125,10 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             raise
         project = Project(diagnostics=list(exc.diagnostics))
+    if not args.no_playouts:
+        from hansa.play.endless import endless_games
+
+        project.diagnostics = sorted_unique([*project.diagnostics, *endless_games(project)])
     failed = bool(project.errors) or (args.strict and bool(project.warnings))
     if args.json:
         print(json.dumps(as_json(project), indent=1, ensure_ascii=False))
