@@ -199,6 +199,7 @@ def load_project(
 
 
 # "unknown board 'x'", "unknown rule set 'x'", as the checks and `extends` resolution word them
+_PLAIN_NAME = re.compile(r"[^\W\d][\w-]*")
 _UNKNOWN_NAME = re.compile(r"unknown (board|rule set) '((?:[^'\\]|\\.)*)'")
 _DECLARATION = re.compile(
     r'^[ \t]*(board|rules|game)[ \t]+("(?:[^"\\\n]|\\.)*"|[^\W\d][\w-]*)', re.M
@@ -212,10 +213,14 @@ def _without_echoes(project: Project, diagnostics: list[Diagnostic]) -> list[Dia
     broken = {({"rules": "rule set"}.get(kind, kind), name) for kind, name, _ in project.broken}
     if not broken:
         return diagnostics
+    # a declaration whose name could not be read (`rules "A title" extends …`) may be any name
+    nameless = {kind for kind, name in broken if not _PLAIN_NAME.fullmatch(name)}
     kept = []
     for d in diagnostics:
         match = _UNKNOWN_NAME.search(d.message)
         if d.severity == "error" and match and (match.group(1), match.group(2)) in broken:
+            continue
+        if d.severity == "error" and match and match.group(1) in nameless:
             continue
         kept.append(d)
     return kept
@@ -230,9 +235,35 @@ def _name_of(token: Any) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+# A line that looks like a declaration's head whose keyword is missing or misspelt
+# (`ring "The Ring" {`, `bord ring "The Ring" {`, `rule quick "Quick" extends …`).
+_HEADLESS = re.compile(
+    r'^[ \t]*(?:"[^"\n]*"[ \t]+|[^\s"]+[ \t]+|[^\w\s"]+)?'  # a stray word or sign before it
+    r"((?:[^\W\d][\w-]*[ \t]+){1,3})"  # up to three words: keyword, name (either mistyped)
+    r'(?:"|\{|=|extends\b)',  # then a title, a block, `=` or `extends`
+    re.M,
+)
+
+
 def _declarations_in_text(text: str) -> list[tuple[str, str]]:
-    """(kind, name) of the declarations a file that does not parse seems to hold."""
+    """(kind, name) of the declarations a file seems to hold, by their keywords alone."""
     return [(kind, _name_of(name)) for kind, name in _DECLARATION.findall(text)]
+
+
+def _declarations_in_broken_text(text: str) -> list[tuple[str, str]]:
+    """(kind, name) of the declarations a file that does not parse may hold: those with their
+    keyword, a head whose name could not be read as any name ("?"), and under every kind the
+    names of heads whose keyword is missing or misspelt (so a game naming one is not told it is
+    unknown: the file's syntax error says why)."""
+    found = _declarations_in_text(text)
+    for line in re.finditer(r"^[ \t]*(board|rules|game)\b[^\n]*", text, re.M):
+        if not _DECLARATION.match(line.group()):
+            found.append((line.group(1), "?"))
+    for words in _HEADLESS.findall(text):
+        for name in words.split():
+            if name not in ("board", "rules", "game", "define", "extends"):
+                found += [(kind, name) for kind in ("board", "rules", "game")]
+    return found
 
 
 @dataclass(frozen=True)
@@ -253,7 +284,7 @@ def _read_file(path: Path, text: str) -> _FileResult:
     try:
         tree = parse_text(text, file)
     except HansaError as err:
-        broken = tuple((kind, name, file) for kind, name in _declarations_in_text(text))
+        broken = tuple((kind, name, file) for kind, name in _declarations_in_broken_text(text))
         return _FileResult(text, tuple(err.diagnostics), broken)
     diagnostics: list[Diagnostic] = []
     broken_list: list[tuple[str, str, str]] = []
@@ -469,16 +500,29 @@ def _at_the_child(found: list[Diagnostic], child: Board, project: Project) -> li
     return out
 
 
+_DIGITS = re.compile(r"\d[\d,]*")
+
+
 def sorted_unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """Diagnostics in file order (file, line, column), each once; file-level ones first per file."""
+    """Diagnostics in file order (file, line, column), each once; file-level ones first per file.
+
+    One cause is said once: diagnostics at the same place whose messages differ only in their
+    numbers (a check run once per player count, per seat, per space) become the first of them,
+    with "(and N more like it)"."""
     seen: set[tuple] = set()
-    out: list[Diagnostic] = []
+    groups: dict[tuple, list[Diagnostic]] = {}
     for d in diagnostics:
         key = (d.message, d.span, d.severity)
         if key in seen:
             continue
         seen.add(key)
-        out.append(d)
+        groups.setdefault((_DIGITS.sub("#", d.message), d.span, d.severity), []).append(d)
+    out = [
+        first
+        if not more
+        else replace(first, message=f"{first.message} (and {len(more):,} more like it)")
+        for first, *more in groups.values()
+    ]
 
     def position(d: Diagnostic) -> tuple:
         span = d.span or Span("", 0, 0)

@@ -460,7 +460,8 @@ class ExprGenerator:
         elif effect.kind == "may_take":
             holes["kinds"] = str(MAY_TAKE_KINDS[effect.name])
         elif effect.kind == "receive":
-            holes["marker"] = str(self.marker_ids[effect.name])
+            name = effect.name  # as written, else in lower case (names are not case-sensitive)
+            holes["marker"] = str(self.marker_ids.get(name, self.marker_ids.get(name.lower())))
         elif effect.kind == "set_param":
             holes["index"] = str(list(SETTABLE).index(effect.name))
         return [line.format(**holes) for line in lines]
