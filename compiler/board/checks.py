@@ -213,22 +213,14 @@ def _check_routes(board: Board, cities: dict[str, City], report: _Report) -> nx.
     seen: dict[frozenset[str], Route] = {}
     low, high = POINTS_PER_ROUTE
     taverns = 0
-    unknown_reported: set[str] = set()
     for route in board.routes:
         text = _route_text(route)
         endpoints_ok = True
         for end in dict.fromkeys(route.cities):
             if end not in cities:
                 endpoints_ok = False
-                if end in unknown_reported:
-                    continue  # said once, at its first route, with the others listed there
-                others = [
-                    _route_text(r) for r in board.routes if r is not route and end in r.cities
-                ]
-                more = f" (as do route {', route '.join(others)})" if others else ""
-                unknown_reported.add(end)
                 report.error(
-                    f"route {text} names unknown city '{end}'{did_you_mean(end, cities)}{more}",
+                    f"route {text} names unknown city '{end}'{did_you_mean(end, cities)}",
                     route.span,
                 )
         if route.cities[0] == route.cities[1]:
