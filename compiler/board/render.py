@@ -32,7 +32,7 @@ from matplotlib.path import Path as MplPath
 
 from hansa.atomic import write_atomically
 
-from ..errors import HansaError
+from ..errors import Diagnostic, HansaError
 from ..nodes.board import Board, City, Route
 from .regions import Regions
 
@@ -149,8 +149,10 @@ def render_board(
     legend: bool = True,
     lenient: bool = False,
     regions: Regions | None = None,
+    warnings: list[Diagnostic] | None = None,
 ) -> Path:
     """Draw `board` and save it to `path` (.svg or .png by extension); returns the path written.
+    `warnings`, when given, receives what the picture cannot show apart (`crowding`).
 
     The file appears only when the drawing is complete (temporary file in the same folder, renamed);
     any failure raises `HansaError` and leaves nothing behind. `lenient` draws a board that fails
@@ -161,7 +163,7 @@ def render_board(
     check_dpi(dpi)
     if target.is_dir():
         raise HansaError(f"cannot write {target}: it is a directory")
-    figure = draw_board(board, legend=legend, lenient=lenient, regions=regions)
+    figure = draw_board(board, legend=legend, lenient=lenient, regions=regions, warnings=warnings)
     if fmt == "png":
         pixels = [round(inches * dpi) for inches in figure.get_size_inches()]
         if max(pixels) > MAX_PIXELS:
@@ -194,10 +196,16 @@ def check_dpi(dpi: int) -> int:
 
 
 def draw_board(
-    board: Board, *, legend: bool = True, lenient: bool = False, regions: Regions | None = None
+    board: Board,
+    *,
+    legend: bool = True,
+    lenient: bool = False,
+    regions: Regions | None = None,
+    warnings: list[Diagnostic] | None = None,
 ) -> Figure:
     """Build the matplotlib figure of `board` (unsaved); the map scale is fixed in inches.
-    `regions` (the 2-player variant's) are drawn as tinted, numbered faces with their soldiers."""
+    `regions` (the 2-player variant's) are drawn as tinted, numbered faces with their soldiers;
+    `warnings`, when given, receives `crowding`'s warnings."""
     left_out: list[str] = []
     if lenient:
         board, left_out = _drawable_part(board)
@@ -212,6 +220,8 @@ def draw_board(
     layouts = {city.name: _layout_city(board, city, positions[city.name]) for city in board.cities}
 
     plans = _plan_routes(board, layouts)
+    if warnings is not None:
+        warnings.extend(crowding(board, layouts, plans))
 
     bounds = _Rect(0.0, 0.0, width, height)
     for layout in layouts.values():
@@ -525,6 +535,40 @@ def _country_colours(board: Board) -> dict[str, str]:
 # --- drawing -------------------------------------------------------------------------------------
 
 
+def crowding(
+    board: Board, layouts: dict[str, _CityLayout], plans: list[_RoutePlan]
+) -> list[Diagnostic]:
+    """Warnings for what the picture cannot draw apart: two cities whose boxes overlap, and a
+    route whose points overlap each other or a city however its line is bent (its two cities are
+    too close for its points). Each names what to move."""
+    out: list[Diagnostic] = []
+    cities = board.cities
+    for i, a in enumerate(cities):
+        for b in cities[i + 1 :]:
+            if _overlaps(layouts[a.name].extent, layouts[b.name].extent):
+                out.append(
+                    Diagnostic(
+                        f"cities {a.name} and {b.name} are too close to draw apart: their boxes"
+                        " overlap on the picture (move their positions apart)",
+                        b.span,
+                        severity="warning",
+                    )
+                )
+    for plan in plans:
+        if plan.crowded:
+            a, b = plan.route.cities
+            out.append(
+                Diagnostic(
+                    f"cities {a} and {b} are too close to draw route {a} -- {b} apart: its"
+                    f" {len(plan.route.points)} points overlap each other or a city on the"
+                    " picture (move the cities apart)",
+                    plan.route.span,
+                    severity="warning",
+                )
+            )
+    return out
+
+
 def _route_id(route: Route) -> str:
     return f"{route.cities[0]}--{route.cities[1]}"
 
@@ -549,6 +593,7 @@ class _RoutePlan:
     angles: list[float]  # direction of the line at each point, degrees (house points turn with it)
     point_size: float
     labels: list[_Label]
+    crowded: bool = False  # its points overlap each other or a city box however it is bent
 
 
 BENDS = (
@@ -565,6 +610,13 @@ BENDS = (
     -0.055,
     0.075,
     -0.075,
+    # wide arcs: a short route between close cities finds room for its points
+    0.10,
+    -0.10,
+    0.13,
+    -0.13,
+    0.17,
+    -0.17,
 )
 SAMPLES = 48
 
@@ -619,7 +671,7 @@ def _plan_routes(board: Board, layouts: dict[str, _CityLayout]) -> list[_RoutePl
         best: tuple[float, _RoutePlan, list[_Rect], list] | None = None
         for bend in BENDS:
             plan, rects, segments, cost = _try_route(route, bend, layouts, extents, taken)
-            cost += abs(bend) * 40.0
+            cost += abs(bend) * 40.0 + (1000.0 if plan.crowded else 0.0)
             if best is None or cost < best[0] - 1e-9:
                 best = (cost, plan, rects, segments)
             if cost == 0.0:
@@ -650,11 +702,12 @@ def _try_route(
     count = len(route.points)
     cost = 0.0
     size = POINT
-    needed = count * size + (count - 1) * POINT_GAP
+    needed = count * _footprint(size)
     free = s1 - s0
     if free < needed and count:
-        size = min(POINT, max(POINT * 0.75, (free - (count - 1) * POINT_GAP * 0.5) / count))
-        needed = count * size + (count - 1) * POINT_GAP * 0.5
+        # smaller points first (down to 3/4), then the points crowd (a bend should find room)
+        size = min(POINT, max(POINT * 0.75, (free / count - POINT_GAP * 0.5) / math.sqrt(2)))
+        needed = count * _footprint(size)
         cost += (1.0 - size / POINT) * 25.0  # smaller points are harder to read
         if free < needed:
             cost += 30.0 + (needed - free) * 400.0
@@ -663,14 +716,26 @@ def _try_route(
         offsets = [s0 + step * (i + 0.5) for i in range(count)]
     else:
         middle = (s0 + s1) / 2 if s1 > s0 else arc[-1] / 2
-        gap = POINT_GAP * 0.5
-        offsets = [middle - needed / 2 + size / 2 + i * (size + gap) for i in range(count)]
+        step = _footprint(size)
+        offsets = [middle + (i - (count - 1) / 2) * step for i in range(count)]
     spots = [_along(path, arc, s) for s in offsets]
     points = [(x, y) for x, y, _ in spots]
     angles = [math.degrees(math.atan2(ty, tx)) for _, _, (tx, ty) in spots]
     rects = [_Rect(x - size / 2, y - size / 2, x + size / 2, y + size / 2) for x, y in points]
 
     others = [r for name, r in extents.items() if name not in route.cities]
+    # crowded: two of its points closer than a point's diagonal (squares turn with the line, so
+    # neighbours on a curve lean into each other), or a point on a city box or on another
+    # route's point
+    turned = [
+        _Rect(r.x0 - size * 0.2, r.y0 - size * 0.2, r.x1 + size * 0.2, r.y1 + size * 0.2)
+        for r in rects
+    ]  # what a square turned with the line may cover
+    crowded = (
+        any(math.dist(p, q) < size * math.sqrt(2) for p, q in zip(points, points[1:], strict=False))
+        or any(_overlaps(rect, extent) for rect in turned for extent in extents.values())
+        or any(taken.box_hits(rect, 0.0) for rect in turned)
+    )
     for (x, y), rect in zip(points, rects, strict=True):
         cost += 10.0 * sum(1 for other in others if _overlaps(rect, other))
         cost += 6.0 * taken.box_hits(rect, POINT * 0.35)
@@ -689,7 +754,14 @@ def _try_route(
             cost += 3.0
 
     labels, label_cost = _route_labels(route, path, arc, (s0, s1), size, extents, taken, rects)
-    return _RoutePlan(route, path, points, angles, size, labels), rects, segments, cost + label_cost
+    plan = _RoutePlan(route, path, points, angles, size, labels, crowded)
+    return plan, rects, segments, cost + label_cost
+
+
+def _footprint(size: float) -> float:
+    """The length of line one point needs: its diagonal (a square turned any way fits) and half
+    the gap between points."""
+    return size * math.sqrt(2) + POINT_GAP * 0.5
 
 
 def _bent_path(

@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in (d for d in check_board(board) if d.severity != "error"):
         print(warning.format(), file=sys.stderr)
     target = Path(args.output) if args.output is not None else Path(f"{board.id}.svg")
+    crowded: list = []
     written = render_board(
         board,
         target,
@@ -88,7 +89,10 @@ def run(args: argparse.Namespace) -> int:
         legend=not args.no_legend,
         lenient=failed is not None,
         regions=regions[1] if regions and regions[1] else None,
+        warnings=crowded,
     )
+    for warning in crowded:
+        print(warning.format(), file=sys.stderr)
     print(
         f"wrote {written}: {board.title}"
         + (f" ({board.side})" if board.side else "")
