@@ -547,14 +547,15 @@ def load_board(name_or_path: str | Path, spec_dir: str | Path = DEFAULT_SPEC_DIR
         board_errors = [d for d in project.errors if d.span is None or d.span.file == str(path)]
         if board_errors:
             raise HansaError(board_errors)
-        if len(project.boards) != 1:
-            names = ", ".join(sorted(project.boards)) or "none"
-            count = len(project.boards)
+        own = project.own("boards")  # not a built-in parent the file's board extends
+        if len(own) != 1:
+            names = ", ".join(sorted(own)) or "none"
+            count = len(own)
             raise HansaError(
                 f"expected one board in the file, found {count} ({names}); name the board instead",
                 Span(str(path), 0, 0),
             )
-        return next(iter(project.boards.values()))
+        return project.boards[next(iter(own))]
     spec = Path(spec_dir)
     project = load_project([spec]) if spec.is_dir() else Project()
     board = project.boards.get(text)

@@ -66,6 +66,8 @@ ROUTE_COLOUR = "#8a8a8a"
 SEA_UNDERLAY = "#a9d3f0"
 SPECIAL_COLOUR = "#d4a017"
 EAST_WEST_COLOUR = "#c0392b"
+# What a board that extends another added or changed (its picture marks them)
+EDIT_COLOURS = {"added": "#1e9e5a", "changed": "#8e44ad"}
 ABILITY_FACE, ABILITY_EDGE = "#ece4f7", "#5b3b8c"
 TAVERN_FACE, TAVERN_EDGE = "#f6e3c6", "#7b4a12"
 BONUS_FACE, BONUS_EDGE = "#dff3e4", "#1e7a3c"
@@ -266,6 +268,7 @@ def draw_board(
         _draw_route(ax, board, plan, country_colours)
     for city in board.cities:
         _draw_city(ax, board, layouts[city.name], country_colours)
+    _draw_own_edits(ax, board, layouts, plans)
 
     _draw_titles(figure, board, fig_w, fig_h, side_pad, title_h, note)
     if legend:
@@ -543,9 +546,11 @@ def crowding(
     too close for its points). Each names what to move."""
     out: list[Diagnostic] = []
     cities = board.cities
+    overlapping: set[frozenset[str]] = set()
     for i, a in enumerate(cities):
         for b in cities[i + 1 :]:
             if _overlaps(layouts[a.name].extent, layouts[b.name].extent):
+                overlapping.add(frozenset((a.name, b.name)))
                 out.append(
                     Diagnostic(
                         f"cities {a.name} and {b.name} are too close to draw apart: their boxes"
@@ -555,7 +560,7 @@ def crowding(
                     )
                 )
     for plan in plans:
-        if plan.crowded:
+        if plan.crowded and plan.route.key not in overlapping:  # one warning per cause
             a, b = plan.route.cities
             out.append(
                 Diagnostic(
@@ -1141,13 +1146,80 @@ def _draw_badges(ax, layout: _CityLayout) -> None:
         )
 
 
+def _draw_own_edits(
+    ax, board: Board, layouts: dict[str, _CityLayout], plans: list[_RoutePlan]
+) -> None:
+    """On a board that extends another: a coloured frame around each city it added or changed,
+    a coloured band under each such route, a tag saying which."""
+    edits = dict((key, what) for what, key in board.own_edits if what != "removed")
+    if not edits:
+        return
+    for name, layout in layouts.items():
+        what = edits.get(f"city:{name}")
+        if what is None:
+            continue
+        box, grow = layout.extent, 0.004
+        ax.add_artist(
+            FancyBboxPatch(
+                (box.x0 - grow, box.y0 - grow),
+                box.x1 - box.x0 + 2 * grow,
+                box.y1 - box.y0 + 2 * grow,
+                boxstyle="round,pad=0.002",
+                facecolor="none",
+                edgecolor=EDIT_COLOURS[what],
+                lw=2.4,
+                ls=(0, (4, 2)),
+                zorder=6,
+                gid=f"{what}:city:{name}",
+            )
+        )
+        ax.text(
+            box.x1 + grow,
+            box.y1 + grow,
+            "new" if what == "added" else "changed",
+            fontsize=LABEL_PT,
+            ha="right",
+            va="top",
+            color="#ffffff",
+            zorder=6.1,
+            bbox={"boxstyle": "round,pad=0.2", "facecolor": EDIT_COLOURS[what], "lw": 0},
+        )
+    for plan in plans:
+        what = edits.get("route:" + " -- ".join(plan.route.cities))
+        if what is None:
+            continue
+        ax.add_artist(
+            Line2D(
+                [x for x, _ in plan.path],
+                [y for _, y in plan.path],
+                color=EDIT_COLOURS[what],
+                lw=8,
+                alpha=0.45,
+                zorder=1.05,
+                solid_capstyle="round",
+                gid=f"{what}:route:{_route_id(plan.route)}",
+            )
+        )
+
+
+def _edits_summary(board: Board) -> str:
+    """`extends hanseatic_45p: changed city Hamburg; added route Emden -- Hannover`."""
+    words = [f"{what} {key.replace(':', ' ', 1)}" for what, key in board.own_edits]
+    shown = "; ".join(words[:4]) + (f"; and {len(words) - 4} more" if len(words) > 4 else "")
+    return f"extends {board.derived_from}" + (f": {shown}" if shown else "")
+
+
 def _draw_titles(figure: Figure, board: Board, fig_w, fig_h, side_pad, title_h, note) -> None:
     left = side_pad / fig_w
-    title = board.title + (f" — {board.side}" if board.side else "")
+    # a board that extends another is not the printed side its parent names
+    side = "" if "side" in board.inherited else board.side
+    title = board.title + (f" — {side}" if side else "")
     figure.text(
         left, 1 - 0.12 / fig_h, title, fontsize=15, fontweight="bold", va="top", gid="title"
     )
     facts = [f"board {board.id}"]
+    if board.derived_from:
+        facts.append(_edits_summary(board))
     if board.players:
         low, high = min(board.players), max(board.players)
         facts.append(f"{low}–{high} players" if low != high else f"{low} players")
@@ -1258,6 +1330,17 @@ def _draw_legend(ax, board: Board, colours: dict[str, str], regions: Regions | N
         )
     for country, colour in colours.items():
         handles.append(line(f"{country.title()}: route colour, city outline", colour, 3))
+    for what in ("added", "changed"):
+        if any(kind == what for kind, _ in board.own_edits):
+            handles.append(
+                Patch(
+                    facecolor="none",
+                    edgecolor=EDIT_COLOURS[what],
+                    lw=2.4,
+                    ls=(0, (4, 2)),
+                    label=f"{what} by {board.id} (extends {board.derived_from})",
+                )
+            )
     if regions is not None:
         handles.append(
             Patch(

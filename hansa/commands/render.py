@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
         print(warning.format(), file=sys.stderr)
     print(
         f"wrote {written}: {board.title}"
-        + (f" ({board.side})" if board.side else "")
+        + (f" ({board.side})" if board.side and "side" not in board.inherited else "")
+        + (f", extends {board.derived_from}" if board.derived_from else "")
         + f", {len(board.cities)} cities, {len(board.routes)} routes"
         + (" (drawn despite errors)" if failed is not None else "")
         + (f", {regions[1].count} regions of game {args.board}" if regions and regions[1] else "")
