@@ -387,6 +387,47 @@ class _Recovery:
         elif token.type == "LBRACE" and self.accepts(SEPARATOR):
             self.at_statement_start = True  # a rules block opened: its first statement follows
 
+    def second_statement_on_line(self, token: Token) -> bool:
+        """Whether a keyword in the middle of a line would begin a new statement of a rules block
+        (`gain 2 bonus if …`: `bonus` read as the start of a `bonus` statement): the parser takes
+        it directly only as it would after a line break. Statements of a rules block stand on
+        lines of their own (but for a block written whole on one line), so the word is a mistake
+        in this one."""
+        if (
+            token.type not in self.sync_types
+            or token.type == "RBRACE"
+            or self.starts_a_line(token)
+            or self.previous is None
+            or self.previous.line != token.line
+            or "{" in self.lines[token.line - 1][: (token.column or 1) - 1]
+        ):  # a block written on one line may hold several statements
+            return False
+        direct, after_break = self._trial(), self._trial()
+        try:
+            direct.feed_token(token)
+            after_break.feed_token(Token.new_borrow_pos(SEPARATOR, "", token))
+            after_break.feed_token(token)
+        except UnexpectedToken:
+            return False
+        return direct.state_stack == after_break.state_stack
+
+    def continuing(self, token: Token) -> str:
+        """The error for a statement's word that would start a second statement on its line:
+        what can continue the statement there instead."""
+        after_break = self._trial()
+        after_break.feed_token(Token.new_borrow_pos(SEPARATOR, "", token))
+        here = _acceptable(self.state) - _acceptable(after_break) - {"RBRACE"}
+        follow = f"; here {describe_expected(self.parser, here)} can follow" if here else ""
+        return (
+            f"unexpected {_describe_token(token)}: a statement starts on a line of its own{follow}"
+        )
+
+    def _trial(self):
+        trial = self.state.copy(deepcopy_values=False)
+        trial.parse_conf = copy.copy(trial.parse_conf)
+        trial.parse_conf.callbacks = {}
+        return trial
+
     def accepts(self, terminal: str) -> bool:
         """Whether the parser can take `terminal` now (tried on a copy, without building trees:
         lark's tree builders may change the values they are given)."""
@@ -637,6 +678,9 @@ class _Recovery:
                             self.end_statement(token)
                         if self.starts_control_statement(token):
                             raise UnexpectedToken(token, {token.type})
+                        if self.second_statement_on_line(token):
+                            self.report(UnexpectedToken(token, set()), self.continuing(token))
+                            continue
                         self.state.feed_token(token)
                     except UnexpectedToken as err:
                         self.unexpected(err)

@@ -146,3 +146,14 @@ def test_diagnostics_of_one_cause_are_capped() -> None:
     (first, second) = sorted_unique([*many, other])
     assert first.message == "seat 0 has 4 traders (and 999 more like it)"
     assert second is other
+
+
+def test_a_keyword_in_the_middle_of_a_line_does_not_start_a_second_statement(spec: Path) -> None:
+    house(
+        spec,
+        "    after create_route: gain 2 bonus if cities completed now > 0,\n"
+        "        gain 1 PP if established piece is a merchant",
+    )
+    (only,) = errors(spec)
+    assert ":2:32: error: unexpected 'bonus': a statement starts on a line of its own" in only
+    assert "'if'" in only and "'forbid'" not in only
