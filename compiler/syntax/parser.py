@@ -40,7 +40,6 @@ from . import limits
 
 GRAMMAR_DIR = Path(__file__).parent / "grammar"
 MAX_SYNTAX_ERRORS = 20
-MAX_EXPECTED_WORDS = 1000
 
 # Words for named terminals in "expected …" messages; string terminals are shown quoted. Grammar
 # files add their own with `//! word: TERMINAL description` lines.
@@ -205,14 +204,11 @@ def describe_terminal(parser: lark.Lark, name: str) -> str:
 
 
 def describe_expected(parser: lark.Lark, names) -> str:
+    # every word that fits, never a list cut short: what cannot be written here is as useful to
+    # know as what can
     words = sorted({describe_terminal(parser, n) for n in names if n != SEPARATOR})
     if not words:
         return "nothing more"
-    if len(words) > MAX_EXPECTED_WORDS:
-        # punctuation that closes or separates ('}', ')', ',') tells the most: always shown
-        closing = [w for w in words if w in ("'}'", "')'", "','")]
-        rest = [w for w in words if w not in closing]
-        words = closing + rest[: MAX_EXPECTED_WORDS - len(closing)] + ["…"]
     if len(words) == 1:
         return words[0]
     return ", ".join(words[:-1]) + " or " + words[-1]
