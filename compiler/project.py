@@ -201,11 +201,12 @@ def load_project(
     _resolve_extended_boards(project)
     for checker in CHECKERS:
         project.diagnostics.extend(_resolve(checker)(project))
-    project.diagnostics = _sorted_unique(_without_echoes(project, project.diagnostics))
+    project.diagnostics = sorted_unique(_without_echoes(project, project.diagnostics))
     return project
 
 
 # "unknown board 'x'", "unknown rule set 'x'", as the checks and `extends` resolution word them
+_PLAIN_NAME = re.compile(r"[^\W\d][\w-]*")
 _UNKNOWN_NAME = re.compile(r"unknown (board|rule set) '((?:[^'\\]|\\.)*)'")
 _DECLARATION = re.compile(
     r'^[ \t]*(board|rules|game)[ \t]+("(?:[^"\\\n]|\\.)*"|[^\W\d][\w-]*)', re.M
@@ -219,10 +220,14 @@ def _without_echoes(project: Project, diagnostics: list[Diagnostic]) -> list[Dia
     broken = {({"rules": "rule set"}.get(kind, kind), name) for kind, name, _ in project.broken}
     if not broken:
         return diagnostics
+    # a declaration whose name could not be read (`rules "A title" extends …`) may be any name
+    nameless = {kind for kind, name in broken if not _PLAIN_NAME.fullmatch(name)}
     kept = []
     for d in diagnostics:
         match = _UNKNOWN_NAME.search(d.message)
         if d.severity == "error" and match and (match.group(1), match.group(2)) in broken:
+            continue
+        if d.severity == "error" and match and match.group(1) in nameless:
             continue
         kept.append(d)
     return kept
@@ -237,9 +242,35 @@ def _name_of(token: Any) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+# A line that looks like a declaration's head whose keyword is missing or misspelt
+# (`ring "The Ring" {`, `bord ring "The Ring" {`, `rule quick "Quick" extends …`).
+_HEADLESS = re.compile(
+    r'^[ \t]*(?:"[^"\n]*"[ \t]+|[^\s"]+[ \t]+|[^\w\s"]+)?'  # a stray word or sign before it
+    r"((?:[^\W\d][\w-]*[ \t]+){1,3})"  # up to three words: keyword, name (either mistyped)
+    r'(?:"|\{|=|extends\b)',  # then a title, a block, `=` or `extends`
+    re.M,
+)
+
+
 def _declarations_in_text(text: str) -> list[tuple[str, str]]:
-    """(kind, name) of the declarations a file that does not parse seems to hold."""
+    """(kind, name) of the declarations a file seems to hold, by their keywords alone."""
     return [(kind, _name_of(name)) for kind, name in _DECLARATION.findall(text)]
+
+
+def _declarations_in_broken_text(text: str) -> list[tuple[str, str]]:
+    """(kind, name) of the declarations a file that does not parse may hold: those with their
+    keyword, a head whose name could not be read as any name ("?"), and under every kind the
+    names of heads whose keyword is missing or misspelt (so a game naming one is not told it is
+    unknown: the file's syntax error says why)."""
+    found = _declarations_in_text(text)
+    for line in re.finditer(r"^[ \t]*(board|rules|game)\b[^\n]*", text, re.M):
+        if not _DECLARATION.match(line.group()):
+            found.append((line.group(1), "?"))
+    for words in _HEADLESS.findall(text):
+        for name in words.split():
+            if name not in ("board", "rules", "game", "define", "extends"):
+                found += [(kind, name) for kind in ("board", "rules", "game")]
+    return found
 
 
 @dataclass(frozen=True)
@@ -260,7 +291,7 @@ def _read_file(path: Path, text: str) -> _FileResult:
     try:
         tree = parse_text(text, file)
     except HansaError as err:
-        broken = tuple((kind, name, file) for kind, name in _declarations_in_text(text))
+        broken = tuple((kind, name, file) for kind, name in _declarations_in_broken_text(text))
         return _FileResult(text, tuple(err.diagnostics), broken)
     diagnostics: list[Diagnostic] = []
     broken_list: list[tuple[str, str, str]] = []
@@ -349,6 +380,17 @@ def _take_from_library(project: Project) -> None:
         for used in _used_names(declaration)
     ]
     _take_names(project, wanted)
+
+
+def builtin_file(name: str) -> Path | None:
+    """The built-in spec file declaring the board, rule set or game `name` (None if none does)."""
+    library = library_project()
+    for attribute in ("games", "boards", "rulesets"):
+        declaration = library.declarations(attribute).get(name) if library else None
+        span = getattr(declaration, "span", None)
+        if span is not None and span.file:
+            return Path(span.file)
+    return None
 
 
 def take_from_library(project: Project, name: str) -> bool:
@@ -465,16 +507,29 @@ def _at_the_child(found: list[Diagnostic], child: Board, project: Project) -> li
     return out
 
 
-def _sorted_unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
-    """Diagnostics in file order (file, line, column), each once; file-level ones first per file."""
+_DIGITS = re.compile(r"\d[\d,]*")
+
+
+def sorted_unique(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Diagnostics in file order (file, line, column), each once; file-level ones first per file.
+
+    One cause is said once: diagnostics at the same place whose messages differ only in their
+    numbers (a check run once per player count, per seat, per space) become the first of them,
+    with "(and N more like it)"."""
     seen: set[tuple] = set()
-    out: list[Diagnostic] = []
+    groups: dict[tuple, list[Diagnostic]] = {}
     for d in diagnostics:
         key = (d.message, d.span, d.severity)
         if key in seen:
             continue
         seen.add(key)
-        out.append(d)
+        groups.setdefault((_DIGITS.sub("#", d.message), d.span, d.severity), []).append(d)
+    out = [
+        first
+        if not more
+        else replace(first, message=f"{first.message} (and {len(more):,} more like it)")
+        for first, *more in groups.values()
+    ]
 
     def position(d: Diagnostic) -> tuple:
         span = d.span or Span("", 0, 0)
@@ -499,30 +554,35 @@ def load_board(name_or_path: str | Path, spec_dir: str | Path = DEFAULT_SPEC_DIR
         board_errors = [d for d in project.errors if d.span is None or d.span.file == str(path)]
         if board_errors:
             raise HansaError(board_errors)
-        if len(project.boards) != 1:
-            names = ", ".join(sorted(project.boards)) or "none"
-            count = len(project.boards)
+        own = project.own("boards")  # not a built-in parent the file's board extends
+        if len(own) != 1:
+            names = ", ".join(sorted(own)) or "none"
+            count = len(own)
             raise HansaError(
                 f"expected one board in the file, found {count} ({names}); name the board instead",
                 Span(str(path), 0, 0),
             )
-        return next(iter(project.boards.values()))
+        return project.boards[next(iter(own))]
     spec = Path(spec_dir)
-    if not spec.is_dir():
-        raise HansaError(
-            f"no board file '{text}', and no {spec}/ folder to look for a board of that name"
-        )
-    project = load_project([spec])
+    project = load_project([spec]) if spec.is_dir() else Project()
     board = project.boards.get(text)
+    if board is None and take_from_library(project, text):
+        board = project.boards.get(text)  # a built-in board, found from any folder
     if board is None:
-        hint = did_you_mean(text, project.boards)
+        library = library_project()
+        known = set(project.boards) | set(library.boards if library else ())
+        hint = did_you_mean(text, known)
         if text in project.rulesets:
             hint = f" ('{text}' is a rule set, not a board)"
         elif text in project.games:
             hint = f" ('{text}' is a game; its board is '{project.games[text].board}')"
-        known = ", ".join(sorted(project.boards)) or "none"
-
-        missing = Diagnostic(f"no board named {shown(text)} in {spec}/{hint} (boards: {known})")
+        where = f"in {spec}/ nor built in" if spec.is_dir() else f"built in (and no {spec}/ folder)"
+        mine = ", ".join(sorted(project.own("boards"))) or "none"
+        listed = f"boards in {spec}/: {mine}; " if spec.is_dir() else ""
+        missing = Diagnostic(
+            f"no board named {shown(text)} {where}{hint} ({listed}`hansa list` shows the built-in"
+            " ones)"
+        )
         raise HansaError([missing, *project.errors])
     file = board.span.file
     board_errors = [d for d in project.errors if d.span is not None and d.span.file == file]

@@ -9,7 +9,9 @@ with the rules, not here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 import networkx as nx
 
@@ -77,7 +79,36 @@ def check_board(board: Board) -> list[Diagnostic]:
     _check_special_prestige(board, names, graph, report)
     _check_countries(board, report)
     _check_board_numbers(board, report)
-    return sorted(report.diagnostics, key=_position)
+    return _one_error_per_unknown_city(sorted(report.diagnostics, key=_position))
+
+
+_UNKNOWN_CITY = re.compile(
+    r"unknown city '((?:[^'\\]|\\.)*)'|city '((?:[^'\\]|\\.)*)' is not a city of this board"
+)
+
+
+def _one_error_per_unknown_city(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """A city name that is not on the board is one mistake (a misspelt or renamed city) however
+    many statements name it: said at its first use, with the lines of the others."""
+    first: dict[str, int] = {}
+    others: dict[str, list[int]] = {}
+    kept: list[Diagnostic] = []
+    for d in diagnostics:
+        match = _UNKNOWN_CITY.search(d.message) if d.severity == "error" else None
+        name = (match.group(1) or match.group(2)) if match else None
+        if name is None:
+            kept.append(d)
+        elif name in first:
+            others[name].append(d.span.line if d.span else 0)
+        else:
+            first[name], others[name] = len(kept), []
+            kept.append(d)
+    for name, index in first.items():
+        if others[name]:
+            lines = ", ".join(str(n) for n in others[name])
+            d = kept[index]
+            kept[index] = replace(d, message=f"{d.message} (also named at line {lines})")
+    return kept
 
 
 def _position(diagnostic: Diagnostic) -> tuple:
@@ -283,8 +314,18 @@ def _check_east_west(
                 f"East-West city '{end}' is not a city of this board{did_you_mean(end, cities)}",
                 span,
             )
-    if not missing and graph is not None and not nx.has_path(graph, a, b):
+    if (
+        not missing
+        and graph is not None
+        and not nx.has_path(graph, a, b)
+        and not _routes_to_unknown_cities(board, cities)
+    ):
         report.error(f"no chain of routes connects the East-West cities '{a}' and '{b}'", span)
+
+
+def _routes_to_unknown_cities(board: Board, cities) -> list:
+    """The routes naming a city the board does not have (each reported where it stands)."""
+    return [route for route in board.routes if any(end not in cities for end in route.cities)]
 
 
 def _check_special_prestige(
@@ -303,7 +344,10 @@ def _check_special_prestige(
     a, b = special.via
     if special.city not in special.via:
         report.error(f"the special-prestige route {a} -- {b} does not touch '{special.city}'", span)
-    if not any(route.key == frozenset(special.via) for route in board.routes):
+    broken = _routes_to_unknown_cities(board, cities)
+    if not any(route.key == frozenset(special.via) for route in board.routes) and not any(
+        set(route.cities) & {a, b} for route in broken
+    ):  # a route with a misspelt end touching a or b is reported already: one mistake, one error
         report.error(f"the special-prestige route {a} -- {b} is not a route of this board", span)
     if not special.spaces:
         report.error(f"special-prestige city '{special.city}' has no spaces", span)

@@ -265,8 +265,35 @@ class _Extension:
             edits=(),
             extends_span=self.child.extends_span,
             statement_spans=tuple(spans),
+            derived_from=self.parent.id,
+            inherited=tuple(s for s in HEADER_FIELDS if s not in stated and s not in NOT_INHERITED),
+            own_edits=self.own_edits(),
             **values,
         )
+
+    def own_edits(self) -> tuple[tuple[str, str], ...]:
+        """What the child added, changed or removed, city by city and route by route."""
+        out: list[tuple[str, str]] = []
+        parent_cities = {c.name: c for c in self.parent.cities}
+        for name, city in self.cities.items():
+            if name not in parent_cities:
+                out.append(("added", f"city:{name}"))
+            elif city != parent_cities[name]:
+                out.append(("changed", f"city:{name}"))
+        out += [("removed", f"city:{n}") for n in parent_cities if n not in self.cities]
+        parent_routes = {r.key: r for r in self.parent.routes}
+        for key, route in self.routes.items():
+            text = " -- ".join(route.cities)
+            if key not in parent_routes:
+                out.append(("added", f"route:{text}"))
+            elif route != parent_routes[key]:
+                out.append(("changed", f"route:{text}"))
+        out += [
+            ("removed", "route:" + " -- ".join(r.cities))
+            for key, r in parent_routes.items()
+            if key not in self.routes
+        ]
+        return tuple(out)
 
 
 def extend_board(child: Board, parent: Board) -> Board:

@@ -32,7 +32,7 @@ from matplotlib.path import Path as MplPath
 
 from hansa.atomic import write_atomically
 
-from ..errors import HansaError
+from ..errors import Diagnostic, HansaError
 from ..nodes.board import Board, City, Route
 from .regions import Regions
 
@@ -66,6 +66,8 @@ ROUTE_COLOUR = "#8a8a8a"
 SEA_UNDERLAY = "#a9d3f0"
 SPECIAL_COLOUR = "#d4a017"
 EAST_WEST_COLOUR = "#c0392b"
+# What a board that extends another added or changed (its picture marks them)
+EDIT_COLOURS = {"added": "#1e9e5a", "changed": "#8e44ad"}
 ABILITY_FACE, ABILITY_EDGE = "#ece4f7", "#5b3b8c"
 TAVERN_FACE, TAVERN_EDGE = "#f6e3c6", "#7b4a12"
 BONUS_FACE, BONUS_EDGE = "#dff3e4", "#1e7a3c"
@@ -149,8 +151,10 @@ def render_board(
     legend: bool = True,
     lenient: bool = False,
     regions: Regions | None = None,
+    warnings: list[Diagnostic] | None = None,
 ) -> Path:
     """Draw `board` and save it to `path` (.svg or .png by extension); returns the path written.
+    `warnings`, when given, receives what the picture cannot show apart (`crowding`).
 
     The file appears only when the drawing is complete (temporary file in the same folder, renamed);
     any failure raises `HansaError` and leaves nothing behind. `lenient` draws a board that fails
@@ -161,7 +165,7 @@ def render_board(
     check_dpi(dpi)
     if target.is_dir():
         raise HansaError(f"cannot write {target}: it is a directory")
-    figure = draw_board(board, legend=legend, lenient=lenient, regions=regions)
+    figure = draw_board(board, legend=legend, lenient=lenient, regions=regions, warnings=warnings)
     if fmt == "png":
         pixels = [round(inches * dpi) for inches in figure.get_size_inches()]
         if max(pixels) > MAX_PIXELS:
@@ -194,10 +198,16 @@ def check_dpi(dpi: int) -> int:
 
 
 def draw_board(
-    board: Board, *, legend: bool = True, lenient: bool = False, regions: Regions | None = None
+    board: Board,
+    *,
+    legend: bool = True,
+    lenient: bool = False,
+    regions: Regions | None = None,
+    warnings: list[Diagnostic] | None = None,
 ) -> Figure:
     """Build the matplotlib figure of `board` (unsaved); the map scale is fixed in inches.
-    `regions` (the 2-player variant's) are drawn as tinted, numbered faces with their soldiers."""
+    `regions` (the 2-player variant's) are drawn as tinted, numbered faces with their soldiers;
+    `warnings`, when given, receives `crowding`'s warnings."""
     left_out: list[str] = []
     if lenient:
         board, left_out = _drawable_part(board)
@@ -212,6 +222,8 @@ def draw_board(
     layouts = {city.name: _layout_city(board, city, positions[city.name]) for city in board.cities}
 
     plans = _plan_routes(board, layouts)
+    if warnings is not None:
+        warnings.extend(crowding(board, layouts, plans))
 
     bounds = _Rect(0.0, 0.0, width, height)
     for layout in layouts.values():
@@ -256,6 +268,7 @@ def draw_board(
         _draw_route(ax, board, plan, country_colours)
     for city in board.cities:
         _draw_city(ax, board, layouts[city.name], country_colours)
+    _draw_own_edits(ax, board, layouts, plans)
 
     _draw_titles(figure, board, fig_w, fig_h, side_pad, title_h, note)
     if legend:
@@ -525,6 +538,42 @@ def _country_colours(board: Board) -> dict[str, str]:
 # --- drawing -------------------------------------------------------------------------------------
 
 
+def crowding(
+    board: Board, layouts: dict[str, _CityLayout], plans: list[_RoutePlan]
+) -> list[Diagnostic]:
+    """Warnings for what the picture cannot draw apart: two cities whose boxes overlap, and a
+    route whose points overlap each other or a city however its line is bent (its two cities are
+    too close for its points). Each names what to move."""
+    out: list[Diagnostic] = []
+    cities = board.cities
+    overlapping: set[frozenset[str]] = set()
+    for i, a in enumerate(cities):
+        for b in cities[i + 1 :]:
+            if _overlaps(layouts[a.name].extent, layouts[b.name].extent):
+                overlapping.add(frozenset((a.name, b.name)))
+                out.append(
+                    Diagnostic(
+                        f"cities {a.name} and {b.name} are too close to draw apart: their boxes"
+                        " overlap on the picture (move their positions apart)",
+                        b.span,
+                        severity="warning",
+                    )
+                )
+    for plan in plans:
+        if plan.crowded and plan.route.key not in overlapping:  # one warning per cause
+            a, b = plan.route.cities
+            out.append(
+                Diagnostic(
+                    f"cities {a} and {b} are too close to draw route {a} -- {b} apart: its"
+                    f" {len(plan.route.points)} points overlap each other or a city on the"
+                    " picture (move the cities apart)",
+                    plan.route.span,
+                    severity="warning",
+                )
+            )
+    return out
+
+
 def _route_id(route: Route) -> str:
     return f"{route.cities[0]}--{route.cities[1]}"
 
@@ -549,6 +598,7 @@ class _RoutePlan:
     angles: list[float]  # direction of the line at each point, degrees (house points turn with it)
     point_size: float
     labels: list[_Label]
+    crowded: bool = False  # its points overlap each other or a city box however it is bent
 
 
 BENDS = (
@@ -565,6 +615,13 @@ BENDS = (
     -0.055,
     0.075,
     -0.075,
+    # wide arcs: a short route between close cities finds room for its points
+    0.10,
+    -0.10,
+    0.13,
+    -0.13,
+    0.17,
+    -0.17,
 )
 SAMPLES = 48
 
@@ -619,7 +676,7 @@ def _plan_routes(board: Board, layouts: dict[str, _CityLayout]) -> list[_RoutePl
         best: tuple[float, _RoutePlan, list[_Rect], list] | None = None
         for bend in BENDS:
             plan, rects, segments, cost = _try_route(route, bend, layouts, extents, taken)
-            cost += abs(bend) * 40.0
+            cost += abs(bend) * 40.0 + (1000.0 if plan.crowded else 0.0)
             if best is None or cost < best[0] - 1e-9:
                 best = (cost, plan, rects, segments)
             if cost == 0.0:
@@ -650,11 +707,12 @@ def _try_route(
     count = len(route.points)
     cost = 0.0
     size = POINT
-    needed = count * size + (count - 1) * POINT_GAP
+    needed = count * _footprint(size)
     free = s1 - s0
     if free < needed and count:
-        size = min(POINT, max(POINT * 0.75, (free - (count - 1) * POINT_GAP * 0.5) / count))
-        needed = count * size + (count - 1) * POINT_GAP * 0.5
+        # smaller points first (down to 3/4), then the points crowd (a bend should find room)
+        size = min(POINT, max(POINT * 0.75, (free / count - POINT_GAP * 0.5) / math.sqrt(2)))
+        needed = count * _footprint(size)
         cost += (1.0 - size / POINT) * 25.0  # smaller points are harder to read
         if free < needed:
             cost += 30.0 + (needed - free) * 400.0
@@ -663,14 +721,26 @@ def _try_route(
         offsets = [s0 + step * (i + 0.5) for i in range(count)]
     else:
         middle = (s0 + s1) / 2 if s1 > s0 else arc[-1] / 2
-        gap = POINT_GAP * 0.5
-        offsets = [middle - needed / 2 + size / 2 + i * (size + gap) for i in range(count)]
+        step = _footprint(size)
+        offsets = [middle + (i - (count - 1) / 2) * step for i in range(count)]
     spots = [_along(path, arc, s) for s in offsets]
     points = [(x, y) for x, y, _ in spots]
     angles = [math.degrees(math.atan2(ty, tx)) for _, _, (tx, ty) in spots]
     rects = [_Rect(x - size / 2, y - size / 2, x + size / 2, y + size / 2) for x, y in points]
 
     others = [r for name, r in extents.items() if name not in route.cities]
+    # crowded: two of its points closer than a point's diagonal (squares turn with the line, so
+    # neighbours on a curve lean into each other), or a point on a city box or on another
+    # route's point
+    turned = [
+        _Rect(r.x0 - size * 0.2, r.y0 - size * 0.2, r.x1 + size * 0.2, r.y1 + size * 0.2)
+        for r in rects
+    ]  # what a square turned with the line may cover
+    crowded = (
+        any(math.dist(p, q) < size * math.sqrt(2) for p, q in zip(points, points[1:], strict=False))
+        or any(_overlaps(rect, extent) for rect in turned for extent in extents.values())
+        or any(taken.box_hits(rect, 0.0) for rect in turned)
+    )
     for (x, y), rect in zip(points, rects, strict=True):
         cost += 10.0 * sum(1 for other in others if _overlaps(rect, other))
         cost += 6.0 * taken.box_hits(rect, POINT * 0.35)
@@ -689,7 +759,14 @@ def _try_route(
             cost += 3.0
 
     labels, label_cost = _route_labels(route, path, arc, (s0, s1), size, extents, taken, rects)
-    return _RoutePlan(route, path, points, angles, size, labels), rects, segments, cost + label_cost
+    plan = _RoutePlan(route, path, points, angles, size, labels, crowded)
+    return plan, rects, segments, cost + label_cost
+
+
+def _footprint(size: float) -> float:
+    """The length of line one point needs: its diagonal (a square turned any way fits) and half
+    the gap between points."""
+    return size * math.sqrt(2) + POINT_GAP * 0.5
 
 
 def _bent_path(
@@ -1069,13 +1146,80 @@ def _draw_badges(ax, layout: _CityLayout) -> None:
         )
 
 
+def _draw_own_edits(
+    ax, board: Board, layouts: dict[str, _CityLayout], plans: list[_RoutePlan]
+) -> None:
+    """On a board that extends another: a coloured frame around each city it added or changed,
+    a coloured band under each such route, a tag saying which."""
+    edits = dict((key, what) for what, key in board.own_edits if what != "removed")
+    if not edits:
+        return
+    for name, layout in layouts.items():
+        what = edits.get(f"city:{name}")
+        if what is None:
+            continue
+        box, grow = layout.extent, 0.004
+        ax.add_artist(
+            FancyBboxPatch(
+                (box.x0 - grow, box.y0 - grow),
+                box.x1 - box.x0 + 2 * grow,
+                box.y1 - box.y0 + 2 * grow,
+                boxstyle="round,pad=0.002",
+                facecolor="none",
+                edgecolor=EDIT_COLOURS[what],
+                lw=2.4,
+                ls=(0, (4, 2)),
+                zorder=6,
+                gid=f"{what}:city:{name}",
+            )
+        )
+        ax.text(
+            box.x1 + grow,
+            box.y1 + grow,
+            "new" if what == "added" else "changed",
+            fontsize=LABEL_PT,
+            ha="right",
+            va="top",
+            color="#ffffff",
+            zorder=6.1,
+            bbox={"boxstyle": "round,pad=0.2", "facecolor": EDIT_COLOURS[what], "lw": 0},
+        )
+    for plan in plans:
+        what = edits.get("route:" + " -- ".join(plan.route.cities))
+        if what is None:
+            continue
+        ax.add_artist(
+            Line2D(
+                [x for x, _ in plan.path],
+                [y for _, y in plan.path],
+                color=EDIT_COLOURS[what],
+                lw=8,
+                alpha=0.45,
+                zorder=1.05,
+                solid_capstyle="round",
+                gid=f"{what}:route:{_route_id(plan.route)}",
+            )
+        )
+
+
+def _edits_summary(board: Board) -> str:
+    """`extends hanseatic_45p: changed city Hamburg; added route Emden -- Hannover`."""
+    words = [f"{what} {key.replace(':', ' ', 1)}" for what, key in board.own_edits]
+    shown = "; ".join(words[:4]) + (f"; and {len(words) - 4} more" if len(words) > 4 else "")
+    return f"extends {board.derived_from}" + (f": {shown}" if shown else "")
+
+
 def _draw_titles(figure: Figure, board: Board, fig_w, fig_h, side_pad, title_h, note) -> None:
     left = side_pad / fig_w
-    title = board.title + (f" — {board.side}" if board.side else "")
+    # a board that extends another is not the printed side its parent names
+    side = "" if "side" in board.inherited else board.side
+    title = board.title + (f" — {side}" if side else "")
     figure.text(
         left, 1 - 0.12 / fig_h, title, fontsize=15, fontweight="bold", va="top", gid="title"
     )
     facts = [f"board {board.id}"]
+    if board.derived_from:
+        facts.append(_edits_summary(board))
     if board.players:
         low, high = min(board.players), max(board.players)
         facts.append(f"{low}–{high} players" if low != high else f"{low} players")
@@ -1186,6 +1330,17 @@ def _draw_legend(ax, board: Board, colours: dict[str, str], regions: Regions | N
         )
     for country, colour in colours.items():
         handles.append(line(f"{country.title()}: route colour, city outline", colour, 3))
+    for what in ("added", "changed"):
+        if any(kind == what for kind, _ in board.own_edits):
+            handles.append(
+                Patch(
+                    facecolor="none",
+                    edgecolor=EDIT_COLOURS[what],
+                    lw=2.4,
+                    ls=(0, (4, 2)),
+                    label=f"{what} by {board.id} (extends {board.derived_from})",
+                )
+            )
     if regions is not None:
         handles.append(
             Patch(

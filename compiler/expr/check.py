@@ -9,9 +9,10 @@ turn). Whatever passes these checks compiles (compiler/expr/codegen.py relies on
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
-from ..errors import Diagnostic, did_you_mean
+from ..errors import Diagnostic, closest_name, did_you_mean
 from ..nodes.board import Board
 from ..nodes.expr import (
     MARKER_TRIGGER,
@@ -178,15 +179,30 @@ class Names:
     places: Places | None = None
 
 
+# Words authors write for the ones the quantities use (`track points` is `track PP`).
+_SYNONYMS = {"points": "pp", "point": "pp", "prestige": "pp", "vp": "pp"}
+
+
+def _as_typed(quantity: str) -> str:
+    """A quantity as the docs write it, and so as a suggestion shows it (`track PP`)."""
+    return " ".join("PP" if w == "pp" else w for w in quantity.split())
+
+
 def _quantity_hint(words: str) -> str:
-    """ "did you mean" for a phrase: a known quantity that is the phrase with a word left out
-    (`trading posts` → `posts`) or with one word misspelt, before the nearest by letters."""
+    """ "did you mean" for a phrase: a known quantity that is the phrase with a word said as the
+    quantities say it (`track points` → `track PP`), or with a word left out (`trading posts` →
+    `posts`), before the nearest by letters."""
     parts = words.split()
+    said = " ".join(_SYNONYMS.get(w, w) for w in parts)
+    said = " ".join(w for i, w in enumerate(said.split()) if i == 0 or w != said.split()[i - 1])
+    if said != words and said in QUANTITIES:
+        return f" (did you mean '{_as_typed(said)}'?)"
     for drop in range(len(parts)):
         shorter = " ".join(parts[:drop] + parts[drop + 1 :])
         if shorter in QUANTITIES:
-            return f" (did you mean '{shorter}'?)"
-    return did_you_mean(words, QUANTITIES)
+            return f" (did you mean '{_as_typed(shorter)}'?)"
+    guess = closest_name(words, list(QUANTITIES))
+    return f" (did you mean '{_as_typed(guess)}'?)" if guess and guess != words else ""
 
 
 def check_country(name: str, names: Names, node, cities: bool = False) -> None:
@@ -529,7 +545,11 @@ def check_whom(effect: Effect, names: Names, scope: Scope) -> Scope:
 def check_effect(effect: Effect, hook: str, names: Names, scope: Scope) -> None:
     allowed = EFFECTS[effect.kind][1]
     if hook not in allowed:
-        raise _fail(f"'{effect.text()}' cannot be done {_hook_words(hook)}", effect)
+        raise _fail(
+            f"'{effect.text()}' cannot be done {_hook_words(hook)}; it can be done"
+            f" {_hooks_listed(allowed)}",
+            effect,
+        )
     if effect.whom is not None:
         scope = check_whom(effect, names, scope)
     if hook == "turn_end" and effect.kind == "develop" and not effect.name:
@@ -558,10 +578,9 @@ def check_effect(effect: Effect, hook: str, names: Names, scope: Scope) -> None:
         _need(effect.value, NUMBER, names, scope, "take a number of pieces")
         if effect.name not in MAY_TAKE_KINDS:
             raise _fail(f"take pieces, traders or merchants, not '{effect.name}'", effect)
-    if effect.kind == "receive" and effect.name not in names.markers:
+    if effect.kind == "receive" and effect.name.lower() not in {m.lower() for m in names.markers}:
         raise _fail(
-            f"unknown bonus marker '{effect.name}'{did_you_mean(effect.name, names.markers)}",
-            effect,
+            f"unknown bonus marker '{effect.name}'{marker_hint(effect.name, names)}", effect
         )
     if effect.kind == "set_param":
         state = {name: kind for name, kind, _private in names.state}
@@ -582,15 +601,46 @@ def check_effect(effect: Effect, hook: str, names: Names, scope: Scope) -> None:
         _need(effect.value, NUMBER, names, scope, "a parameter is set to a number")
 
 
+def marker_hint(name: str, names: Names) -> str:
+    """ " (did you mean …?)" for a bonus marker's name, as it is typed: a label of several words
+    in double quotes (`receive marker "Guild charter"`)."""
+    guess = closest_name(name, names.markers)
+    if not guess or guess == name:
+        return ""
+    typed = f"'{guess}'" if re.fullmatch(r"[^\W\d][\w-]*", guess) else f'"{guess}"'
+    return f" (did you mean {typed}?)"
+
+
+# Each hook as an author writes its head.
+_HOOK_HEADS = {
+    "setup": "at setup",
+    "turn_start": "at turn start",
+    "turn_end": "at turn end",
+    "marker_used": "in a bonus marker's `when used:`",
+    "after_create_route": "after create_route",
+    "after_income": "after income",
+    "after_place": "after place",
+    "after_displace": "after displace",
+    "after_use_marker": "after use marker",
+    "favour": "in a favour tile",
+    "marker_draw": "at the marker draw",
+}
+
+
 def _hook_words(hook: str) -> str:
     return {
-        "setup": "at setup",
         "marker_draw": "at the marker draw (only PP and `draw N keep 1`)",
         "score": "in a scoring category",
         "end": "in an end trigger",
         "forbid": "in a forbid condition",
         "tiebreak": "in a tie-break step",
-    }.get(hook, f"in hook {hook}")
+    }.get(hook, _HOOK_HEADS.get(hook, f"in `{hook.replace('_', ' ')}`"))
+
+
+def _hooks_listed(hooks) -> str:
+    """Where an effect can be written, every place named as the author writes it."""
+    words = [_HOOK_HEADS.get(h, h.replace("_", " ")) for h in hooks]
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
 
 
 def _check_one_draw(rule: HookRule, ruleset: RuleSet) -> None:

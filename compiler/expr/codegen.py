@@ -503,7 +503,8 @@ class ExprGenerator:
         elif effect.kind == "may_take":
             holes["kinds"] = str(MAY_TAKE_KINDS[effect.name])
         elif effect.kind == "receive":
-            holes["marker"] = str(self.marker_ids[effect.name])
+            name = effect.name  # as written, else in lower case (names are not case-sensitive)
+            holes["marker"] = str(self.marker_ids.get(name, self.marker_ids.get(name.lower())))
         elif effect.kind == "set_param" and effect.name in self.state_slots:
             state = {name: kind for name, kind, _private in self.names.state}
             kind = "set_flag" if state[effect.name] == "flag" else "set_counter"

@@ -135,6 +135,8 @@ def _marker_ids(f: Fold, hook_rules) -> dict[str, int]:
         ids[bm.name or bm.kind] = i
     for i, rule in enumerate(r for r in hook_rules if r.hook == "marker_used"):
         ids[rule.label] = f.first_rule_marker + i
+    for name, i in list(ids.items()):  # marker names are not case-sensitive (`receive marker`)
+        ids.setdefault(name.lower(), i)
     return ids
 
 
@@ -149,8 +151,11 @@ def _check_setup_receives(f: Fold, hook_rules) -> None:
         if rule.hook != "setup":
             continue
         for effect in rule.effects:
-            if effect.kind == "receive" and effect.when is None and effect.name in ids:
-                needed.setdefault(effect.name, []).append(effect)
+            if effect.kind != "receive" or effect.when is not None:
+                continue
+            name = effect.name if effect.name in ids else effect.name.lower()
+            if name in ids:
+                needed.setdefault(name, []).append(effect)
     players = max(f.game.players)
     for name, effects in needed.items():
         i = ids[name]

@@ -154,6 +154,13 @@ class Board:
     # Where each board statement was written (("east_west", span), …), so checks point at the
     # statement.
     statement_spans: tuple[tuple[str, Span], ...] = field(default=(), compare=False, repr=False)
+    # A board folded from one that extends another keeps, for its picture: the parent's id, the
+    # header statements taken from the parent, and what the child added, changed or removed
+    # (("added", "city:Visby"), ("changed", "route:Bremen -- Hamburg"), …). Not part of the
+    # board's meaning (a diff or an export never sees them).
+    derived_from: str = field(default="", compare=False, repr=False)
+    inherited: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    own_edits: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
     def statement_span(self, statement: str) -> Span:
         """The span of a board statement such as "east_west"; the board's own span if unknown."""

@@ -12,6 +12,7 @@ the span of the offending spec text.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from ..board.regions import check_pawn
 from ..errors import Diagnostic, Span, did_you_mean
@@ -358,10 +359,25 @@ def _check_options(ruleset: RuleSet) -> list[Diagnostic]:
 # Games.
 
 
+def _counts_text(counts: list[int]) -> str:
+    """Player counts in rising order, runs written as ranges: `1, 6..9`."""
+    runs: list[list[int]] = []
+    for count in sorted(counts):
+        if runs and count == runs[-1][1] + 1:
+            runs[-1][1] = count
+        else:
+            runs.append([count, count])
+    return ", ".join(f"{a:,}" if a == b else f"{a:,}..{b:,}" for a, b in runs)
+
+
 def check_game(
-    game: Game, rulesets: Mapping[str, RuleSet], boards: Mapping[str, Board]
+    game: Game,
+    rulesets: Mapping[str, RuleSet],
+    boards: Mapping[str, Board],
+    board_has_errors: bool = False,
 ) -> list[Diagnostic]:
-    """A game against its (resolved) rule set and board: names, player counts, fit to the board."""
+    """A game against its (resolved) rule set and board: names, player counts, fit to the board
+    (not checked on a board with errors of its own: they are the mistake, said once)."""
     out: list[Diagnostic] = []
     ruleset = rulesets.get(game.rules)
     board = boards.get(game.board)
@@ -383,14 +399,18 @@ def check_game(
         )
     if not game.players:
         out.append(_error(f"game {game.name} allows no player count", _at(game.players_span, game)))
-    for count in game.players:
-        if not 2 <= count <= 5:
-            out.append(
-                _error(
-                    f"game {game.name}: {count} players; Hansa Teutonica is for 2 to 5",
-                    _at(game.players_span, game),
-                )
+    outside = [count for count in game.players if not 2 <= count <= 5]
+    if outside:  # one error however many counts: `players 4..1000000` is one mistake
+        out.append(
+            _error(
+                f"game {game.name}: {_counts_text(outside)} players; Hansa Teutonica is for 2 to 5",
+                _at(game.players_span, game),
             )
+        )
+        # the rest is checked for the counts that can be played, so the mistake is said once
+        game = replace(game, players=tuple(c for c in game.players if 2 <= c <= 5))
+        if not game.players:
+            return out
     if board is not None and board.players:
         printed = set(board.players) | set(board.original_edition_players)
         outside = [n for n in game.players if n not in printed]
@@ -403,7 +423,7 @@ def check_game(
                     _at(game.players_span, game),
                 )
             )
-    if ruleset is None or board is None:
+    if ruleset is None or board is None or board_has_errors:
         return out
     out += _fit_rules_to_board(game, ruleset, board, boards)
     if ruleset.pawn is not None:

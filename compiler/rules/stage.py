@@ -13,7 +13,10 @@ from .resolve import resolve
 
 
 def check_rules_project(
-    rulesets: Mapping[str, RuleSet], games: Mapping[str, Game], boards: Mapping[str, Board]
+    rulesets: Mapping[str, RuleSet],
+    games: Mapping[str, Game],
+    boards: Mapping[str, Board],
+    broken_boards: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, RuleSet], list[Diagnostic]]:
     """Resolve every rule set and check every game: (resolved rule sets by name, diagnostics)."""
     resolved: dict[str, RuleSet] = {}
@@ -31,7 +34,7 @@ def check_rules_project(
     for game in games.values():
         if game.rules in rulesets and game.rules not in resolved:
             continue  # its rule set's errors are reported already
-        out += check_game(game, {**rulesets, **resolved}, boards)
+        out += check_game(game, {**rulesets, **resolved}, boards, game.board in broken_boards)
     return resolved, out
 
 
@@ -40,6 +43,10 @@ def check_project(project) -> list[Diagnostic]:
 
     The resolved rule sets are kept in `project.resolved_rulesets` (by name) for later stages.
     """
-    resolved, diagnostics = check_rules_project(project.rulesets, project.games, project.boards)
+    failed = {d.span.file for d in project.diagnostics if d.severity == "error" and d.span}
+    broken = frozenset(n for n, b in project.boards.items() if b.span.file in failed)
+    resolved, diagnostics = check_rules_project(
+        project.rulesets, project.games, project.boards, broken
+    )
     project.declarations("resolved_rulesets").update(resolved)
     return diagnostics + check_module_names(project.games)

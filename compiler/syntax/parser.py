@@ -28,6 +28,7 @@ import hashlib
 import os
 import re
 import unicodedata
+from dataclasses import replace
 from pathlib import Path
 
 import lark
@@ -39,7 +40,6 @@ from . import limits
 
 GRAMMAR_DIR = Path(__file__).parent / "grammar"
 MAX_SYNTAX_ERRORS = 20
-MAX_EXPECTED_WORDS = 16
 
 # Words for named terminals in "expected …" messages; string terminals are shown quoted. Grammar
 # files add their own with `//! word: TERMINAL description` lines.
@@ -204,14 +204,11 @@ def describe_terminal(parser: lark.Lark, name: str) -> str:
 
 
 def describe_expected(parser: lark.Lark, names) -> str:
+    # every word that fits, never a list cut short: what cannot be written here is as useful to
+    # know as what can
     words = sorted({describe_terminal(parser, n) for n in names if n != SEPARATOR})
     if not words:
         return "nothing more"
-    if len(words) > MAX_EXPECTED_WORDS:
-        # punctuation that closes or separates ('}', ')', ',') tells the most: always shown
-        closing = [w for w in words if w in ("'}'", "')'", "','")]
-        rest = [w for w in words if w not in closing]
-        words = closing + rest[: MAX_EXPECTED_WORDS - len(closing)] + ["…"]
     if len(words) == 1:
         return words[0]
     return ", ".join(words[:-1]) + " or " + words[-1]
@@ -309,19 +306,74 @@ class _Recovery:
         self.recovering = False  # after an error, until a keyword, ';' or '}' is shifted
         self.dropped_braces = 0  # '{' dropped while recovering, whose '}' must be dropped too
         self.sync_types, self.resume_types = _sync_terminals(parser)
+        self.keyword_types = {
+            t.pattern.value: t.name
+            for t in parser.terminals
+            if t.name in self.sync_types and isinstance(t.pattern, PatternStr)
+        }
         self.previous: Token | None = None  # the last token fed
         self.statement_column = 0  # where the current statement's first word stands
         self.at_statement_start = False  # after a block's '{' or a line break ending a statement
         self.retry: Token | None = None  # a token to feed again after an inserted '{'
+        self.guess: Token | None = None  # a misspelt keyword read as the keyword, until confirmed
 
-    def report(self, err: UnexpectedInput) -> None:
-        if not self.recovering:
+    def report(self, err: UnexpectedInput, message: str = "") -> None:
+        """Say what is wrong (in `message`, else what the parser expected), unless recovering."""
+        line = getattr(err, "line", 0)
+        said_on_this_line = bool(self.errors) and self.errors[-1].span.line == line > 0
+        if not self.recovering and not said_on_this_line:  # one error a line: the rest echo it
             expected = _acceptable(self.state)
             diagnostic = _error_diagnostic(self.parser, err, self.file, self.lines, expected)
+            if message:
+                diagnostic = replace(diagnostic, message=message)
             self.errors.append(diagnostic)
         self.recovering = True
 
+    def you_control_message(self, token: Token) -> str:
+        """For `… cities you control` where a number is wanted: what to write. Empty otherwise."""
+        previous = self.previous
+        if str(token) != "control" or previous is None or str(previous) != "you":
+            return ""
+        if previous.line != token.line:
+            return ""
+        return (
+            "unexpected 'control' after 'you': `cities you control` is a set of cities; its number"
+            " is `count cities you control` (or `… per city you control`)"
+        )
+
+    def starts_control_statement(self, token: Token) -> bool:
+        """Whether `control` right after `you` on the same line would start a `control goes to`
+        statement (the parser can take it there, the phrase before being complete): it never
+        does, the author meant the cities they control."""
+        if not self.you_control_message(token) or token.type == "NAME":
+            return False
+        trial = self.state.copy(deepcopy_values=False)
+        trial.parse_conf = copy.copy(trial.parse_conf)
+        trial.parse_conf.callbacks = {}
+        try:
+            trial.feed_token(token)
+        except UnexpectedToken:
+            return False
+        return self.keyword_types.get("goes") in _acceptable(trial)
+
+    def several_words_message(self, token: Token) -> str:
+        """For a name right after a name on the same line (`receive marker royal charter`): how a
+        name of several words is written. Empty otherwise."""
+        previous = self.previous
+        if token.type != "NAME" or previous is None or previous.type != "NAME":
+            return ""
+        if previous.line != token.line:
+            return ""
+        if not _acceptable(self.state) & {"RBRACE", "COMMA", "$END"}:
+            return ""  # the phrase could not end there: something else is missing
+        return (
+            f"unexpected {_describe_token(token)} after {_describe_token(previous)}: a name of"
+            f' several words is written in double quotes ("{previous} {token}")'
+        )
+
     def shifted(self, token: Token) -> None:
+        if token is not self.guess:
+            self.guess = None  # a token after the guessed keyword fitted: the guess was right
         if token.type in self.resume_types:
             self.recovering = False
             self.dropped_braces = 0
@@ -330,6 +382,47 @@ class _Recovery:
             self.statement_column, self.at_statement_start = token.column or 0, False
         elif token.type == "LBRACE" and self.accepts(SEPARATOR):
             self.at_statement_start = True  # a rules block opened: its first statement follows
+
+    def second_statement_on_line(self, token: Token) -> bool:
+        """Whether a keyword in the middle of a line would begin a new statement of a rules block
+        (`gain 2 bonus if …`: `bonus` read as the start of a `bonus` statement): the parser takes
+        it directly only as it would after a line break. Statements of a rules block stand on
+        lines of their own (but for a block written whole on one line), so the word is a mistake
+        in this one."""
+        if (
+            token.type not in self.sync_types
+            or token.type == "RBRACE"
+            or self.starts_a_line(token)
+            or self.previous is None
+            or self.previous.line != token.line
+            or "{" in self.lines[token.line - 1][: (token.column or 1) - 1]
+        ):  # a block written on one line may hold several statements
+            return False
+        direct, after_break = self._trial(), self._trial()
+        try:
+            direct.feed_token(token)
+            after_break.feed_token(Token.new_borrow_pos(SEPARATOR, "", token))
+            after_break.feed_token(token)
+        except UnexpectedToken:
+            return False
+        return direct.state_stack == after_break.state_stack
+
+    def continuing(self, token: Token) -> str:
+        """The error for a statement's word that would start a second statement on its line:
+        what can continue the statement there instead."""
+        after_break = self._trial()
+        after_break.feed_token(Token.new_borrow_pos(SEPARATOR, "", token))
+        here = _acceptable(self.state) - _acceptable(after_break) - {"RBRACE"}
+        follow = f"; here {describe_expected(self.parser, here)} can follow" if here else ""
+        return (
+            f"unexpected {_describe_token(token)}: a statement starts on a line of its own{follow}"
+        )
+
+    def _trial(self):
+        trial = self.state.copy(deepcopy_values=False)
+        trial.parse_conf = copy.copy(trial.parse_conf)
+        trial.parse_conf.callbacks = {}
+        return trial
 
     def accepts(self, terminal: str) -> bool:
         """Whether the parser can take `terminal` now (tried on a copy, without building trees:
@@ -371,8 +464,23 @@ class _Recovery:
         """Report (unless still recovering from an earlier error), then resynchronise on the token
         if an enclosing construct takes it, else drop it."""
         token = err.token
+        if token.type == "NAME" and str(token) in self.keyword_types and self.starts_a_line(token):
+            # lexed as a name in a state that had no place for the keyword (inside a broken
+            # statement): starting a line, it is the keyword, which may start the next statement
+            token = Token.new_borrow_pos(self.keyword_types[str(token)], str(token), token)
+            err.token = token
         if token.type == "RBRACE" and self.dropped_braces:
             self.dropped_braces -= 1  # closes a '{' dropped while recovering
+            return
+        if not self.recovering and self.starts_a_line(token):
+            self.statement_column = token.column or 0  # a broken statement's first word
+        if self.guess is not None:
+            # the token after a guessed keyword does not fit it either: the guess was wrong, and
+            # its error said where the mistake is
+            self.guess, self.recovering = None, True
+        own_words = self.you_control_message(token) or self.several_words_message(token)
+        if own_words and not self.recovering:
+            self.report(err, own_words)
             return
         misspelt = self.misspelt_keyword(token) if not self.recovering else None
         if misspelt is not None:
@@ -380,32 +488,102 @@ class _Recovery:
             # keyword were written, so the rest of the statement and the next line raise nothing.
             self.report(err)
             self.recovering = False
-            self.retry = misspelt
+            self.retry = self.guess = misspelt
             return
-        if not self.recovering and _acceptable(self.state) == {"LBRACE"}:
+        if self.recovering and self.starts_a_line(token) and not self.dropped_braces:
+            if "LBRACE" in _acceptable(self.state):
+                # a broken head (`board ring "The Ring" "x"`) on the line before a block's
+                # statements: read on as if its '{' were there, so they raise nothing more
+                self.state.feed_token(Token.new_borrow_pos("LBRACE", "{", token))
+                self.shifted(Token.new_borrow_pos("LBRACE", "{", token))
+                self.retry = token
+                return
+        if not self.recovering and self.missing_brace(token):
             # Only a '{' can follow (`rules r extends p` and a line break): say so once, then read
             # on as if it were there, so the block's statements and its '}' raise nothing more.
             self.report(err)
             self.recovering = False
             self.state.feed_token(Token.new_borrow_pos("LBRACE", "{", token))
             self.shifted(Token.new_borrow_pos("LBRACE", "{", token))
-            self.retry = token
+            # a word on the head's own line stood where the '{' should (`extends p after`): it
+            # goes with it; one on a later line starts the block
+            new_line = self.previous is not None and token.line != self.previous.line
+            self.retry = token if new_line or token.type == "RBRACE" else None
             return
-        resumed = self.resynchronised(token) if token.type in self.sync_types else None
+        inside_dropped = self.recovering and self.dropped_braces > 0
+        # a keyword inside a block that was dropped belongs to that block, not to a construct
+        # outside it (`… | completed_cities >= board` must not start a `board` declaration)
+        resumed = (
+            self.resynchronised(token)
+            if token.type in self.sync_types
+            and not inside_dropped
+            # mid-line, a keyword belongs to the broken statement (`… per city you control`)
+            and (self.starts_a_line(token) or self.closes_on_its_line(token))
+            # a declaration starts at the left margin; indented, the word is a broken statement's
+            and not (str(token) in _DECLARATION_KEYWORDS and token.column != 1)
+            else None
+        )
         if resumed is None or not self.recovering:
-            if self.recovering and not self.dropped_braces and self.starts_a_line(token):
+            continuation = 0 < self.statement_column < (token.column or 0)
+            if (
+                self.recovering
+                and not self.dropped_braces
+                and self.starts_a_line(token)
+                and not continuation  # a line indented under the broken statement continues it
+            ):
                 # A fresh line outside skipped braces: a new mistake, probably where a statement
                 # of the enclosing block should start.
                 self.recovering = False
                 self.state = self.enclosing_block()
             self.report(err)
         if resumed is not None:
+            was_recovering = self.recovering
             self.state = resumed
             if self.starts_a_line(token):
                 self.statement_column, self.at_statement_start = token.column or 0, False
             self.shifted(token)
+            if was_recovering and str(token) in _DECLARATION_KEYWORDS:
+                # a declaration begun from inside a broken block (`}` mistyped as `rules`): its
+                # head is read on quietly, the block's error having said what is wrong
+                self.recovering = True
         elif token.type == "LBRACE":
             self.dropped_braces += 1
+
+    def starts_statement_mid_line(self, token: Token) -> bool:
+        """While recovering: whether `token` is a keyword that would start a statement in the
+        middle of a line at a block's level (`… per city you control` after a broken head), or a
+        '}' there that closes no block opened on its line; either belongs to the broken
+        statement."""
+        if not self.recovering or token.type not in self.sync_types or self.starts_a_line(token):
+            return False
+        if token.type == "RBRACE":
+            return not self.closes_on_its_line(token)  # a stray '}' of the broken statement
+        return bool(_acceptable(self.state) & {"RBRACE", "$END"})
+
+    def closes_on_its_line(self, token: Token) -> bool:
+        """Whether a '}' in the middle of a line may close a block: one opened on its line (`city
+        A { square white }`). One that breaks a statement there (`players }`) is a stray '}':
+        dropped with the statement, the enclosing block read on."""
+        if token.type != "RBRACE" or not token.line:
+            return False
+        line = self.lines[token.line - 1]
+        before, after = line[: (token.column or 1) - 1], line[token.column or 1 :]
+        # an unclosed '{' before it that no later '}' of the line closes instead
+        return before.count("{") - before.count("}") > after.count("}") - after.count("{")
+
+    def missing_brace(self, token: Token) -> bool:
+        """Whether a '{' is missing before `token`: it is the only thing that can follow, or it can
+        follow and `token` starts a new line (a block's first statement after its head)."""
+        acceptable = _acceptable(self.state)
+        if "LBRACE" not in acceptable or token.type == "RBRACE":
+            return False
+        previous = self.previous
+        new_line = previous is not None and (token.line or 0) > (previous.end_line or 0)
+        if acceptable == {"LBRACE"} or (new_line and self.starts_a_line(token)):
+            return True
+        # `city Jena  square white }`: the rest of the line closes a block it never opened
+        rest = self.lines[token.line - 1][(token.column or 1) - 1 :] if token.line else ""
+        return rest.count("}") > rest.count("{")
 
     def misspelt_keyword(self, token: Token) -> Token | None:
         """The keyword a name misspells, as a token in its place, if exactly one keyword the
@@ -473,9 +651,32 @@ class _Recovery:
                     if token.type == "RBRACE" and self.recovering and self.dropped_braces:
                         self.dropped_braces -= 1  # closes a '{' that was dropped
                         continue
+                    if self.recovering and self.dropped_braces:
+                        # inside a block that was dropped: its tokens belong to it, even those
+                        # the parser could take here (`… >= board` is not a `board` declaration)
+                        self.dropped_braces += token.type == "LBRACE"
+                        last = token
+                        continue
+                    if (
+                        token.type == "NAME"
+                        and str(token) in self.keyword_types
+                        and self.starts_a_line(token)
+                        and (
+                            self.recovering
+                            or (token.column == 1 and token in _DECLARATION_KEYWORDS)
+                        )
+                    ):  # a keyword starting a line, read as a name by a broken statement
+                        token = Token.new_borrow_pos(self.keyword_types[str(token)], token, token)
+                    if self.starts_statement_mid_line(token):
+                        continue  # a keyword inside a broken statement: dropped with it
                     try:
                         if self.ends_statement(token):
                             self.end_statement(token)
+                        if self.starts_control_statement(token):
+                            raise UnexpectedToken(token, {token.type})
+                        if self.second_statement_on_line(token):
+                            self.report(UnexpectedToken(token, set()), self.continuing(token))
+                            continue
                         self.state.feed_token(token)
                     except UnexpectedToken as err:
                         self.unexpected(err)
@@ -501,7 +702,10 @@ class _Recovery:
         try:
             return self.state.feed_token(end, True)
         except UnexpectedToken as err:
-            self.recovering = False  # a missing '}' at the end is worth saying even after an error
+            # a missing '}' at the end is worth saying even after an error; the rest of a broken
+            # statement is not
+            if not self.errors or "RBRACE" in _acceptable(self.state):
+                self.recovering = False
             self.report(err)
             return None
 
@@ -523,6 +727,9 @@ def _acceptable(state) -> set[str]:
             continue
         out.add(terminal)
     return out
+
+
+_DECLARATION_KEYWORDS = frozenset({"board", "rules", "game", "define"})
 
 
 @functools.cache

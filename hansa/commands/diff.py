@@ -28,7 +28,7 @@ import argparse
 import contextlib
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -648,11 +648,95 @@ def run(args: argparse.Namespace) -> int:
     _check_simulation_args(args)
     loader = SpecLoader(args.spec)
     a, b = load_pair(args.a, args.b, args.spec, loader)
-    edits = compare(a, b)
+    edits = in_authors_words(compare(a, b), a, b)
+    a, b = as_shown(a, args.spec), as_shown(b, args.spec)
+    edits = [_edit_as_shown(e, args.spec) for e in edits]
     if args.simulate is None:
         _print(_semantic_report(args, edits, a, b))
         return 1 if edits else 0
     return _run_simulation(args, edits, a, b, loader)
+
+
+def shown_file(file: str, spec_dir: str) -> str:
+    """A file as a report shows it: one under the spec folder by its path from there as the user
+    named the folder (`spec/bigbox_2021.hansa`, `mine/house.hansa`), a built-in spec file by its
+    place in the built-in spec (`built-in:boards/hanseatic_45p.hansa`), others relative to the
+    current folder when under it, else as given; never an installation's absolute path."""
+    from hansa.compiler import LIBRARY_DIR
+
+    if not file:
+        return file
+    path = Path(file)
+    resolved = path.resolve()
+    spec_root = Path(spec_dir).resolve()
+    if resolved.is_relative_to(spec_root):
+        return (Path(spec_dir) / resolved.relative_to(spec_root)).as_posix()
+    if resolved.is_relative_to(LIBRARY_DIR):
+        return "built-in:" + resolved.relative_to(LIBRARY_DIR).as_posix()
+    if path.is_absolute() and resolved.is_relative_to(Path.cwd()):
+        return resolved.relative_to(Path.cwd()).as_posix()
+    return file
+
+
+def _span_as_shown(span: Span | None, spec_dir: str) -> Span | None:
+    if span is None or not span.file:
+        return span
+    return replace(span, file=shown_file(span.file, spec_dir))
+
+
+def _edit_as_shown(edit: Edit, spec_dir: str) -> Edit:
+    return replace(
+        edit,
+        old_at=_span_as_shown(edit.old_at, spec_dir),
+        new_at=_span_as_shown(edit.new_at, spec_dir),
+    )
+
+
+def as_shown(side: Loaded, spec_dir: str) -> Loaded:
+    """The side with its file named as `shown_file` names it."""
+    return replace(side, side=replace(side.side, file=shown_file(side.side.file, spec_dir)))
+
+
+def _authors_text(span: Span | None, catalogue: Any) -> str | None:
+    """The source text at `span` on one line (its lines joined, runs of blanks made one), or None
+    when the source is not at hand."""
+    sources = getattr(catalogue, "sources", None) or {}
+    text = sources.get(span.file) if span is not None and span.line > 0 else None
+    if text is None or not span.end_line:
+        return None
+    lines = text.split("\n")[span.line - 1 : span.end_line]
+    if not lines:
+        return None
+    lines[-1] = lines[-1][: span.end_column - 1]
+    lines[0] = lines[0][span.column - 1 :]
+    return " ".join(" ".join(lines).split()) or None
+
+
+def _as_whole_rule(authored: str | None, normalised: str) -> str | None:
+    """An end trigger's own words are one alternative of its `end when … | …` line: given back
+    whole, with `end when` and its timing as the normalised text has them."""
+    if authored is None or not normalised.startswith("end when ") or authored.startswith("end "):
+        return authored
+    timing = normalised.rpartition(" after ")[2] if " after " in normalised else ""
+    suffix = f" after {timing}" if timing in ("turn", "round") else ""
+    return f"end when {authored}" + ("" if authored.endswith(suffix) else suffix)
+
+
+def in_authors_words(edits: list[Edit], a: Loaded, b: Loaded) -> list[Edit]:
+    """Rules in words echoed as their authors wrote them (`is a merchant`, not the normalised
+    `= merchant`): each side's summary taken from its own source where the rule is defined."""
+    out = []
+    for edit in edits:
+        if edit.area == "rules in words" and not edit.field:
+            old = _authors_text(edit.old_at, a.catalogue) if edit.old_summary else None
+            new = _authors_text(edit.new_at, b.catalogue) if edit.new_summary else None
+            old = _as_whole_rule(old, edit.old_summary)
+            new = _as_whole_rule(new, edit.new_summary)
+            edit = replace(
+                edit, old_summary=old or edit.old_summary, new_summary=new or edit.new_summary
+            )
+        out.append(edit)
+    return out
 
 
 def _semantic_report(args: argparse.Namespace, edits: list[Edit], a: Loaded, b: Loaded) -> str:

@@ -1,9 +1,9 @@
 """Print a board in the reference JSON schema (schema_version 1).
 
-BOARD is a board's name declared in the spec folder (--spec, default ./spec), or the path of a
-.hansa file. The board is checked first: errors stop the export (the JSON would not be valid
-reference data), warnings are printed to standard error. The output uses the reference files'
-layout: one city or route per line.
+BOARD is a board's name declared in the spec folder (--spec, default ./spec) or built in (found
+from any folder, as `hansa list` lists them), or the path of a .hansa file. The board is checked
+first: errors stop the export (the JSON would not be valid reference data), warnings are printed to
+standard error. The output uses the reference files' layout: one city or route per line.
 """
 
 from __future__ import annotations

@@ -1,15 +1,16 @@
 """Draw a board as a picture (SVG or PNG, by the output file's extension).
 
-BOARD is a board's name declared in the spec folder (--spec, default ./spec), or the path of a
-.hansa file, or a game's name: its board is drawn, and for a game with the 2-player variant's
-neutral pawn also the regions the pawn moves between (tinted and numbered as in the game's action
-names) and the soldiers (dashed red borders). The board is loaded and checked first (errors stop
-the drawing; warnings go to standard error). The picture shows every city at its position with its
-trading-post spaces left to right (shape, privilege colour, coins), abilities, East-West terminals,
-the special-prestige city with its 7/8/9/11 spaces, green cities; every route with its connection
-points (house points white squares, ship points dark-blue discs), taverns, permanent bonus markers
-and country colours; a title and a legend. Without -o the picture is written to BOARD_ID.svg in the
-current folder. The file is written atomically: a failure leaves no file behind.
+BOARD is a board's name declared in the spec folder (--spec, default ./spec) or built in (found
+from any folder, as `hansa list` lists them), or the path of a .hansa file, or a game's name: its
+board is drawn, and for a game with the 2-player variant's neutral pawn also the regions the pawn
+moves between (tinted and numbered as in the game's action names) and the soldiers (dashed red
+borders). The board is loaded and checked first (errors stop the drawing; warnings go to standard
+error). The picture shows every city at its position with its trading-post spaces left to right
+(shape, privilege colour, coins), abilities, East-West terminals, the special-prestige city with
+its 7/8/9/11 spaces, green cities; every route with its connection points (house points white
+squares, ship points dark-blue discs), taverns, permanent bonus markers and country colours; a
+title and a legend. Without -o the picture is written to BOARD_ID.svg in the current folder. The
+file is written atomically: a failure leaves no file behind.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in (d for d in check_board(board) if d.severity != "error"):
         print(warning.format(), file=sys.stderr)
     target = Path(args.output) if args.output is not None else Path(f"{board.id}.svg")
+    crowded: list = []
     written = render_board(
         board,
         target,
@@ -87,10 +89,14 @@ def run(args: argparse.Namespace) -> int:
         legend=not args.no_legend,
         lenient=failed is not None,
         regions=regions[1] if regions and regions[1] else None,
+        warnings=crowded,
     )
+    for warning in crowded:
+        print(warning.format(), file=sys.stderr)
     print(
         f"wrote {written}: {board.title}"
-        + (f" ({board.side})" if board.side else "")
+        + (f" ({board.side})" if board.side and "side" not in board.inherited else "")
+        + (f", extends {board.derived_from}" if board.derived_from else "")
         + f", {len(board.cities)} cities, {len(board.routes)} routes"
         + (" (drawn despite errors)" if failed is not None else "")
         + (f", {regions[1].count} regions of game {args.board}" if regions and regions[1] else "")
@@ -102,13 +108,15 @@ def _game_regions(name: str, spec: str = "spec"):
     """(board name, regions) when `name` is a game of the spec folder using the neutral pawn."""
 
     from hansa.compiler.board.regions import board_regions
-    from hansa.compiler.project import load_project
+    from hansa.compiler.project import Project, load_project, take_from_library
     from hansa.compiler.rules.resolve import resolve
 
     folder = Path(spec)
-    if name.endswith(".hansa") or not folder.is_dir():
+    if name.endswith(".hansa"):
         return None
-    project = load_project([folder])
+    project = load_project([folder]) if folder.is_dir() else Project()
+    if name not in project.games and not take_from_library(project, name):
+        return None  # not a game here nor built in: a board's name (or an unknown one)
     game = project.games.get(name)
     if game is None or game.board not in project.boards:
         return None
@@ -123,7 +131,7 @@ def _game_regions(name: str, spec: str = "spec"):
 def _board_despite_errors(name_or_path: str, error: HansaError, spec: str = "spec"):
     """The board as lowered though it fails its checks; re-raise `error` if it never got so far."""
 
-    from hansa.compiler.project import SPEC_SUFFIX, load_project
+    from hansa.compiler.project import SPEC_SUFFIX, Project, load_project, take_from_library
 
     path = Path(name_or_path)
     if path.is_file() or name_or_path.endswith(SPEC_SUFFIX):
@@ -131,8 +139,9 @@ def _board_despite_errors(name_or_path: str, error: HansaError, spec: str = "spe
         if len(boards) == 1:
             return boards[0]
         raise error
-    if Path(spec).is_dir():
-        board = load_project([spec]).boards.get(name_or_path)
+    project = load_project([spec]) if Path(spec).is_dir() else Project()
+    if name_or_path in project.boards or take_from_library(project, name_or_path):
+        board = project.boards.get(name_or_path)
         if board is not None:
             return board
     raise error

@@ -231,7 +231,8 @@ def test_load_board_by_name_and_by_file(tmp_path: Path, monkeypatch) -> None:
         load_board("mnii")
     assert (
         info.value.message
-        == "no board named 'mnii' in spec/ (did you mean 'mini'?) (boards: maxi, mini)"
+        == "no board named 'mnii' in spec/ nor built in (did you mean 'mini'?) (boards in spec/:"
+        " maxi, mini; `hansa list` shows the built-in ones)"
     )
     with pytest.raises(HansaError, match="no such file"):
         load_board("spec/missing.hansa")

@@ -211,7 +211,7 @@ def test_games_lower_ranges_single_counts_and_lists():
         ("bonus extra_action(count: 3)", "did you mean 'extra_actions'", "extra_action("),
         ("action displaces", "unknown action 'displaces' (did you mean 'displace'", "displaces"),
         ("ability key values 1 covered_by trader full_pp 0", "unknown ability 'key'", "key "),
-        ("end when track >= 3", "unknown quantity 'track' (did you mean 'track pp'", "track >="),
+        ("end when track >= 3", "unknown quantity 'track' (did you mean 'track PP'", "track >="),
         (
             "end when track_p >= 3",
             "unknown end trigger 'track_p' (did you mean 'track_pp'",

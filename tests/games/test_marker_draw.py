@@ -149,7 +149,7 @@ def test_a_keep_frame_of_one_kind_is_refused_on_load():
         ("at marker draw: draw 1 keep 1", "2:21: `draw N keep 1` draws at least 2 markers"),
         ("at marker draw: develop an ability", "2:21: 'develop an ability' cannot be done"),
         ("at marker draw: receive marker plus_3_actions", "2:21: 'receive marker plus_3_actions'"),
-        ("at turn end: draw 3 keep 1", "2:18: 'draw 3 keep 1' cannot be done in hook turn_end"),
+        ("at turn end: draw 3 keep 1", "2:18: 'draw 3 keep 1' cannot be done at turn end"),
         (
             "at marker draw: draw 3 keep 1\n    at marker draw: gain 1 PP, draw 2 keep 1",
             "3:32: the marker draw is already changed by 'draw 3 keep 1' (line 2)",

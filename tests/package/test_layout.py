@@ -62,6 +62,8 @@ LATE_IMPORTS = {
     "loads the compiler's tables",
     ("hansa.commands", "hansa.analysis"): PLAY_WITHOUT_COMPILER + " (the behavioural diff "
     "compiles both sides)",
+    ("hansa.commands.check", "hansa.play.endless"): PLAY_WITHOUT_COMPILER + " (the playouts "
+    "that look for a game that cannot end compile each game in memory)",
     ("hansa.commands.serve", "hansa.web"): "the web app needs the `web` extra (starlette): "
     "`hansa serve` without it is one clear error",
     ("hansa.commands.bench", "hansa.rl"): "the RL adapters need the `rl` extra",
