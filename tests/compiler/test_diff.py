@@ -622,8 +622,12 @@ def test_one_changed_parameter_of_the_spec_editions_is_one_edit(spec_project, da
     name = data.draw(st.sampled_from(sorted(spec_project.rulesets)))
     a = resolved(spec_project, name)
     path, value = data.draw(st.sampled_from(list(leaves(a))))
-    edits = diff_rulesets(a, replace_at(a, path, other_value(value)))
-    assert len(edits) == 1, (path, messages(edits))
+    every = diff_rulesets(a, replace_at(a, path, other_value(value)))
+    # "places named" is derived from the rules in words (which boards the rule set needs): it
+    # comes only with an edit of those rules, and is not counted as a change of its own
+    edits = [e for e in every if e.area != "places named"]
+    assert len(edits) == 1, (path, messages(every))
+    assert len(edits) == len(every) or edits[0].area == "rules in words", messages(every)
     # The edit points at side A's definition of the changed item.
     assert edits[0].old_at is not None and edits[0].old_at.file.endswith(".hansa")
 

@@ -481,6 +481,6 @@ def test_the_docs_examples_run():
                 if adapter == "pettingzoo":
                     environment = namespace["environment"]
                     assert environment.decisions == 300 or environment.hansa_state.is_terminal()
-                if adapter == "gymnasium":
+                if adapter == "gymnasium" and "environment" in namespace:  # not the batched one
                     assert namespace["environment"].unwrapped.state is not None
     assert ran == {"pettingzoo", "gymnasium", "openspiel"}
