@@ -18,6 +18,7 @@ import functools
 import json
 import sys
 
+from hansa.atomic import write_atomically
 from hansa.play.simulate import ladder_agents, search_backend_note
 from hansa.runtime.errors import HansaError
 
@@ -100,7 +101,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from hansa.analysis.ladder import csv_text, import_choix, report_text, run_ladder
     from hansa.analysis.ladder_plot import check_plot_path, write_ladder_plot
-    from hansa.atomic import write_atomically
 
     if args.games < 1:
         raise HansaError(f"-n must be at least 1, got {args.games}")
