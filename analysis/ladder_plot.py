@@ -98,6 +98,7 @@ def _pairs(axes, report: dict) -> None:
                     ha="center",
                     va="center",
                     fontsize=8,
+                    color="white" if abs(grid[i][j] - 0.5) > 0.3 else "black",  # on dark cells
                 )
     axes.set_xticks(range(len(names)), names, rotation=30, ha="right")
     axes.set_yticks(range(len(names)), names)
