@@ -898,7 +898,8 @@ def seated(agents: Sequence[str], index: int) -> list[str]:
 
 
 def ladder_lineups(agents: Sequence[str], players: int) -> list[tuple[str, ...]]:
-    """One cycle of a ladder's lineups (`hansa ladder`, docs/play.md, "A rated ladder").
+    """One cycle of a ladder's lineups (`hansa ladder`; docs/play.md, "hansa ladder: a rated
+    ladder of agents").
 
     With at least as many agents as seats, every `players`-subset of the agents (in the order
     given), else one table of the agents repeated in turn (`a,b,c` in four seats: `a,b,c,a`);

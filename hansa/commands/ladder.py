@@ -3,12 +3,13 @@
 The agents (two or more: greedy, random, mcts, strong or module:Class, each with :key=value
 arguments, as `hansa simulate --agents` takes them) play N games of the game; game i seats lineup
 i of a cycle in which every agent sits every seat equally often and every pair of agents meets
-(docs/play.md, "A rated ladder"), with the seed of game i derived from --seed and i, so the report
-is the same for any --jobs and executor. Each game gives a result for every pair of seats held by
-different agents (the winners after the tie-break chain first, then final PP; equal standing is a
-draw); the ratings are a Bradley–Terry fit of those results (choix, the `rl` extra) on the Elo
-scale, with 95% intervals from a bootstrap over games. Output: a table (text, --json or --csv,
-on standard output or in --output FILE) and, with --plot, a picture; files are written whole.
+(docs/play.md, "hansa ladder: a rated ladder of agents"), with the seed of game i derived from
+--seed and i, so the report is the same for any --jobs and executor. Each game gives a result
+for every pair of seats held by different agents (the winners after the tie-break chain first,
+then final PP; equal standing is a draw); the ratings are a Bradley–Terry fit of those results
+(choix, the `rl` extra) on the Elo scale, with 95% intervals from a bootstrap over games.
+Output: a table (text, --json or --csv, on standard output or in --output FILE) and, with
+--plot, a picture; files are written whole.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from hansa.play.simulate import ladder_agents, search_backend_note
 from hansa.runtime.errors import HansaError
 
 from .play import add_backend_option, add_spec_option, load_game, max_decisions
-from .simulate import _Progress, add_executor_options
+from .simulate import Progress, add_executor_options
 
 NAME = "ladder"
 HELP = "rate agents against each other: games with rotating seats, Bradley–Terry ratings"
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     for note in sorted(n for n in notes if n):
         print(note, file=sys.stderr)
     quiet = args.json or args.csv or args.output is not None
-    progress = _Progress(args.games, enabled=not quiet and sys.stderr.isatty())
+    progress = Progress(args.games, enabled=not quiet and sys.stderr.isatty())
     try:
         ladder = run_ladder(
             game,
