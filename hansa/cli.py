@@ -26,6 +26,7 @@ COMMANDS = [
     "verify",
     "play",
     "simulate",
+    "ladder",
     "replay",
     "score",
     "diff",

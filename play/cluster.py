@@ -123,14 +123,14 @@ def run_on_ray(
     seed: int,
     batches: Sequence[list[int]],
     max_decisions: int | None,
-    rotate: bool,
+    seating: str,
     progress: Callable[[int], None],
     address: str | None = None,
     cpus: int | None = None,
     record_moves: bool = False,
 ) -> dict[int, dict]:
     """Play every batch as a Ray task, `play_batch(module name, module text, players, agents,
-    seed, indices, max_decisions, rotate, record_moves)` on a worker (a module-level function,
+    seed, indices, max_decisions, seating, record_moves)` on a worker (a module-level function,
     imported there by name); game index -> record. `progress(done)` after each batch.
 
     A local Ray (no `address`) is started with `cpus` CPUs (default: all) and shut down after
@@ -148,7 +148,7 @@ def run_on_ray(
             seed,
             batches,
             max_decisions,
-            rotate,
+            seating,
             progress,
             record_moves,
         )
@@ -190,7 +190,7 @@ def _run(
     seed,
     batches,
     max_decisions,
-    rotate,
+    seating,
     progress,
     record_moves=False,
 ) -> dict[int, dict]:
@@ -214,7 +214,7 @@ def _run(
             seed,
             batch,
             max_decisions,
-            rotate,
+            seating,
             record_moves,
         ): batch
         for batch in batches

@@ -8,9 +8,11 @@ and game length, each with its spread.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import inspect
+import itertools
 import math
 import multiprocessing
 import os
@@ -154,8 +156,9 @@ def _construct(spec: str, cls, seed: int, params: dict):
     return agent
 
 
-def parse_agents(text: str | Sequence[str], players: int) -> list[str]:
-    """`greedy` (everyone) or `greedy,random,…` (one per seat) → one agent name per seat."""
+def split_agents(text: str | Sequence[str]) -> list[str]:
+    """`greedy,mcts:iterations=400,rollout=random` → the agents named, in order (a `key=value`
+    piece continues the previous agent's parameters); an empty name is an error."""
     if isinstance(text, str):
         names: list[str] = []
         for piece in (n.strip() for n in text.split(",")):
@@ -168,6 +171,12 @@ def parse_agents(text: str | Sequence[str], players: int) -> list[str]:
         names = list(text)
     if not names or any(not n for n in names):
         raise HansaError(f"--agents: empty agent name in {text!r}")
+    return names
+
+
+def parse_agents(text: str | Sequence[str], players: int) -> list[str]:
+    """`greedy` (everyone) or `greedy,random,…` (one per seat) → one agent name per seat."""
+    names = split_agents(text)
     if len(names) == 1:
         return names * players
     if len(names) != players:
@@ -526,7 +535,9 @@ class SimulationResult:
     games: int
     records: list[dict] = field(repr=False)
     elements: dict[str, str] = field(default_factory=dict, repr=False)  # usage_elements(game)
-    seats: str = "fixed"  # "rotate": game i seats the agents shifted by i (`seated`)
+    # "rotate": game i seats the agents shifted by i (`seated`); "ladder": `agents` are the
+    # ladder's agents and game i seats lineup i of their cycle (`ladder_lineups`)
+    seats: str = "fixed"
     wall_seconds: float = 0.0  # the games' wall time (not loading the game, not the report)
     end_names: tuple[str, ...] = ()  # `end_trigger_names(game)`: the triggers that can end it
     city_names: tuple[str, ...] = ()
@@ -823,12 +834,11 @@ def _play_chunk(
     indices: list[int],
     max_decisions: int | None,
     loader: Callable[[str, int], Game],
-    rotate: bool = False,
+    seating: str = "fixed",
     record_moves: bool = False,
 ) -> list[tuple[int, dict]]:
-    return play_games(
-        _game_for(name, players, loader), agents, seed, indices, max_decisions, rotate, record_moves
-    )
+    game = _game_for(name, players, loader)
+    return play_games(game, agents, seed, indices, max_decisions, seating, record_moves)
 
 
 def play_games(
@@ -837,10 +847,11 @@ def play_games(
     seed: int,
     indices: list[int],
     max_decisions: int | None,
-    rotate: bool,
+    seating: str,
     record_moves: bool = False,
 ) -> list[tuple[int, dict]]:
-    """Games `indices` of a run with `seed`: (index, record summary) each, wherever they run.
+    """Games `indices` of a run with `seed`: (index, record summary) each, wherever they run;
+    `seating` ("fixed", "rotate", "ladder") says who sits where in each (`seat_names`).
 
     Each summary carries `cpu_seconds`, the CPU time of this process spent on the game (making
     its agents and playing it), so a study's cost adds up over worker processes and Ray tasks;
@@ -849,7 +860,7 @@ def play_games(
     for i in indices:
         started = time.process_time()
         s = game_seed(seed, i)
-        names = seated(agents, i) if rotate else list(agents)
+        names = seat_names(agents, seating, i, game.num_players())
         record, _state = play_game(game, make_agents(names, s), s, max_decisions, record_moves)
         summary = record.summary()
         summary["agents"] = names
@@ -868,14 +879,14 @@ def play_batch(
     seed: int,
     indices: list[int],
     max_decisions: int | None,
-    rotate: bool,
+    seating: str,
     record_moves: bool = False,
 ) -> list[tuple[int, dict]]:
     """A Ray task's body (`hansa.play.cluster` runs it on a worker): games `indices` of the study,
     as `simulate`'s local workers play them, of the game rebuilt from its module's text (each
     record with the CPU seconds this worker spent on its game)."""
     game = game_from_text(module_name, text, players)
-    return play_games(game, agents, seed, indices, max_decisions, rotate, record_moves)
+    return play_games(game, agents, seed, indices, max_decisions, seating, record_moves)
 
 
 def seated(agents: Sequence[str], index: int) -> list[str]:
@@ -884,6 +895,61 @@ def seated(agents: Sequence[str], index: int) -> list[str]:
     n = len(agents)
     shift = index % n
     return [agents[(seat - shift) % n] for seat in range(n)]
+
+
+def ladder_lineups(agents: Sequence[str], players: int) -> list[tuple[str, ...]]:
+    """One cycle of a ladder's lineups (`hansa ladder`; docs/play.md, "hansa ladder: a rated
+    ladder of agents").
+
+    With at least as many agents as seats, every `players`-subset of the agents (in the order
+    given), else one table of the agents repeated in turn (`a,b,c` in four seats: `a,b,c,a`);
+    each table in its `players` rotations, then reversed in its rotations (but for two seats,
+    where reversing is a rotation). So over a cycle every agent sits every seat equally often,
+    every pair of agents meets, and each has the other on either side equally often."""
+    agents = tuple(agents)
+    if len(agents) >= players:
+        tables = list(itertools.combinations(agents, players))
+    else:
+        tables = [tuple(agents[seat % len(agents)] for seat in range(players))]
+    orders = (1, -1) if players > 2 else (1,)
+    return [
+        tuple(seated(table[::order], shift))
+        for table in tables
+        for order in orders
+        for shift in range(players)
+    ]
+
+
+def seat_names(agents: Sequence[str], seating: str, index: int, players: int) -> list[str]:
+    """The agents of game `index`, seat by seat: as given ("fixed"), shifted by `index` seats
+    ("rotate", `seated`), or lineup `index` of the ladder's cycle ("ladder", `ladder_lineups`)."""
+    if seating == "rotate":
+        return seated(agents, index)
+    if seating == "ladder":
+        cycle = _ladder_cycle(tuple(agents), players)
+        return list(cycle[index % len(cycle)])
+    return list(agents)
+
+
+@functools.lru_cache(maxsize=8)
+def _ladder_cycle(agents: tuple[str, ...], players: int) -> list[tuple[str, ...]]:
+    return ladder_lineups(agents, players)
+
+
+SEATINGS = ("rotate", "fixed", "ladder")
+
+
+def ladder_agents(text: str | Sequence[str]) -> list[str]:
+    """The distinct agents of a ladder (`split_agents`): two or more, none named twice."""
+    names = split_agents(text)
+    if len(names) < 2:
+        raise HansaError(
+            f"a ladder needs at least two agents to rate against each other, got {names[0]!r}"
+        )
+    repeated = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if repeated is not None:
+        raise HansaError(f"--agents names {repeated!r} twice: a ladder rates distinct agents")
+    return names
 
 
 def simulate(
@@ -906,14 +972,16 @@ def simulate(
     `game_name` is a game name (loaded with `loader`, in each worker) or an already loaded `Game`.
     The result is the same for any `jobs` and executor. `progress(done, n)` is called as games
     finish. With agents that differ and `seats="rotate"` (the default), game i seats them shifted
-    by i (`seated`), so agent and seat are not confounded; `seats="fixed"` keeps the given order.
+    by i (`seated`), so agent and seat are not confounded; `seats="fixed"` keeps the given order;
+    `seats="ladder"` takes `agents` as the distinct agents of a ladder (two or more, any number
+    against the seats) and game i seats lineup i of their cycle (`ladder_lineups`).
     `executor="ray"` plays the games as Ray tasks (`hansa.play.cluster`): on a local Ray with
     `jobs` CPUs, or on the cluster at `address`. With `record_moves` every record keeps its
     game's moves (`hansa diff --simulate` pairs the games of its two sides by them). The result's
     `cost()` (CPU seconds of the games, summed over workers, and the wall time) is the only part
     that changes from run to run.
     """
-    if seats not in ("rotate", "fixed"):
+    if seats not in SEATINGS:
         raise HansaError(f"--seats must be rotate or fixed, not {seats!r}")
     if executor not in EXECUTORS:
         raise HansaError(f"--executor must be {' or '.join(EXECUTORS)}, not {executor!r}")
@@ -934,8 +1002,12 @@ def simulate(
         game = _game_for(name, players, loader)
         _LOADED[(name, game.num_players())] = game
     players = game.num_players()
-    seat_agents = parse_agents(agents, players)
-    rotate = seats == "rotate" and len(set(seat_agents)) > 1
+    if seats == "ladder":
+        seat_agents = ladder_agents(agents)
+        seating = "ladder"
+    else:
+        seat_agents = parse_agents(agents, players)
+        seating = "rotate" if seats == "rotate" and len(set(seat_agents)) > 1 else "fixed"
     for spec in set(seat_agents):
         make_agent(spec, 0)  # fail early on a bad name, before any process starts
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
@@ -944,7 +1016,7 @@ def simulate(
     started = time.perf_counter()
     if executor == "ray":
         results = _play_on_ray(
-            game, seat_agents, seed, n, max_decisions, rotate, report, jobs, address, record_moves
+            game, seat_agents, seed, n, max_decisions, seating, report, jobs, address, record_moves
         )
     else:
         results = _play_local(
@@ -956,7 +1028,7 @@ def simulate(
             jobs,
             max_decisions,
             loader,
-            rotate,
+            seating,
             report,
             record_moves,
         )
@@ -968,7 +1040,7 @@ def simulate(
         game=name,
         players=players,
         agents=seat_agents,
-        seats="rotate" if rotate else "fixed",
+        seats=seating,
         seed=seed,
         games=n,
         records=[results[i] for i in range(n)],
@@ -982,7 +1054,7 @@ def simulate(
 
 
 def _play_on_ray(
-    game, agents, seed, n, max_decisions, rotate, progress, cpus, address, record_moves=False
+    game, agents, seed, n, max_decisions, seating, progress, cpus, address, record_moves=False
 ):
     """The games as Ray tasks of two games each (a cluster's size is not known here, and a batch
     whose worker dies costs little to rerun)."""
@@ -997,7 +1069,7 @@ def _play_on_ray(
             seed,
             batches,
             max_decisions,
-            rotate,
+            seating,
             lambda done: progress(done, n),
             address=address,
             cpus=cpus,
@@ -1008,7 +1080,7 @@ def _play_on_ray(
 
 
 def _play_local(
-    name, players, agents, seed, n, jobs, max_decisions, loader, rotate, progress, moves=False
+    name, players, agents, seed, n, jobs, max_decisions, loader, seating, progress, moves=False
 ):
     """The games here (`jobs` 1) or over `jobs` forked processes; game index -> record."""
     jobs = min((os.cpu_count() or 1) if jobs is None else jobs, n)
@@ -1018,7 +1090,7 @@ def _play_local(
     if jobs == 1:
         for batch in batches:
             for i, summary in _play_chunk(
-                name, players, agents, seed, batch, max_decisions, loader, rotate, moves
+                name, players, agents, seed, batch, max_decisions, loader, seating, moves
             ):
                 results[i] = summary
             progress(len(results), n)
@@ -1038,7 +1110,7 @@ def _play_local(
                 batch,
                 max_decisions,
                 loader,
-                rotate,
+                seating,
                 moves,
             )
             for batch in batches

@@ -100,6 +100,7 @@ SLOW_MODULES = {
     "test_applied": "every house rule simulated on both backends",
     "test_diff_simulate": "whole simulated studies",
     "test_diff_golden": "whole simulated studies",
+    "test_ladder_native": "builds a game natively",
     "test_mcts": "tree searches",
     "test_rl_serialize": "every game's OpenSpiel simulation with serialization; native builds",
     "test_cluster": "starts Ray",

@@ -90,7 +90,7 @@ def add_seats_option(parser, default: str | None = "rotate") -> None:
     )
 
 
-class _Progress:
+class Progress:
     """A tqdm bar on standard error, only when that is a terminal."""
 
     def __init__(self, total: int, enabled: bool) -> None:
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     note = search_backend_note(game, args.agents)
     if note:
         print(note, file=sys.stderr)
-    progress = _Progress(args.games, enabled=not args.json and sys.stderr.isatty())
+    progress = Progress(args.games, enabled=not args.json and sys.stderr.isatty())
     started = time.perf_counter()
     try:
         result = simulate(

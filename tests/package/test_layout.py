@@ -55,7 +55,7 @@ PLAY_WITHOUT_COMPILER = (
     "`simulate`, `list`, the web app and `hansa.load_game` import it only when they compile "
     "(tests/app/cli/test_own_spec.py checks in a fresh process)"
 )
-EXTRA = "an optional extra (rl: numpy, pyspiel; cluster: ray; web: starlette, uvicorn)"
+EXTRA = "an optional extra (rl: numpy, pyspiel, choix; cluster: ray; web: starlette, uvicorn)"
 LATE_IMPORTS = {
     ("hansa.commands", "hansa.compiler"): PLAY_WITHOUT_COMPILER,
     ("hansa.commands", "hansa.native"): PLAY_WITHOUT_COMPILER + "; the native backend's module "
@@ -103,6 +103,8 @@ LATE_IMPORTS = {
     ("hansa.rl.bench", "hansa.rl"): "each adapter measured only where its library is installed",
     ("hansa.compiler.targets", "jinja2"): "rendering only: a warm native load reads "
     "`targets/native/fields.py` and must not import jinja2 (compiler/targets/__init__.py)",
+    ("hansa.analysis.ladder", "choix"): EXTRA + ": `hansa ladder` without it is one clear error",
+    ("hansa.analysis.ladder", "numpy"): EXTRA,
     ("hansa.analysis.behaviour", "scipy"): "scipy.stats takes about a second to import, for the "
     "p-values of a comparison only",
     ("hansa.cli", "importlib.metadata"): "slow to import; only for `--version`",
