@@ -136,6 +136,12 @@ def _builds_native_games(item: pytest.Item) -> bool:
     return "native" in item.originalname.split("_") or "native" in map(str, params.values())
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker more than the cores. A fifth of the suite's time is waiting on
+    other processes (browsers, servers, Ray, the C compiler); the extra worker fills it."""
+    return (os.cpu_count() or 1) + 1
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: left out of the quick subset (-m 'not slow')")
 

@@ -129,7 +129,7 @@ def test_simulate_reports_the_same_usage_on_both_backends(name, capsys):
     tables = {}
     for backend in ("python", "native"):
         code, out, err = run_cli(
-            capsys, "simulate", name, "-n", "20", "--agents", "greedy", "--json",
+            capsys, "simulate", name, "-n", "8", "--agents", "greedy", "--json",
             "--backend", backend,
         )  # fmt: skip
         assert code == 0, err
