@@ -153,14 +153,17 @@ class HansaServer(LanguageServer):
         elif found.get(only):
             self.published.add(only)
 
-    async def fresh(self, uri: str) -> Snapshot | None:
+    async def fresh(self, uri: str, settled: bool = False) -> Snapshot | None:
         """The newest check that read the document; if none has, wait (a while) for the one
         scheduled or running. Requests while typing answer at once from the newest check and
-        the buffer as it is now (names and declarations seldom change between keystrokes)."""
+        the buffer as it is now (names and declarations seldom change between keystrokes).
+        `settled` (references, rename: answers about every file) always waits for the check
+        of the buffers as they are now, so no answer comes from a check of an older edit."""
         file = file_of(uri)
-        if self.snapshot is not None and file in self.snapshot.project.sources:
+        in_snapshot = self.snapshot is not None and file in self.snapshot.project.sources
+        if in_snapshot and not settled:
             return self.snapshot
-        deadline = time.monotonic() + WAIT_FOR_CHECK_SECONDS
+        deadline = time.monotonic() + WAIT_FOR_CHECK_SECONDS * (6 if settled else 1)
         while self.pending is not None and not self.pending.done():
             if time.monotonic() > deadline:
                 break
@@ -275,14 +278,14 @@ def _register_requests(server: HansaServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     @guarded("definition")
     async def definition(ls: HansaServer, params: types.DefinitionParams) -> types.Location | None:
-        snapshot = await ls.fresh(params.text_document.uri)
+        snapshot = await ls.fresh(params.text_document.uri, settled=True)
         symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
         return symbols.location(snapshot, symbol) if symbol is not None else None
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     @guarded("references")
     async def references(ls: HansaServer, params: types.ReferenceParams) -> list[types.Location]:
-        snapshot = await ls.fresh(params.text_document.uri)
+        snapshot = await ls.fresh(params.text_document.uri, settled=True)
         symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
         if symbol is None:
             return []
@@ -356,7 +359,7 @@ def _register_edits(server: HansaServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_RENAME)
     @guarded("rename")
     async def rename(ls: HansaServer, params: types.RenameParams) -> types.WorkspaceEdit | None:
-        snapshot = await ls.fresh(params.text_document.uri)
+        snapshot = await ls.fresh(params.text_document.uri, settled=True)
         symbol = _symbol(ls, snapshot, params.text_document.uri, params.position)
         if symbol is None:
             raise JsonRpcInvalidRequest(symbols.NOT_RENAMABLE)

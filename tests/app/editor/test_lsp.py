@@ -18,6 +18,12 @@ from lsp_support import Client, position_of  # noqa: E402
 SPEC = Path(__file__).resolve().parents[3] / "spec"
 
 
+# One server answers the whole module, in the order its tests are written: the tests edit buffers
+# and open files one after another (with xdist each worker would otherwise start its own server
+# for a different subset of the tests, a history they were not written for).
+pytestmark = pytest.mark.xdist_group("lsp-server")
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("lsp") / "spec"
