@@ -24,7 +24,7 @@ from hansa.play.simulate import ladder_agents, search_backend_note
 from hansa.runtime.errors import HansaError
 
 from .play import add_backend_option, add_spec_option, load_game, max_decisions
-from .simulate import Progress, add_executor_options
+from .simulate import Progress, add_executor_options, add_seed_and_jobs_options
 
 NAME = "ladder"
 HELP = "rate agents against each other: games with rotating seats, Bradley–Terry ratings"
@@ -59,17 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="stop a game after N decisions (default 200000)",
     )
-    parser.add_argument(
-        "--seed", type=int, default=0, help="seed of the run; game i gets its own (default 0)"
-    )
-    parser.add_argument(
-        "--jobs",
-        "-j",
-        type=int,
-        default=None,
-        metavar="J",
-        help="processes to spread the games over (default: all cores)",
-    )
+    add_seed_and_jobs_options(parser)
     add_executor_options(parser)
     parser.add_argument(
         "--bootstrap",

@@ -46,6 +46,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "-n", "--games", type=int, required=True, metavar="N", help="number of games to play"
     )
     add_game_options(parser)
+    add_seed_and_jobs_options(parser)
+    add_seats_option(parser)
+    add_executor_options(parser)
+    parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
+
+
+def add_seed_and_jobs_options(parser: argparse.ArgumentParser) -> None:
+    """`--seed` and `--jobs` of a study (simulate, ladder)."""
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the run; game i gets its own (default 0)"
     )
@@ -57,9 +65,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="J",
         help="processes to spread the games over (default: all cores)",
     )
-    add_seats_option(parser)
-    add_executor_options(parser)
-    parser.add_argument("--json", action="store_true", help="print the statistics as JSON")
 
 
 def add_executor_options(parser, default: str | None = "local") -> None:

@@ -36,7 +36,7 @@ from gymnasium.vector.utils import batch_space
 
 import hansa
 
-from .common import check_max_decisions, observation_space
+from .common import check_max_decisions, check_num_envs, observation_space
 from .graph import board_graph
 from .rewards import check_reward, outcome
 
@@ -70,10 +70,7 @@ class HansaBatchedEnv(VectorEnv):
         reward: str = "pp",
         shaped: float = 0.0,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise hansa.HansaError(
-                f"num_envs must be a whole number of at least 1, got {num_envs!r}"
-            )
+        check_num_envs(num_envs)
         if backend != "native":
             raise hansa.HansaError(f"the batched environment runs natively, got {backend!r}")
         if render_mode is not None:

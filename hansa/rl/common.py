@@ -48,6 +48,13 @@ def check_max_decisions(value) -> int | None:
     return value
 
 
+def check_num_envs(value) -> int:
+    """`num_envs` of a vector env: a whole number of at least 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise hansa.HansaError(f"num_envs must be a whole number of at least 1, got {value!r}")
+    return value
+
+
 def public_space(game) -> spaces.Box:
     """The Box of `public_tensor`: the observation tensor's bounds."""
     return spaces.Box(0.0, np.asarray(game.observation_tensor_high(), np.float32), dtype=np.float32)

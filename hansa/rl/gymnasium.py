@@ -39,7 +39,7 @@ import hansa
 from hansa.play.simulate import agent_seed, make_agent
 
 from .batched import HansaBatchedEnv
-from .common import SEED_BITS, check_max_decisions, observation_space
+from .common import SEED_BITS, check_max_decisions, check_num_envs, observation_space
 from .graph import board_graph
 from .infostate import InformationState, layout_of
 from .render import RENDER_MODES, BoardPicture, check_render_mode, render
@@ -331,10 +331,7 @@ class HansaVectorEnv(VectorEnv):
         reward: str = "pp",
         shaped: float = 0.0,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise hansa.HansaError(
-                f"num_envs must be a whole number of at least 1, got {num_envs!r}"
-            )
+        check_num_envs(num_envs)
         settings = self._settings = _Settings(
             game,
             players,
