@@ -516,7 +516,7 @@ def _marker_drawn(s: State, p: int) -> None:
 
 # Frame (F_KEEP, player, drawn): the markers drawn, sorted; only that player sees them
 # (runtime/observation.py). One action per marker type offered: that one stays to be placed at
-# the end of the turn, the others are shuffled back into the face-down supply.
+# the end of the turn, the others go back into the face-down supply (`_return_marker`).
 def _x_draw_keep(s: State, p: int, count: int) -> None:
     count = max(1, min(count, len(s.msupply)))
     drawn = tuple(sorted(s.msupply[:count]))
@@ -529,16 +529,12 @@ def _x_draw_keep(s: State, p: int, count: int) -> None:
 
 def _keep_marker(s: State, drawn: tuple, m: int) -> None:
     """Marker `m` waits to be placed; each other drawn marker goes back into the face-down supply
-    at a position drawn from a generator seeded by the state itself (so replays and JSON round
-    trips reproduce it), as an unplaceable marker shuffled back does."""
+    where `option returned_marker` puts it (`_return_marker`)."""
     s.plate += (m,)
     rest = list(drawn)
     rest.remove(m)
     for back in rest:
-        order = Random(repr((s.msupply, s.plate, s.track, s.rmark, back))).randrange(
-            len(s.msupply) + 1
-        )
-        s.msupply = s.msupply[:order] + (back,) + s.msupply[order:]
+        _return_marker(s, back, (back,))
 
 
 def _legal_keep(s: State, top: tuple) -> list[int]:
@@ -1168,6 +1164,16 @@ def _settle_markers(s: State, top: tuple) -> bool:
 def _apply_markers(s: State, top: tuple, action: int) -> None:
     s.rmark[action - A_PLACE_MARKER] = s.plate[0]
     s.plate = s.plate[1:]
+
+
+def _return_marker(s: State, m: int, salt: tuple) -> None:
+    """Marker `m` goes back into the face-down supply (under a display's face-up markers)
+    at a position drawn from a generator seeded by the state itself and `salt` (so replays
+    and JSON round trips reproduce it); option returned_marker = shuffled."""
+    low = 0
+    key = repr((s.msupply, s.plate, s.track, s.rmark, *salt))
+    order = low + Random(key).randrange(len(s.msupply) - low + 1)
+    s.msupply = s.msupply[:order] + (m,) + s.msupply[order:]
 
 
 # ---- final scoring

@@ -239,8 +239,8 @@ class GreedyAgent:
             return self._flip_choice(t, legal_actions)
         if first == "TAKE_PIECE":
             return self._take_piece(state, t, me, legal_actions)
-        if first == "KEEP_MARKER":
-            return self._keep_drawn(t, legal_actions)
+        if first in ("KEEP_MARKER", "DISPLAY_MARKER"):
+            return self._keep_drawn(t, first, legal_actions)
         return legal_actions[self._pick_index(len(legal_actions))]
 
     def _pick_index(self, n: int) -> int:
@@ -528,10 +528,11 @@ class GreedyAgent:
             ),
         )
 
-    def _keep_drawn(self, t: GameTables, legal: list[int]) -> int:
-        """Of the markers drawn (`draw N keep 1`), keep the one most worth having: it goes next to
-        my posts at the end of the turn (`_place_marker`), where I may take it again."""
-        base = t.base["KEEP_MARKER"]
+    def _keep_drawn(self, t: GameTables, kind: str, legal: list[int]) -> int:
+        """Of the markers drawn (`draw N keep 1`) or face up in the display, take the one most
+        worth having: it goes next to my posts at the end of the turn (`_place_marker`), where I
+        may take it again."""
+        base = t.base[kind]
         return max(legal, key=lambda a: (self._keep_value(t, a - base), -a))
 
     def _take_piece(self, state, t: GameTables, me: int, legal: list[int]) -> int:

@@ -26,6 +26,8 @@ class Observations:
         self.state_json = state_json
         self.missions = "missions" in namespace["SWITCHES"]
         self.keep_frame = namespace.get("F_KEEP")  # `draw N keep 1`: the drawn markers' frame
+        # `choose from N on display`: the first N markers of the supply lie face up
+        self.display = namespace.get("DISPLAY_SIZE", 0)
         # per-player values a rule set declares private: seen by their own player only
         self.private = tuple(namespace.get("X_PARAM_PRIVATE", ()))
         self.codecs: dict[int, TensorCodec] = {}
@@ -41,8 +43,9 @@ class Observations:
         seen["observer"] = player
         seen["current_player"] = s._current_player()
         seen["marker_supply_size"] = len(s.msupply)
+        # a display (`seen["marker_display"]`, from the state JSON) is face up: every player sees it
         # markers drawn by `draw N keep 1` and not yet kept are seen by their drawer only
-        unseen = s.msupply + drawn_markers(s, self.keep_frame)
+        unseen = s.msupply[self.display :] + drawn_markers(s, self.keep_frame)
         seen["marker_supply_counts"] = {
             g.MARKER_KEYS[m]: unseen.count(m) for m in range(g.N_MARKER_TYPES) if m in unseen
         }
@@ -86,13 +89,14 @@ class Observations:
         others = [
             i for i, top in enumerate(s.stack) if top[0] == self.keep_frame and top[1] != observer
         ]
-        rest = list(s.msupply) + [m for i in others for m in s.stack[i][2]]
+        face_up = s.msupply[: self.display]  # a display stays as every player sees it
+        rest = list(s.msupply[self.display :]) + [m for i in others for m in s.stack[i][2]]
         rng.shuffle(rest)
         for i in others:
             top = s.stack[i]
             dealt, rest = rest[: len(top[2])], rest[len(top[2]) :]
             s.stack[i] = (top[0], top[1], tuple(sorted(dealt)))
-        s.msupply = tuple(rest)
+        s.msupply = face_up + tuple(rest)
         if self.missions:
             if observer is None:
                 observer = s._current_player()

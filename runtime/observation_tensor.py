@@ -127,6 +127,8 @@ class TensorCodec:
         self.n_favour = tables.get("N_FAVOUR", 0)
         self.take_stock = "F_TAKE_STOCK" in tables
         self.keep_frame = tables.get("F_KEEP")  # `draw N keep 1` (None: the game has none)
+        # `choose from N on display`: the supply's first N markers are face up (0: no display)
+        self.display = tables.get("DISPLAY_SIZE", 0)
         # the missions' and favour tiles' fields are checked on every write (few games have them)
         self.more_fields = self.missions or self.favour
         self.layout = self._layout()
@@ -187,7 +189,8 @@ class TensorCodec:
             (
                 "marker_supply",
                 (k,),
-                "marker type: face down in the supply, or drawn and not yet kept (counts)",
+                "marker type: face down in the supply (under a display), or drawn and not yet"
+                " kept (counts)",
             ),
             ("markers_out_of_game", (k,), "marker type: set aside"),
             ("completed_cities", (1,), "cities whose every space holds a post"),
@@ -218,6 +221,8 @@ class TensorCodec:
                     "take-from-stock decision: pieces left, trader, merchant offered",
                 )
             )
+        if self.display:
+            blocks.append(("marker_display", (k,), "marker type: face up in the display (counts)"))
         layout = []
         offset = 0
         for name, shape, meaning in blocks:
@@ -356,6 +361,7 @@ class _Differ:
         "plate",
         "msupply",
         "msupply_shown",
+        "display_shown",
         "out",
         "turn_offset",
         "actions_offset",
@@ -398,6 +404,7 @@ class _Differ:
         self.completed = 0
         self.fresh = self.plate = self.msupply = self.out = ()  # the marker groups (tuples)
         self.msupply_shown = ()  # what the marker_supply block counts (the drawn ones too)
+        self.display_shown = ()  # what the marker_display block counts
         self.turn_offset = codec.offset["turn_player"]
         self.actions_offset = codec.offset["actions_left"]
         self.mission = None
@@ -624,13 +631,24 @@ class _Differ:
                 shown = markers
                 if name == "msupply":
                     was = self.msupply_shown
-                    shown = markers + drawn_markers(s, self.c.keep_frame)
+                    face_up = self.c.display
+                    shown = markers[face_up:] + drawn_markers(s, self.c.keep_frame)
                     self.msupply_shown = shown
+                    if face_up:
+                        self._display(markers[:face_up], off["marker_display"], mv)
                 for m in was:
                     mv[base + m] = 0.0
                 for m in shown:
                     mv[base + m] += 1.0
                 setattr(self, name, markers)
+
+    def _display(self, face_up: tuple, base: int, mv) -> None:
+        """The marker_display block: the face-up markers by type."""
+        for m in self.display_shown:
+            mv[base + m] = 0.0
+        for m in face_up:
+            mv[base + m] += 1.0
+        self.display_shown = face_up
 
     def _favour(self, s, mv, rel) -> None:
         off = self.c.offset

@@ -36,6 +36,7 @@ SWITCH_NAMES = (
     "permissions",
     "x_chosen_develop",
     "x_draw_keep",
+    "x_display",
     "x_end",
     "x_end_later",
     "x_order",
@@ -74,6 +75,7 @@ FRAME_NEEDS = {
     "F_FLIP": ("tile",),
     "F_TAKE_STOCK": ("left", "kinds"),
     "F_KEEP": ("drawn",),
+    "F_DISPLAY": (),
 }
 
 
@@ -275,6 +277,8 @@ class StateJson:
             return f"take a {KIND_NAMES[i - 1]} from the general stock to the personal supply"
         if self.x_draw_keep and kind == "KEEP_MARKER":
             return f"keep the drawn marker {g.MARKER_LABELS[i]} (the others go back to the supply)"
+        if self.x_display and kind == "DISPLAY_MARKER":
+            return f"take the face-up marker {g.MARKER_LABELS[i]} from the display"
         return f"place the drawn marker on {routes[i]}"
 
     def action_text(
@@ -467,6 +471,8 @@ class StateJson:
                 "region": None if s.pawn < 0 else s.pawn,
                 "free_move": PAWN_FREE_MOVE_NAMES[s.pawn_turn],
             }
+        if self.x_display:  # the face-up markers: the first of the supply (public)
+            out["marker_display"] = marker_names(s.msupply[: g.DISPLAY_SIZE])
         if self.favour:
             out["favour"] = {
                 "face_up": [g.FAVOUR_NAMES[t] for t in s.fav_shown],
@@ -620,7 +626,8 @@ class StateJson:
                 "stack",
             )
             + (("pawn",) if self.pawn else ())
-            + (("favour",) if self.favour else ()),
+            + (("favour",) if self.favour else ())
+            + (("marker_display",) if self.x_display else ()),
         )
         if top["format"] != "hansa-state":
             raise rd.fail("format", f"expected 'hansa-state', got {rd.describe(top['format'])}")
@@ -727,6 +734,13 @@ class StateJson:
         s.msupply = tuple(
             rd.choice(v, f"marker_supply[{i}]", g.MARKER_KEYS) for i, v in enumerate(supply)
         )
+        if self.x_display and "marker_display" in top:  # optional: the supply says it already
+            shown = rd.array(top["marker_display"], "marker_display")
+            if shown != supply[: g.DISPLAY_SIZE]:
+                raise rd.fail(
+                    "marker_display",
+                    f"the display is the first {g.DISPLAY_SIZE} markers of marker_supply",
+                )
         if self.permissions:
             used = rd.array(turn.get("permissions_used", []), "turn.permissions_used")
             grantors = tuple(g.CITY_NAMES[c] for c, _bits in g.PERMISSION_CITIES)
@@ -1162,6 +1176,8 @@ class StateJson:
             return
         # `draw N keep 1`: the choice of the drawn marker comes before the route's step 3
         drawing = [[g.F_ROUTE, g.F_KEEP]] if self.x_draw_keep else []
+        if self.x_display:  # likewise the choice from the display
+            drawing = [[g.F_ROUTE, g.F_DISPLAY]]
         if len(kinds) > 2 or (
             len(kinds) == 2 and kinds != [g.F_DISPLACED, g.F_PAY] and kinds not in drawing
         ):
@@ -1215,6 +1231,11 @@ class StateJson:
             raise rd.fail(path, "no drawn markers to place (turn.markers_to_place is empty)")
         if self.x_draw_keep and top[0] == g.F_KEEP and len(set(top[2])) < 2:
             raise rd.fail(path + ".drawn", "a choice of the marker kept needs two kinds drawn")
+        if self.x_display and top[0] == g.F_DISPLAY:
+            if len(set(s.msupply[: g.DISPLAY_SIZE])) < 2:
+                raise rd.fail(path, "a choice from the display needs two kinds face up")
+            if top[1] != s.player:
+                raise rd.fail(path + ".player", "the turn player chooses from the display")
         if self.favour and top[0] == g.F_FLIP:
             if top[1] != s.player or s.fav_turn != 2 or top[2] not in s.fav_held[top[1]]:
                 raise rd.fail(

@@ -943,6 +943,8 @@ DECISION_HOOKS = tuple(h for h in EFFECT_HOOKS if h != "turn_end")
 # The marker draw (Create Route, step 2) takes effects that ask nothing and leave the supply as
 # it is, besides `draw N keep 1` itself (compiler/expr/check.py).
 MARKER_DRAW_HOOK = "marker_draw"
+# The effects that change the drawing itself: one of them per rule set.
+DRAW_EFFECTS = ("draw_keep", "display")
 TURN_HOOKS = ("turn_start", "marker_used", "after_create_route", *AFTER_HOOKS)
 # What each hook or forbidden action can read of the action (a quantity's `needs`): after
 # create_route the route, its completed cities and its post; income its pieces; displace the
@@ -997,6 +999,13 @@ EFFECTS = {
         "A decision of the player: draw that many markers from the face-down supply instead of"
         " one (as many as there are), keep one to place at the end of the turn, and shuffle the"
         " others back into the supply; only the player sees the markers drawn.",
+    ),
+    "display": (
+        "choose from 3 on display",
+        (MARKER_DRAW_HOOK,),
+        "The top markers of the supply lie face up, that many, from setup on (a display every"
+        " player sees); the player drawing takes one of them instead of the top one (a decision"
+        " when they differ), and the next face-down marker turns up in its place.",
     ),
     "set_param": (
         "your control PP becomes 2 if rank = players",
@@ -1053,6 +1062,8 @@ EFFECT_CODE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     # the draw itself (the draw_keep templates): N markers, a keep decision if they differ
     "draw_keep": (("_x_draw_keep(s, {you}, {value})",), ("x_draw_keep(s, {you}, {value});",)),
+    # the display's take (the display templates): a decision if the face-up markers differ
+    "display": (("_x_display(s, {you})",), ("x_display(s, {you});",)),
     "receive": (("_x_receive(s, {who}, {marker})",), ("x_receive(s, {who}, {marker});",)),
     # a counter or flag the rule set declares (`counter harbours`): a slot of the per-player
     # parameters, a counter kept within 0..{top}, a flag 0 or 1

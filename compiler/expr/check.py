@@ -32,6 +32,7 @@ from ..nodes.expr import (
 from ..nodes.rules import RuleSet
 from .catalogue import (
     BOOL,
+    DRAW_EFFECTS,
     EFFECT_HOOKS,
     EFFECTS,
     HOOK_FACTS,
@@ -574,6 +575,8 @@ def check_effect(effect: Effect, hook: str, names: Names, scope: Scope) -> None:
         _need(effect.value, NUMBER, names, scope, "draw a number of markers")
         if isinstance(effect.value, Num) and effect.value.value < 2:
             raise _fail("`draw N keep 1` draws at least 2 markers (1 is the usual draw)", effect)
+    if effect.kind == "display":
+        _check_display(effect)
     if effect.kind == "may_take":
         _need(effect.value, NUMBER, names, scope, "take a number of pieces")
         if effect.name not in MAY_TAKE_KINDS:
@@ -643,21 +646,36 @@ def _hooks_listed(hooks) -> str:
     return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
 
 
+def _check_display(effect: Effect) -> None:
+    """A display lies face up the whole game: its size is a number, and no condition or other
+    player can switch it on and off."""
+    if effect.when is not None:
+        raise _fail("the display lies face up the whole game: it takes no `if`", effect.when)
+    if effect.whom is not None:
+        raise _fail(
+            "the display serves the player drawing: write `choose from N on display`", effect
+        )
+    if effect.value.value < 1:  # a display larger than the supply shows all of it
+        raise _fail("a display holds at least 1 marker", effect.value)
+
+
 def _check_one_draw(rule: HookRule, ruleset: RuleSet) -> None:
-    """One way of drawing: a second `draw N keep 1` (in this rule or another) is refused there."""
+    """One way of drawing: a second `draw N keep 1` or display (in this rule or another) is
+    refused there."""
     draws = [
         e
         for r in ruleset.hook_rules
         if r.hook == MARKER_DRAW_HOOK
         for e in r.effects
-        if e.kind == "draw_keep"
+        if e.kind in DRAW_EFFECTS
     ]
     for effect in draws[1:]:
         if any(effect is e for e in rule.effects):
             first = draws[0].span
             raise _fail(
                 f"the marker draw is already changed by '{draws[0].text()}' (line {first.line}):"
-                " one `draw N keep 1` per rule set",
+                " one way of drawing per rule set (`draw N keep 1` or `choose from N on"
+                " display`)",
                 effect,
             )
 

@@ -291,6 +291,9 @@ def _effect(tree: lark.Tree, when: Expr | None, file: str) -> Effect:
             )
         count = Num(_int(kids[0], file), span=span_of(kids[0], file))
         return Effect("draw_keep", value=count, when=when, span=span)
+    if data == "x_display":  # the top N markers of the supply lie face up; one is taken
+        size = Num(_int(kids[0], file), span=span_of(kids[0], file))
+        return Effect("display", value=size, when=when, span=span)
     if data == "x_set_param":
         return Effect(
             "set_param",

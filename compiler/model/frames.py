@@ -31,6 +31,7 @@ FRAME_KINDS = (
     ("flip_markers", "F_FLIP", "favour"),
     ("take_from_stock", "F_TAKE_STOCK", "x_may_take"),
     ("keep_marker", "F_KEEP", "x_draw_keep"),
+    ("choose_from_display", "F_DISPLAY", "x_display"),
 )
 # The kinds every game has, by constant: the same number in every game.
 COMMON_FRAMES = {

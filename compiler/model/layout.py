@@ -56,6 +56,8 @@ def _sizes(f: Fold) -> list[tuple[str, int]]:
         sizes += [("TAKE_PIECE", 3)]
     if comp["x_draw_keep"]:  # `at marker draw: draw N keep 1`: which type of drawn marker stays
         sizes += [("KEEP_MARKER", k["N_MARKER_TYPES"])]
+    if comp["x_display"]:  # `at marker draw: choose from N on display`: which type is taken
+        sizes += [("DISPLAY_MARKER", k["N_MARKER_TYPES"])]
     return sizes
 
 

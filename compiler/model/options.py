@@ -10,6 +10,7 @@ SUPPORTED_OPTIONS: dict[str, tuple[object, ...]] = {
     "displaced_extra_kind": ("owner_chooses", "traders_only"),
     "displaced_piece_without_point": ("personal_supply", "general_stock"),
     "unplaceable_marker": ("out_of_game", "back_to_supply"),
+    "returned_marker": ("shuffled", "bottom", "top"),
     "no_op_actions": ("illegal", "legal"),
     "move_must_place_all": (True, False, "yes", "no"),
 }
@@ -18,6 +19,7 @@ OPTION_DEFAULTS: dict[str, object] = {
     "displaced_extra_kind": "owner_chooses",
     "displaced_piece_without_point": "personal_supply",
     "unplaceable_marker": "out_of_game",
+    "returned_marker": "shuffled",
     "no_op_actions": "illegal",
     "move_must_place_all": True,
 }

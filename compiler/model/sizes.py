@@ -51,7 +51,7 @@ MAX_MOVE = 100
 # frames), so more would make every state larger.
 MAX_RULE_DECISIONS = 50
 BASE_STACK = 16
-DECISION_EFFECTS = ("may_take", "draw_keep")
+DECISION_EFFECTS = ("may_take", "draw_keep", "display")
 # Extra actions one bonus marker gives (`extra_actions(count: N)`).
 MAX_EXTRA_ACTIONS = 100
 # The numbers a game holds whatever its rules: PP on the track, actions left in a turn, the turn

@@ -91,6 +91,13 @@ def _switches(f: Fold, hook_rules) -> None:
     comp["x_setup"] = comp["x_turn_start"] = comp["x_turn_end"] = comp["x_after_route"] = False
     comp["x_marker_draw"] = False
     comp["x_draw_keep"] = _effects(hook_rules, "draw_keep")
+    # `at marker draw: choose from N on display`: the size of the face-up display (0: none)
+    comp["x_display"] = max(
+        (int(e.value.value) for r in hook_rules for e in r.effects if e.kind == "display"),
+        default=0,
+    )
+    if comp["x_display"]:
+        f.k["DISPLAY_SIZE"] = comp["x_display"]
     comp["x_forbid"] = comp["x_end"] = comp["x_control_most"] = False
     comp["x_order"] = comp["x_order_most"] = False
     comp["x_end_after_turn"] = comp["x_end_after_round"] = comp["x_end_later"] = False

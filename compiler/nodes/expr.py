@@ -231,6 +231,7 @@ class Effect:
             "set_param": f"your {self.name} becomes {value}",
             "may_take": f"you may take {value} {self.name} from the stock",
             "draw_keep": f"draw {value} keep 1",
+            "display": f"choose from {value} on display",
         }.get(self.kind, f"{self.kind} {amount or value or self.name}")
         if self.whom is not None:
             verb, _, rest = body.partition(" ")

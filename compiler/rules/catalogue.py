@@ -371,6 +371,9 @@ class Component:
     # ability tracks only: what the values are ("numbers", "colours", "numbers_or_all") and the role
     track_values: str = ""
     default_role: str = ""
+    # options only: a Decision where the rule books are silent, which a root edition must declare
+    # (False: an option only house rules need, its default taken when nobody writes it)
+    decision: bool = True
 
     def param(self, name: str) -> Param | None:
         for p in self.params:
@@ -633,6 +636,15 @@ COMPONENTS: tuple[Component, ...] = (
         "unplaceable_marker",
         (Param("value", choice("out_of_game", "back_to_supply"), "out_of_game"),),
         "A drawn marker with no legal route at the end of the turn (docs/rules.md §4).",
+    ),
+    Component(
+        "option",
+        "returned_marker",
+        (Param("value", choice("shuffled", "bottom", "top"), "shuffled"),),
+        "Where a marker going back into the face-down supply goes (the others of `draw N keep"
+        " 1`, an unplaceable one with unplaceable_marker = back_to_supply): shuffled in, at the"
+        " bottom, or on top (under a display's face-up markers).",
+        decision=False,
     ),
     Component(
         "option",

@@ -172,7 +172,7 @@ def _check_complete(ruleset: RuleSet) -> None:
         missing.append("`tiebreak` chain")
     declared = {o.name for o in ruleset.options}
     for option in kinds("option"):
-        if option not in declared:
+        if option not in declared and CATALOGUE[("option", option)].decision:
             default = CATALOGUE[("option", option)].params[0].default
             shown = ("yes" if default else "no") if isinstance(default, bool) else default
             missing.append(f"`option {option} = {shown}`")

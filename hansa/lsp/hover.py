@@ -32,6 +32,7 @@ EFFECT_VERBS = {
     "receive": "receive",
     "receives": "receive",
     "draw": "draw_keep",
+    "choose": "display",
     "becomes": "set_param",
     "may": "may_take",
 }

@@ -50,6 +50,7 @@ def test_examples_are_the_spec_files_and_lower():
                 "hinterland",
                 "merchant_once",
                 "catch_up_order",
+                "marker_market",  # the marker display (#33)
             )
         ),
     ]

@@ -393,7 +393,7 @@ def test_catalogue_lists_every_required_kind():
         "country_majority",
         "missions",  # the Big Box mission cards (spec/modules/missions.hansa)
     }
-    assert len(kinds("option")) == 5
+    assert len(kinds("option")) == 6  # returned_marker: house rules only (not a Decision)
     # every parameter has a type whose name appears in messages and docs
     assert all(p.type.expected for c in COMPONENTS for p in c.params)
 

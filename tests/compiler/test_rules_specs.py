@@ -309,6 +309,7 @@ def test_games(project):
         "hinterland",
         "merchant_once",
         "catch_up_order",
+        "marker_market",  # the marker display (#33)
     ):
         expected[rule.replace("_", "-") + "-hanseatic-45p"] = (rule, "hanseatic_45p", (4, 5))
     # a board that extends a board (tests/compiler/test_board_extends.py)

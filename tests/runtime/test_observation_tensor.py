@@ -59,15 +59,19 @@ def reference_tensor(module, s, player: int):
     hot.append(at["turn_player"] + (s.player - player) % n)
     values.append((at["actions_left"], s.actions_left))
     values.append((at["game_ends_after_action"], int(s.ending)))
+    face_up = m.get("DISPLAY_SIZE", 0)
     for name, markers in (
         ("markers_taken_this_action", s.fresh),
         ("markers_to_place", s.plate),
-        # markers drawn by `draw N keep 1` and not yet kept count with the face-down ones
+        # markers drawn by `draw N keep 1` and not yet kept count with the face-down ones; a
+        # display's face-up markers (the first of the supply) have a block of their own
         (
             "marker_supply",
-            s.msupply + tuple(x for f in s.stack if f[0] == m.get("F_KEEP") for x in f[2]),
+            s.msupply[face_up:]
+            + tuple(x for f in s.stack if f[0] == m.get("F_KEEP") for x in f[2]),
         ),
         ("markers_out_of_game", s.out),
+        ("marker_display", s.msupply[:face_up]),
     ):
         hot.extend(at[name] + marker for marker in markers)
     values.append((at["completed_cities"], s.completed))

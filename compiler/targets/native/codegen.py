@@ -31,7 +31,6 @@ MAX_PLAYERS = 5
 REQUIRED: dict[str, object] = {
     "option_displaced_extra_kind": "owner_chooses",
     "option_displaced_piece_without_point": "personal_supply",
-    "option_unplaceable_marker": "out_of_game",
     "option_no_op_actions": "illegal",
     "option_move_must_place_all": True,
     "action_Income": True,

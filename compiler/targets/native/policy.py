@@ -39,6 +39,7 @@ POLICY_KINDS = (
     "FLIP",
     "TAKE_PIECE",
     "KEEP_MARKER",
+    "DISPLAY_MARKER",
 )
 
 

@@ -60,6 +60,7 @@ FRAME_FUNCTIONS = {
     "F_FLIP": ("_legal_flip", "_apply_flip", "_settle_flip"),
     "F_TAKE_STOCK": ("_legal_take_stock", "_apply_take_stock", "_settle_take_stock"),
     "F_KEEP": ("_legal_keep", "_apply_keep", "_settle_keep"),
+    "F_DISPLAY": ("_legal_display", "_apply_display", "_settle_display"),
 }
 NO_FRAME_RULES = ("_legal_none", "_apply_none", "_settle_never")
 FRAME_RULES_WHEN = {

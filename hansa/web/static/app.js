@@ -687,13 +687,21 @@ function renderDesks(view) {
   const st = view.state;
   const info = h("div", { id: "board-info" });
   const facts = [`cities completed ${st.completed_cities || 0}` + (S.rules.completed_cities ? ` / ${S.rules.completed_cities}` : "")];
-  facts.push(`bonus markers face down ${st.marker_supply_size !== undefined ? st.marker_supply_size : (st.marker_supply || []).length}`);
+  const supplySize = st.marker_supply_size !== undefined ? st.marker_supply_size : (st.marker_supply || []).length;
+  facts.push(`bonus markers face down ${supplySize - (st.marker_display || []).length}`);
   if ((st.east_west || []).length) facts.push(`East–West: ${st.east_west.map((p) => playerName(view, p)).join(", ")}`);
   info.appendChild(h("div", { class: "muted" }, facts.join(" · ")));
   const trackBox = h("div", { class: "score-box" });
   trackBox.appendChild(h("span", { class: "label" }, `score track (game ends at ${S.rules.end_track_pp || "—"})`));
   trackBox.appendChild(scoreTrack(view));
   info.appendChild(trackBox);
+  if (st.marker_display) {  // `choose from a display of N`: the face-up markers every player sees
+    const shown = h("div", { id: "marker-display", class: "line" });
+    shown.appendChild(h("span", { class: "label" }, "bonus markers on display: "));
+    for (const m of st.marker_display) shown.appendChild(helpful(chip(markerName(m), "marker unused"), `${markerName(m)} (face up: the next route's creator may take it)`, helpOf("markers", m)));
+    if (!st.marker_display.length) shown.appendChild(document.createTextNode("none"));
+    info.appendChild(shown);
+  }
   if (st.pawn) {
     const region = st.pawn.region;
     const label = region === null ? "not placed yet" : (S.rules.regions[region] || {}).label || `region ${region}`;

@@ -95,13 +95,15 @@ def supply_sizes(state, moves: list[int]) -> list[int]:
 
 def twin_of(game, state, viewer: int, keep: int, rng: random.Random):
     """`state` with what `viewer` cannot see drawn again: the other players' secret cards dealt
-    anew, the face-down markers after the first `keep` shuffled."""
+    anew, the face-down markers after the first `keep` shuffled (after a marker display's
+    face-up ones and `keep` more: a marker taken from the display turns the next one up)."""
     other = state.clone()
     other.resample_hidden(rng, viewer)
     if keep <= 0:  # the decision draws nothing (or puts drawn markers back: `draw N keep 1`)
         return other
     data = other.to_dict()
     supply = state.to_dict()["marker_supply"]
+    keep += len(state.to_dict().get("marker_display", []))
     rest = supply[keep:]
     rng.shuffle(rest)
     data["marker_supply"] = supply[:keep] + rest
