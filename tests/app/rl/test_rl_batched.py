@@ -35,6 +35,11 @@ def draw(masks: np.ndarray, rng) -> np.ndarray:
     return masked_draw(masks, rng)
 
 
+def legal_ids(infos: dict, i: int) -> list[int]:
+    """Game i's legal actions as the id lists give them."""
+    return infos["legal_ids"][i, : infos["legal_counts"][i]].tolist()
+
+
 def test_make_vec_native_returns_the_batched_env_and_rows_show_the_positions():
     import gymnasium
 
@@ -54,6 +59,7 @@ def test_make_vec_native_returns_the_batched_env_and_rows_show_the_positions():
             player = int(infos["player"][i])
             assert state.current_player() == player
             assert np.flatnonzero(observations["action_mask"][i]).tolist() == state.legal_actions()
+            assert legal_ids(infos, i) == state.legal_actions()
             assert np.array_equal(observations["observation"][i], state.observation_tensor(player))
         before = envs.states
         actions = draw(observations["action_mask"], rng)
@@ -70,6 +76,53 @@ def test_make_vec_native_returns_the_batched_env_and_rows_show_the_positions():
             assert not infos["final_obs"][i]["action_mask"].any() and infos["final_info"][i] == {}
             assert envs.decisions(i) == 0  # a new game started in the same step
     assert cut == 6  # 100 decisions each, cut at 40: twice per game
+
+
+def test_rows_and_legal_ids_follow_whole_games_and_copies_are_fresh():
+    """Row patching (the board place by place, the rest where it differs, the observer turning
+    in self-play) and the id lists stay equal to the position through whole games and the next
+    game's opening, drawn with `legal_draw` as the benchmark draws."""
+    from hansa.rl.bench import legal_draw
+
+    for options in ({"seat": None}, {"seat": 2, "opponents": "random"}):
+        envs = batched(num_envs=2, copy=True, **options)
+        observations, infos = envs.reset(seed=21)
+        rng = np.random.default_rng(4)
+        ended = 0
+        while ended < 2:
+            for i, state in enumerate(envs.states):
+                player = int(infos["player"][i])
+                assert legal_ids(infos, i) == state.legal_actions()
+                assert np.flatnonzero(observations["action_mask"][i]).tolist() == (
+                    state.legal_actions()
+                )
+                assert np.array_equal(
+                    observations["observation"][i], state.observation_tensor(player)
+                )
+            actions = legal_draw(infos["legal_ids"], infos["legal_counts"], rng)
+            observations, _rewards, terminated, _truncated, infos = envs.step(actions)
+            ended += int(terminated.sum())
+        # copy=True: what a step returned is not written by the next one
+        returned = infos["legal_ids"], observations["observation"]
+        snapshot = [array.copy() for array in returned]
+        observations, *_rest, infos = envs.step(
+            legal_draw(infos["legal_ids"], infos["legal_counts"], rng)
+        )
+        assert all(np.array_equal(a, b) for a, b in zip(returned, snapshot, strict=True))
+        assert not np.array_equal(observations["observation"], snapshot[1])
+
+
+def test_legal_draw_is_uniform_over_each_rows_legal_ids():
+    from hansa.rl.bench import legal_draw
+
+    ids = np.array([[7, 3, 9, -1, -1], [4, 0, 0, 0, 0], [1, 2, 5, 6, 8]], np.int16)
+    counts = np.array([3, 1, 5], np.int32)
+    rng = np.random.default_rng(0)
+    draws = np.stack([legal_draw(ids, counts, rng) for _ in range(6000)])
+    for i, count in enumerate(counts):
+        values, seen = np.unique(draws[:, i], return_counts=True)
+        assert sorted(values.tolist()) == sorted(ids[i, :count].tolist())
+        assert np.all(np.abs(seen / 6000 - 1 / count) < 0.03)
 
 
 def test_seat_against_opponents_in_c_sees_only_its_own_decisions_and_ends_games():
@@ -277,9 +330,10 @@ def test_no_row_reveals_what_the_seat_may_not_see():
                 assert other.to_json() != state.to_json()
                 envs.load(0, state)
                 envs.load(1, other)
-                rows = envs._observations()
+                rows, ids = envs._observations(), envs._infos()
                 assert np.array_equal(rows["observation"][0], rows["observation"][1])
                 assert np.array_equal(rows["action_mask"][0], rows["action_mask"][1])
+                assert legal_ids(ids, 0) == legal_ids(ids, 1)
                 compared += 1
             state.apply_action(rng.choice(state.legal_actions()))
         assert compared > 20
