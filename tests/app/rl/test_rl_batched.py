@@ -112,6 +112,48 @@ def test_rows_and_legal_ids_follow_whole_games_and_copies_are_fresh():
         assert not np.array_equal(observations["observation"], snapshot[1])
 
 
+def with_special_prestige(game, state, rng):
+    """A copy of `state` where a player who has a merchant off the board holds a special prestige
+    space with it (random play almost never takes one; the row's patching must show it)."""
+    import json
+
+    data = json.loads(state.to_json())
+    for p in rng.sample(range(len(data["player_state"])), len(data["player_state"])):
+        pieces = data["player_state"][p]
+        where = next((k for k in ("supply", "stock") if pieces[k]["merchants"]), None)
+        if where is not None:
+            pieces[where]["merchants"] -= 1
+            data["special_prestige"][rng.randrange(len(data["special_prestige"]))] = f"m{p}"
+            return game.state_from_json(json.dumps(data))
+    return state
+
+
+def test_rows_follow_loaded_positions_with_every_place_block_changed():
+    """Self-play rows (the observer turns) over positions loaded one after another: special
+    prestige spaces taken and given back, as well as everything random play changes."""
+    import random
+
+    game = hansa.load_game(GAME, 4, backend="native")
+    rng = random.Random(3)
+    envs = batched(num_envs=1, seat=None)
+    _observations, infos = envs.reset(seed=1)
+    state = game.new_initial_state(seed=8)
+    shown = 0
+    for decision in range(600):
+        if state.is_terminal() or decision % 50 == 0:  # early positions: merchants off the board
+            state = game.new_initial_state(seed=decision)
+        position = with_special_prestige(game, state, rng) if decision % 3 else state
+        envs.load(0, position)
+        row, infos = envs._observations()["observation"][0], envs._infos()
+        player = position.current_player()
+        assert int(infos["player"][0]) == player
+        assert np.array_equal(row, position.observation_tensor(player))
+        assert legal_ids(infos, 0) == position.legal_actions()
+        shown += position is not state
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert shown > 100
+
+
 def test_legal_draw_is_uniform_over_each_rows_legal_ids():
     from hansa.rl.bench import legal_draw
 
