@@ -309,14 +309,29 @@ def test_bad_and_illegal_actions_change_nothing():
     observations, _ = envs.reset(seed=7)
     before = [s.to_json() for s in envs.states]
     legal = observations["action_mask"].argmax(1)
-    for wrong in ([0, 0], np.zeros((3, 1), np.int64), [1.5, 0, 0], [True, 0, 0], [-1, 0, 0]):
+    for wrong in (
+        [0, 0],
+        np.zeros((3, 1), np.int64),
+        [1.5, 0, 0],
+        [True, 0, 0],
+        [-1, 0, 0],
+        np.array([legal[0], legal[1], 30000], np.int16),  # int16 goes to C as it is
+        np.array([legal[0], legal[1], -5], np.int32),
+        np.array([legal[0], legal[1], 2**40], np.int64),
+        np.array([0, 0, 0], np.float32),
+    ):
         with pytest.raises(InvalidAction):
             envs.step(wrong)
+    assert [s.to_json() for s in envs.states] == before  # refused before any game moved
     illegal = int(np.flatnonzero(observations["action_mask"][2] == 0)[0])
     observations, rewards, *_rest, infos = envs.step([legal[0], legal[1], illegal])
     assert infos["illegal_action"].tolist() == [False, False, True] and rewards[2] == -1.0
     after = [s.to_json() for s in envs.states]
     assert after[2] == before[2] and after[0] != before[0]
+    twin = batched(num_envs=3, seat=None)  # the same step with int16 actions: the same games
+    twin.reset(seed=7)
+    twin.step(np.array([legal[0], legal[1], illegal], np.int16))
+    assert [s.to_json() for s in twin.states] == after
     strict = batched(num_envs=3, seat=None, illegal_action="raise")
     observations, _ = strict.reset(seed=7)
     before = [s.to_json() for s in strict.states]
