@@ -112,6 +112,34 @@ def test_rows_and_legal_ids_follow_whole_games_and_copies_are_fresh():
         assert not np.array_equal(observations["observation"], snapshot[1])
 
 
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [
+        ("bigbox-hanseatic-3p-missions-favour", 3),
+        ("bigbox-britannia-45p", 5),
+        ("original-hanseatic-2p", 2),
+    ],
+)
+def test_rows_are_the_tensor_in_games_with_other_blocks(game, players):
+    """Favour tiles, missions, Britannia's board, the 2-player pawn: each row and id list is the
+    position's, in self-play (the observer turning) and for a seat against random opponents."""
+    from hansa.rl.bench import legal_draw
+
+    for options in ({"seat": None}, {"seat": players - 1, "opponents": "random"}):
+        envs = batched(game=game, players=players, num_envs=2, **options)
+        observations, infos = envs.reset(seed=5)
+        rng = np.random.default_rng(5)
+        for _ in range(150):
+            for i, state in enumerate(envs.states):
+                player = int(infos["player"][i])
+                assert legal_ids(infos, i) == state.legal_actions()
+                assert np.array_equal(
+                    observations["observation"][i], state.observation_tensor(player)
+                )
+            actions = legal_draw(infos["legal_ids"], infos["legal_counts"], rng)
+            observations, *_rest, infos = envs.step(actions)
+
+
 def with_special_prestige(game, state, rng):
     """A copy of `state` where a player who has a merchant off the board holds a special prestige
     space with it (random play almost never takes one; the row's patching must show it)."""
