@@ -6,8 +6,9 @@ API (docs/rl.md, "Batched native environment").
 the learner's actions as one array; the generated C module (compiler/targets/native/templates/
 batch.c.j2) applies them, plays the other seats (uniformly random or the greedy policy, both in
 C, or a Python callable asked once per round for every game waiting on it), and writes each
-game's observation row, legal-action mask row, the track PP every player gained and the end
-flags into arrays this object owns. So a step makes no Python object per game: only a game that
+game's observation row, legal-action mask row, legal actions as an id list (`infos["legal_ids"]`,
+`infos["legal_counts"]`), the track PP every player gained and the end flags into arrays this
+object owns, touching only what changed. So a step makes no Python object per game: only a game that
 ended (rare: a game is hundreds to tens of thousands of decisions) is looked at in Python, for
 its outcome (hansa/rl/rewards.py) and Gymnasium's `final_info`.
 
