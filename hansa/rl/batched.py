@@ -120,7 +120,7 @@ class HansaBatchedEnv(VectorEnv):
         actions = self.single_action_space.n
         self._tensors = np.zeros((n, size), np.float32)
         self._masks = np.zeros((n, actions), np.int8)
-        self._legal_ids = np.zeros((n, actions), np.int16)
+        self._legal_ids = np.full((n, actions), -1, np.int16)  # past each row's count: -1
         self._legal_counts = np.zeros(n, np.int32)
         self._player = np.zeros(n, np.int32)
         self._actor = np.zeros(n, np.int32)
@@ -300,7 +300,7 @@ class HansaBatchedEnv(VectorEnv):
 
     def _infos(self) -> dict:
         """Who each row's observation is for, and the legal actions as id lists: row i's first
-        `legal_counts[i]` entries of `legal_ids` (the rest of the row is stale), which draws a
+        `legal_counts[i]` entries of `legal_ids` (the rest of the row is -1), which draws a
         legal action in O(N) rather than O(N x actions) through the masks."""
         if self.copy:
             ids, counts = self._legal_ids.copy(), self._legal_counts.copy()

@@ -36,8 +36,10 @@ def draw(masks: np.ndarray, rng) -> np.ndarray:
 
 
 def legal_ids(infos: dict, i: int) -> list[int]:
-    """Game i's legal actions as the id lists give them."""
-    return infos["legal_ids"][i, : infos["legal_counts"][i]].tolist()
+    """Game i's legal actions as the id lists give them (and past them, nothing: -1)."""
+    count = infos["legal_counts"][i]
+    assert (infos["legal_ids"][i, count:] == -1).all()
+    return infos["legal_ids"][i, :count].tolist()
 
 
 def test_make_vec_native_returns_the_batched_env_and_rows_show_the_positions():
