@@ -6,8 +6,9 @@ API (docs/rl.md, "Batched native environment").
 the learner's actions as one array; the generated C module (compiler/targets/native/templates/
 batch.c.j2) applies them, plays the other seats (uniformly random or the greedy policy, both in
 C, or a Python callable asked once per round for every game waiting on it), and writes each
-game's observation row, legal-action mask row, the track PP every player gained and the end
-flags into arrays this object owns. So a step makes no Python object per game: only a game that
+game's observation row, legal-action mask row, legal actions as an id list (`infos["legal_ids"]`,
+`infos["legal_counts"]`), the track PP every player gained and the end flags into arrays this
+object owns, touching only what changed. So a step makes no Python object per game: only a game that
 ended (rare: a game is hundreds to tens of thousands of decisions) is looked at in Python, for
 its outcome (hansa/rl/rewards.py) and Gymnasium's `final_info`.
 
@@ -43,6 +44,7 @@ from .rewards import check_reward, outcome
 OPPONENT_CODES = {"random": 0, "greedy": 1}  # the C module's OPP_*; a callable is 2
 EXTERNAL = 2
 ILLEGAL_ACTION_POLICIES = ("penalty", "raise")
+WHOLE_NUMBERS = (np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.int64))  # step reads as is
 
 # An opponent callable: (observations k x size float32, masks k x actions int8, players k int32)
 # -> k action ids, one legal action for each row.
@@ -118,6 +120,8 @@ class HansaBatchedEnv(VectorEnv):
         actions = self.single_action_space.n
         self._tensors = np.zeros((n, size), np.float32)
         self._masks = np.zeros((n, actions), np.int8)
+        self._legal_ids = np.full((n, actions), -1, np.int16)  # past each row's count: -1
+        self._legal_counts = np.zeros(n, np.int32)
         self._player = np.zeros(n, np.int32)
         self._actor = np.zeros(n, np.int32)
         self._gains = np.zeros((n, self.players), np.int32)
@@ -128,6 +132,8 @@ class HansaBatchedEnv(VectorEnv):
         self._outputs = (
             self._tensors,
             self._masks,
+            self._legal_ids,
+            self._legal_counts,
             self._player,
             self._actor,
             self._gains,
@@ -169,7 +175,7 @@ class HansaBatchedEnv(VectorEnv):
         self._paid[:] = 0.0
         self._play_opponents(self._batch.reset(np.ascontiguousarray(streams)))
         self._reset_once = True
-        return self._observations(), {"player": self._player.astype(np.int64)}
+        return self._observations(), self._infos()
 
     def load(self, i: int, state) -> None:
         """Game i continues from a copy of `state` (a native state of this game and player
@@ -193,29 +199,43 @@ class HansaBatchedEnv(VectorEnv):
             waiting = self._batch.step(chosen)
         except ValueError as error:
             raise hansa.HansaError(str(error)) from None
-        self._play_opponents(waiting)
+        except IndexError as error:  # an id outside the action space; nothing moved
+            raise InvalidAction(str(error)) from None
+        if waiting:
+            self._play_opponents(waiting)
+        ended, illegal = self._batch.counts()
         terminated = self._terminated.view(np.bool_)
         truncated = self._truncated.view(np.bool_)
-        everyone = self._rewards(terminated, truncated)
-        if self.seat is None:
+        everyone = self._rewards(terminated, truncated, ended)
+        if not (self.shaped or ended):  # nothing was paid: no gather
+            rewards = np.zeros(self.num_envs, np.float64)
+        elif self.seat is None:
             rewards = everyone[self._rows, self._actor]
         else:
             rewards = everyone[:, self.seat].copy()
-        illegal = self._illegal.view(np.bool_)
-        infos = {"player": self._player.astype(np.int64), "rewards": everyone}
-        if illegal.any():
-            rewards[illegal] = self.illegal_penalty
-            infos["illegal_action"] = illegal.copy()
-            infos["_illegal_action"] = illegal.copy()
-        ended = terminated | truncated
-        if ended.any():
-            self._final_infos(infos, ended, terminated)
+        infos = self._infos()
+        infos["rewards"] = everyone
+        if illegal:
+            flags = self._illegal.view(np.bool_)
+            rewards[flags] = self.illegal_penalty
+            infos["illegal_action"] = flags.copy()
+            infos["_illegal_action"] = flags.copy()
+        if ended:
+            self._final_infos(infos, terminated | truncated, terminated)
         return self._observations(), rewards, terminated.copy(), truncated.copy(), infos
 
     def _action_array(self, actions) -> np.ndarray:
-        """The actions as a contiguous int64 array, or InvalidAction for anything outside the
-        action space (a float, a string, a wrong shape, an id out of range)."""
-        n, limit = self.num_envs, self.single_action_space.n
+        """The actions as a contiguous int16, int32 or int64 array (what the C module reads), or
+        InvalidAction for a float, a string or a wrong shape; the C module refuses an id out of
+        range before any game moves."""
+        n = self.num_envs
+        if (
+            type(actions) is np.ndarray
+            and actions.shape == (n,)
+            and actions.dtype in WHOLE_NUMBERS
+            and actions.flags.c_contiguous
+        ):
+            return actions  # what a learner hands in: no copy, no pass over it in Python
         if isinstance(actions, list | tuple):  # a list: each item a whole number, not a bool
             if any(isinstance(a, bool) for a in actions):
                 raise InvalidAction("an action must be a whole number, not True or False")
@@ -228,10 +248,7 @@ class HansaBatchedEnv(VectorEnv):
             raise InvalidAction(f"step needs {n} actions, got shape {array.shape}")
         if array.dtype.kind not in "iu":
             raise InvalidAction(f"actions must be whole numbers, got {array.dtype}")
-        array = np.ascontiguousarray(array, dtype=np.int64)
-        if n and (array.min() < 0 or array.max() >= limit):
-            raise InvalidAction(f"every action must be 0 to {limit - 1}")
-        return array
+        return np.ascontiguousarray(array, dtype=np.int64)
 
     def _play_opponents(self, waiting: int) -> None:
         """Ask the opponents' callable for every game waiting on it, round after round. If it
@@ -251,13 +268,16 @@ class HansaBatchedEnv(VectorEnv):
             self._reset_once = False
             raise
 
-    def _rewards(self, terminated: np.ndarray, truncated: np.ndarray) -> np.ndarray:
-        """(num_envs, players) rewards of this step for every player (hansa/rl/rewards.py)."""
+    def _rewards(self, terminated: np.ndarray, truncated: np.ndarray, ended: int) -> np.ndarray:
+        """(num_envs, players) rewards of this step for every player (hansa/rl/rewards.py);
+        `ended`: how many games ended (none: no pass over the flags)."""
         if self.shaped:
             everyone = self.shaped * self._gains.astype(np.float64)
             self._paid += everyone
         else:
             everyone = np.zeros((self.num_envs, self.players), np.float64)
+        if not ended:
+            return everyone
         for i in np.flatnonzero(terminated):
             final = np.array(outcome(self._final_state(i), self.reward_kind), np.float64)
             if self.shaped and self.reward_kind == "pp":
@@ -277,6 +297,16 @@ class HansaBatchedEnv(VectorEnv):
         if self.copy:
             return {"observation": self._tensors.copy(), "action_mask": self._masks.copy()}
         return {"observation": self._tensors, "action_mask": self._masks}
+
+    def _infos(self) -> dict:
+        """Who each row's observation is for, and the legal actions as id lists: row i's first
+        `legal_counts[i]` entries of `legal_ids` (the rest of the row is -1), which draws a
+        legal action in O(N) rather than O(N x actions) through the masks."""
+        if self.copy:
+            ids, counts = self._legal_ids.copy(), self._legal_counts.copy()
+        else:
+            ids, counts = self._legal_ids, self._legal_counts
+        return {"player": self._player.astype(np.int64), "legal_ids": ids, "legal_counts": counts}
 
     def _final_infos(self, infos: dict, ended: np.ndarray, terminated: np.ndarray) -> None:
         """Gymnasium's same-step autoreset: each ended game's last observation and info."""

@@ -236,22 +236,34 @@ def masked_draw(masks, rng):
     return legal[pick] - np.arange(n) * actions
 
 
+def legal_draw(ids, counts, rng):
+    """One uniformly random legal action per game from the batched environment's legal-id lists
+    (`infos["legal_ids"]`, `infos["legal_counts"]`), in numpy: row i's entry
+    floor(u * counts[i]) for u uniform in [0, 1). O(N), where a draw from the masks reads every
+    game's whole mask row."""
+    import numpy as np
+
+    picks = (rng.random(counts.shape[0]) * counts).astype(np.intp)
+    return ids[np.arange(counts.shape[0]), picks]
+
+
 def _batched(game, rng, seconds: float, envs: int, **options) -> int:
-    """Steps of the batched native env (hansa/rl/batched.py), every action drawn in numpy from
-    the masks it returned (`copy=False`: its own arrays)."""
+    """Steps of the batched native env (hansa/rl/batched.py), every action drawn uniformly among
+    the legal ones in numpy, from the legal-id lists it returned (`legal_draw`; `copy=False`: its
+    own arrays, rewritten by every step)."""
     import numpy as np
 
     from .batched import HansaBatchedEnv
 
     environment = HansaBatchedEnv(game.name, envs, game.num_players(), copy=False, **options)
-    observations, _ = environment.reset(seed=rng.getrandbits(32))
+    _, infos = environment.reset(seed=rng.getrandbits(32))
     draws = np.random.default_rng(rng.getrandbits(32))
-    masks = observations["action_mask"]
+    ids, counts = infos["legal_ids"], infos["legal_counts"]
     steps = 0
     deadline = time.process_time() + seconds
     while time.process_time() < deadline:
         for _ in range(20):
-            environment.step(masked_draw(masks, draws))
+            environment.step(legal_draw(ids, counts, draws))
         steps += 20 * envs
     return steps
 

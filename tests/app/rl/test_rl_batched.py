@@ -35,6 +35,13 @@ def draw(masks: np.ndarray, rng) -> np.ndarray:
     return masked_draw(masks, rng)
 
 
+def legal_ids(infos: dict, i: int) -> list[int]:
+    """Game i's legal actions as the id lists give them (and past them, nothing: -1)."""
+    count = infos["legal_counts"][i]
+    assert (infos["legal_ids"][i, count:] == -1).all()
+    return infos["legal_ids"][i, :count].tolist()
+
+
 def test_make_vec_native_returns_the_batched_env_and_rows_show_the_positions():
     import gymnasium
 
@@ -54,6 +61,7 @@ def test_make_vec_native_returns_the_batched_env_and_rows_show_the_positions():
             player = int(infos["player"][i])
             assert state.current_player() == player
             assert np.flatnonzero(observations["action_mask"][i]).tolist() == state.legal_actions()
+            assert legal_ids(infos, i) == state.legal_actions()
             assert np.array_equal(observations["observation"][i], state.observation_tensor(player))
         before = envs.states
         actions = draw(observations["action_mask"], rng)
@@ -70,6 +78,123 @@ def test_make_vec_native_returns_the_batched_env_and_rows_show_the_positions():
             assert not infos["final_obs"][i]["action_mask"].any() and infos["final_info"][i] == {}
             assert envs.decisions(i) == 0  # a new game started in the same step
     assert cut == 6  # 100 decisions each, cut at 40: twice per game
+
+
+def test_rows_and_legal_ids_follow_whole_games_and_copies_are_fresh():
+    """Row patching (the board place by place, the rest where it differs, the observer turning
+    in self-play) and the id lists stay equal to the position through whole games and the next
+    game's opening, drawn with `legal_draw` as the benchmark draws."""
+    from hansa.rl.bench import legal_draw
+
+    for options in ({"seat": None}, {"seat": 2, "opponents": "random"}):
+        envs = batched(num_envs=2, copy=True, **options)
+        observations, infos = envs.reset(seed=21)
+        rng = np.random.default_rng(4)
+        ended = 0
+        while ended < 2:
+            for i, state in enumerate(envs.states):
+                player = int(infos["player"][i])
+                assert legal_ids(infos, i) == state.legal_actions()
+                assert np.flatnonzero(observations["action_mask"][i]).tolist() == (
+                    state.legal_actions()
+                )
+                assert np.array_equal(
+                    observations["observation"][i], state.observation_tensor(player)
+                )
+            actions = legal_draw(infos["legal_ids"], infos["legal_counts"], rng)
+            observations, _rewards, terminated, _truncated, infos = envs.step(actions)
+            ended += int(terminated.sum())
+        # copy=True: what a step returned is not written by the next one
+        returned = infos["legal_ids"], observations["observation"]
+        snapshot = [array.copy() for array in returned]
+        observations, *_rest, infos = envs.step(
+            legal_draw(infos["legal_ids"], infos["legal_counts"], rng)
+        )
+        assert all(np.array_equal(a, b) for a, b in zip(returned, snapshot, strict=True))
+        assert not np.array_equal(observations["observation"], snapshot[1])
+
+
+@pytest.mark.parametrize(
+    ("game", "players"),
+    [
+        ("bigbox-hanseatic-3p-missions-favour", 3),
+        ("bigbox-britannia-45p", 5),
+        ("original-hanseatic-2p", 2),
+    ],
+)
+def test_rows_are_the_tensor_in_games_with_other_blocks(game, players):
+    """Favour tiles, missions, Britannia's board, the 2-player pawn: each row and id list is the
+    position's, in self-play (the observer turning) and for a seat against random opponents."""
+    from hansa.rl.bench import legal_draw
+
+    for options in ({"seat": None}, {"seat": players - 1, "opponents": "random"}):
+        envs = batched(game=game, players=players, num_envs=2, **options)
+        observations, infos = envs.reset(seed=5)
+        rng = np.random.default_rng(5)
+        for _ in range(150):
+            for i, state in enumerate(envs.states):
+                player = int(infos["player"][i])
+                assert legal_ids(infos, i) == state.legal_actions()
+                assert np.array_equal(
+                    observations["observation"][i], state.observation_tensor(player)
+                )
+            actions = legal_draw(infos["legal_ids"], infos["legal_counts"], rng)
+            observations, *_rest, infos = envs.step(actions)
+
+
+def with_special_prestige(game, state, rng):
+    """A copy of `state` where a player who has a merchant off the board holds a special prestige
+    space with it (random play almost never takes one; the row's patching must show it)."""
+    import json
+
+    data = json.loads(state.to_json())
+    for p in rng.sample(range(len(data["player_state"])), len(data["player_state"])):
+        pieces = data["player_state"][p]
+        where = next((k for k in ("supply", "stock") if pieces[k]["merchants"]), None)
+        if where is not None:
+            pieces[where]["merchants"] -= 1
+            data["special_prestige"][rng.randrange(len(data["special_prestige"]))] = f"m{p}"
+            return game.state_from_json(json.dumps(data))
+    return state
+
+
+def test_rows_follow_loaded_positions_with_every_place_block_changed():
+    """Self-play rows (the observer turns) over positions loaded one after another: special
+    prestige spaces taken and given back, as well as everything random play changes."""
+    import random
+
+    game = hansa.load_game(GAME, 4, backend="native")
+    rng = random.Random(3)
+    envs = batched(num_envs=1, seat=None)
+    _observations, infos = envs.reset(seed=1)
+    state = game.new_initial_state(seed=8)
+    shown = 0
+    for decision in range(600):
+        if state.is_terminal() or decision % 50 == 0:  # early positions: merchants off the board
+            state = game.new_initial_state(seed=decision)
+        position = with_special_prestige(game, state, rng) if decision % 3 else state
+        envs.load(0, position)
+        row, infos = envs._observations()["observation"][0], envs._infos()
+        player = position.current_player()
+        assert int(infos["player"][0]) == player
+        assert np.array_equal(row, position.observation_tensor(player))
+        assert legal_ids(infos, 0) == position.legal_actions()
+        shown += position is not state
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert shown > 100
+
+
+def test_legal_draw_is_uniform_over_each_rows_legal_ids():
+    from hansa.rl.bench import legal_draw
+
+    ids = np.array([[7, 3, 9, -1, -1], [4, 0, 0, 0, 0], [1, 2, 5, 6, 8]], np.int16)
+    counts = np.array([3, 1, 5], np.int32)
+    rng = np.random.default_rng(0)
+    draws = np.stack([legal_draw(ids, counts, rng) for _ in range(6000)])
+    for i, count in enumerate(counts):
+        values, seen = np.unique(draws[:, i], return_counts=True)
+        assert sorted(values.tolist()) == sorted(ids[i, :count].tolist())
+        assert np.all(np.abs(seen / 6000 - 1 / count) < 0.03)
 
 
 def test_seat_against_opponents_in_c_sees_only_its_own_decisions_and_ends_games():
@@ -214,14 +339,29 @@ def test_bad_and_illegal_actions_change_nothing():
     observations, _ = envs.reset(seed=7)
     before = [s.to_json() for s in envs.states]
     legal = observations["action_mask"].argmax(1)
-    for wrong in ([0, 0], np.zeros((3, 1), np.int64), [1.5, 0, 0], [True, 0, 0], [-1, 0, 0]):
+    for wrong in (
+        [0, 0],
+        np.zeros((3, 1), np.int64),
+        [1.5, 0, 0],
+        [True, 0, 0],
+        [-1, 0, 0],
+        np.array([legal[0], legal[1], 30000], np.int16),  # int16 goes to C as it is
+        np.array([legal[0], legal[1], -5], np.int32),
+        np.array([legal[0], legal[1], 2**40], np.int64),
+        np.array([0, 0, 0], np.float32),
+    ):
         with pytest.raises(InvalidAction):
             envs.step(wrong)
+    assert [s.to_json() for s in envs.states] == before  # refused before any game moved
     illegal = int(np.flatnonzero(observations["action_mask"][2] == 0)[0])
     observations, rewards, *_rest, infos = envs.step([legal[0], legal[1], illegal])
     assert infos["illegal_action"].tolist() == [False, False, True] and rewards[2] == -1.0
     after = [s.to_json() for s in envs.states]
     assert after[2] == before[2] and after[0] != before[0]
+    twin = batched(num_envs=3, seat=None)  # the same step with int16 actions: the same games
+    twin.reset(seed=7)
+    twin.step(np.array([legal[0], legal[1], illegal], np.int16))
+    assert [s.to_json() for s in twin.states] == after
     strict = batched(num_envs=3, seat=None, illegal_action="raise")
     observations, _ = strict.reset(seed=7)
     before = [s.to_json() for s in strict.states]
@@ -277,9 +417,10 @@ def test_no_row_reveals_what_the_seat_may_not_see():
                 assert other.to_json() != state.to_json()
                 envs.load(0, state)
                 envs.load(1, other)
-                rows = envs._observations()
+                rows, ids = envs._observations(), envs._infos()
                 assert np.array_equal(rows["observation"][0], rows["observation"][1])
                 assert np.array_equal(rows["action_mask"][0], rows["action_mask"][1])
+                assert legal_ids(ids, 0) == legal_ids(ids, 1)
                 compared += 1
             state.apply_action(rng.choice(state.legal_actions()))
         assert compared > 20
