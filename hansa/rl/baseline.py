@@ -3,18 +3,25 @@ environment, numpy only (docs/rl.md, "A baseline that learns").
 
 The policy is a softmax over the legal actions whose logit for action id a is
 
-    theta[a] + (W @ features(observation))[kind(a)] + (scaled(observation) @ V) · E[a]
+    theta[a] + (W @ f)[kind(a)] + (scaled(observation) @ V) · E[a] + [a = advice] (T @ f)[kind(a)]
 
-— a preference per action id; per kind of action (the module's `ACTION_RANGES`: place,
-displace, create a route, …) a linear function of a few numbers of the seat's own (track PP,
-actions left, supplies, …); and a bilinear term of rank `rank` over the whole observation
-(`rank=0` leaves it out). It is trained by REINFORCE on the seat's reward minus the mean of the
-others' (`reward="win"`: 1 for a win, plus `shaped` × the PP gained on the track), returns
-discounted by `gamma` inside windows of `horizon` steps, minus their mean over the games, one
-Adam step per window. Rewarding the seat's own PP alone taught it to end its turns at once (the
-others then play more of the game per step of its own); the margin does not pay for that.
-Everything is array arithmetic over the legal actions of all games at once (a game's legal ids
-are one run of `np.flatnonzero` over the masks).
+with f a few numbers of the seat's own (track PP, actions left, supplies, …) and a constant —
+a preference per action id; per kind of action (the module's `ACTION_RANGES`: place, displace,
+create a route, …) a linear function of f; a bilinear term of rank `rank` over the whole
+observation (`rank=0` leaves it out); and, for the one action the greedy policy in C would take
+in the seat's place (`HansaBatchedEnv.greedy_advice()`; `advice=False` leaves it out), a bonus
+linear in f per kind: T starts at 0, so the untrained policy ignores the advice, and learns how
+far to trust it, for which kind of decision and when.
+
+Two ways of crediting decisions. Windows (the default): REINFORCE on the seat's reward minus the
+mean of the others' (`reward="win"`: 1 for a win, plus `shaped` × the PP gained on the track),
+returns discounted by `gamma` inside windows of `horizon` steps, minus their mean over the
+games, one Adam step per window. Against greedy players that paid for playing slowly (the
+others' PP fell past the window's end). Whole games (`whole_games=True`): every iteration plays
+one new game in every slot to its end (at most `horizon` steps) and credits each decision with
+its game's outcome — the win share plus `margin` × the final PP margin over the others' mean —
+minus the mean outcome of the iteration's games. Everything is array arithmetic over the legal
+actions of all games at once (a game's legal ids are one run of `np.flatnonzero` over the masks).
 
 Evaluation plays the sampled policy against the opponents in C (random, greedy) on games of
 their own seeds and counts the seat's wins after the tie-break (a shared win counts 1/k; a game
@@ -48,7 +55,8 @@ EVAL_CUT = 200_000  # decisions: a game of the evaluation cut here counts as not
 class Policy:
     """theta (one logit per action id), W (per action kind, weights on a few features) and a
     low-rank bilinear term: the whole observation, scaled to 0–1, times V (size × rank) gives a
-    vector h, and action a adds h · E[a] (E: actions × rank)."""
+    vector h, and action a adds h · E[a] (E: actions × rank); T (per action kind, weights on
+    the same features) is the bonus of the action the greedy policy advises."""
 
     def __init__(self, game, size: int, rank: int = 16, seed: int = 0) -> None:
         ranges = game.module.ACTION_RANGES
@@ -154,13 +162,53 @@ PARAMETER_NAMES = ("theta", "weights", "down", "embed", "trust")
 
 def load_policy(game, size: int, path: str) -> Policy:
     """A policy with the parameters `--save` wrote (the same game and player count)."""
-    with np.load(path) as saved:
+    try:
+        saved = np.load(path)
+    except (OSError, ValueError) as error:
+        raise hansa.HansaError(f"{path}: cannot read the policy ({error})") from None
+    with saved:
         policy = Policy(game, size, saved["down"].shape[1])
         for name, into in zip(PARAMETER_NAMES, policy.parameters(), strict=True):
             if saved[name].shape != into.shape:
                 raise hansa.HansaError(f"{path}: {name} is {saved[name].shape}, not {into.shape}")
             into[...] = saved[name]
     return policy
+
+
+class LearnedAgent:
+    """A saved policy (`--save`) as an agent of `hansa play`/`simulate`/`ladder`, on either
+    backend: `--agents hansa.rl.baseline:LearnedAgent:path=policy.npz,greedy,greedy,greedy`.
+    It reads the seat's observation tensor and, when the policy was trained with advice, asks
+    a greedy agent of its own (play/greedy.py, seeded with the agent's seed) for its choice,
+    then samples from the policy. So a curve measured on the batched env can be checked
+    against the Python rules and the Python greedy agent."""
+
+    def __init__(self, path: str, seed: int = 0) -> None:
+        from hansa.play.greedy import GreedyAgent
+
+        self.path = path
+        self.rng = np.random.default_rng(seed)
+        self.advisor = GreedyAgent(seed)
+        self.policy: Policy | None = None
+        try:
+            with np.load(path) as saved:
+                self.game_name, self.advice = str(saved["game"]), bool(saved["advice"])
+        except (OSError, ValueError, KeyError) as error:
+            raise hansa.HansaError(f"{path}: not a policy saved by --save ({error})") from None
+
+    def step(self, state, legal_actions: list[int]) -> int:
+        me = state.current_player()
+        tensor = np.asarray(state.observation_tensor(me), np.float32)[None, :]
+        if self.policy is None:
+            game = hansa.load_game(self.game_name, state.num_players)
+            self.policy = load_policy(game, tensor.shape[1], self.path)
+        mask = np.zeros((1, len(self.policy.theta)), np.int8)
+        mask[0, legal_actions] = 1
+        advice = None
+        if self.advice:
+            advice = np.array([self.advisor.step(state, list(legal_actions))], np.int64)
+        actions, _trace = self.policy.decide(tensor, mask, self.rng, advice)
+        return int(actions[0])
 
 
 class Adam:
@@ -367,7 +415,8 @@ def train(
         optimiser.ascend(tuple(g / (horizon * envs) for g in total))
     if save:
         buffer = io.BytesIO()
-        np.savez(buffer, **dict(zip(PARAMETER_NAMES, policy.parameters(), strict=True)))
+        named = dict(zip(PARAMETER_NAMES, policy.parameters(), strict=True))
+        np.savez(buffer, game=np.array(game_name), advice=np.array(advice), **named)
         write_atomically(save, buffer.getvalue())
     return {
         "game": game_name,

@@ -196,3 +196,18 @@ def test_whole_games_training_saves_parameters_that_load(tmp_path):
         for name, parameters in zip(PARAMETER_NAMES, policy.parameters(), strict=True):
             np.testing.assert_array_equal(stored[name], parameters)
     assert np.abs(policy.trust).sum() > 0  # one Adam step moved the trust in the advice
+
+
+    # the saved policy plays a whole game on the Python rules against Python greedy agents
+    from hansa.play.simulate import make_agent, play_game
+
+    import hansa
+
+    python_game = hansa.load_game(GAME, 4)
+    agents = [make_agent(f"hansa.rl.baseline:LearnedAgent:path={saved}", 5)]
+    agents += [make_agent("greedy", seat) for seat in (1, 2, 3)]
+    assert agents[0].advice and agents[0].game_name == GAME
+    record, final = play_game(python_game, agents, seed=4)
+    assert final.is_terminal() and record.decisions > 50
+    with pytest.raises(hansa.HansaError, match="not a policy"):
+        make_agent(f"hansa.rl.baseline:LearnedAgent:path={curve}", 0)
