@@ -366,14 +366,7 @@ def train(
                 )
             point["cpu_seconds"] = round(time.process_time() - started, 1)
             curve.append(point)
-            log(
-                f"iteration {iteration:>3}  steps {steps:>9,}  cpu {point['cpu_seconds']:>6} s  "
-                + "  ".join(
-                    f"vs {name} {point[name]['rate']:.3f} "
-                    f"[{point[name]['low']:.3f}, {point[name]['high']:.3f}]"
-                    for name in evaluators
-                )
-            )
+            log(_point_line(point, evaluators))
         if iteration == iterations:
             break
         phase = phases[min(iteration * len(phases) // max(iterations, 1), len(phases) - 1)]
@@ -390,29 +383,9 @@ def train(
                     f"taken {stats['followed']:.3f}, {stats['finished']} games finished"
                 )
             continue
-        traces, rewards, alive = [], [], []
-        for _ in range(horizon):
-            actions, trace = policy.decide(
-                observations["observation"],
-                observations["action_mask"],
-                rng,
-                env.greedy_advice() if advice else None,
-            )
-            observations, _reward, terminated, truncated, infos = env.step(actions)
-            everyone = infos["rewards"]  # (N, players): the win and the shaped PP of each
-            traces.append(trace)
-            rewards.append(everyone[:, 0] - everyone[:, 1:].mean(axis=1))
-            alive.append(~(terminated | truncated))
-        current[phase] = observations
+        gradient, current[phase] = _window(policy, env, observations, rng, horizon, gamma, advice)
         steps += horizon * envs
-        returns = np.zeros(envs)
-        total = [np.zeros_like(p) for p in policy.parameters()]
-        for t in reversed(range(horizon)):
-            returns = rewards[t] + gamma * returns * alive[t]
-            advantage = returns - returns.mean()
-            for into, part in zip(total, policy.gradient(traces[t], advantage), strict=True):
-                into += part
-        optimiser.ascend(tuple(g / (horizon * envs) for g in total))
+        optimiser.ascend(gradient)
     if save:
         buffer = io.BytesIO()
         named = dict(zip(PARAMETER_NAMES, policy.parameters(), strict=True))
@@ -435,6 +408,55 @@ def train(
         "margin": margin if whole_games else None,
         "curve": curve,
     }
+
+
+def _point_line(point: dict, evaluators: dict) -> str:
+    """One evaluation point as a log line."""
+    return (
+        f"iteration {point['iteration']:>3}  steps {point['steps']:>9,}  "
+        f"cpu {point['cpu_seconds']:>6} s  "
+        + "  ".join(
+            f"vs {name} {point[name]['rate']:.3f} "
+            f"[{point[name]['low']:.3f}, {point[name]['high']:.3f}]"
+            for name in evaluators
+        )
+    )
+
+
+def _window(
+    policy: Policy,
+    env: HansaBatchedEnv,
+    observations: dict,
+    rng,
+    horizon: int,
+    gamma: float,
+    advice: bool,
+) -> tuple[tuple, dict]:
+    """`horizon` steps of the continuing games: returns of the seat's reward minus the others'
+    mean, discounted by `gamma` inside the window, minus their mean over the games at each step.
+    Returns the mean gradient and the observations to continue from."""
+    traces, rewards, alive = [], [], []
+    for _ in range(horizon):
+        actions, trace = policy.decide(
+            observations["observation"],
+            observations["action_mask"],
+            rng,
+            env.greedy_advice() if advice else None,
+        )
+        observations, _reward, terminated, truncated, infos = env.step(actions)
+        everyone = infos["rewards"]  # (N, players): the win and the shaped PP of each
+        traces.append(trace)
+        rewards.append(everyone[:, 0] - everyone[:, 1:].mean(axis=1))
+        alive.append(~(terminated | truncated))
+    envs = env.num_envs
+    returns = np.zeros(envs)
+    total = [np.zeros_like(p) for p in policy.parameters()]
+    for t in reversed(range(horizon)):
+        returns = rewards[t] + gamma * returns * alive[t]
+        advantage = returns - returns.mean()
+        for into, part in zip(total, policy.gradient(traces[t], advantage), strict=True):
+            into += part
+    return tuple(g / (horizon * envs) for g in total), observations
 
 
 def _whole_games(
