@@ -159,6 +159,17 @@ class HansaBatchedEnv(VectorEnv):
         """The decisions of all players made in game i so far."""
         return self._batch.decisions(i)
 
+    def greedy_advice(self) -> np.ndarray:
+        """Per game (int64) the action the greedy policy in C would take for the seat deciding
+        now, -1 where none decides: a feature for learners (hansa/rl/baseline.py). Each game
+        and seat asks its own greedy agent, which remembers its advice as if it had played it;
+        asking changes neither the games nor their seeds."""
+        if not self._reset_once:
+            raise ResetNeeded("Cannot call env.greedy_advice() before calling env.reset()")
+        choices = np.empty(self.num_envs, np.int64)
+        self._batch.advise(choices)
+        return choices
+
     @property
     def board_graph(self) -> dict:
         """The board as arrays for graph networks (hansa/rl/graph.py)."""
