@@ -120,11 +120,13 @@ def test_rows_and_legal_ids_follow_whole_games_and_copies_are_fresh():
         ("bigbox-hanseatic-3p-missions-favour", 3),
         ("bigbox-britannia-45p", 5),
         ("original-hanseatic-2p", 2),
+        ("marker-market-hanseatic-45p", 4),
     ],
 )
 def test_rows_are_the_tensor_in_games_with_other_blocks(game, players):
-    """Favour tiles, missions, Britannia's board, the 2-player pawn: each row and id list is the
-    position's, in self-play (the observer turning) and for a seat against random opponents."""
+    """Favour tiles, missions, Britannia's board, the 2-player pawn, the marker display: each row
+    and id list is the position's, in self-play (the observer turning) and for a seat against
+    random opponents."""
     from hansa.rl.bench import legal_draw
 
     for options in ({"seat": None}, {"seat": players - 1, "opponents": "random"}):
@@ -464,3 +466,32 @@ def test_hansa_bench_batched_reports_ratios_to_native_playouts(capsys):
     assert len(rates) == 5 and all(rate > 0 for rate in rates.values())
     assert main([*arguments[:-1], "0"]) == 1
     assert "--envs must be at least 1" in capsys.readouterr().err
+
+
+def test_the_greedy_advice_does_not_depend_on_what_the_seat_may_not_see():
+    """The advice (a learner's feature) at a position and at a copy whose hidden part was drawn
+    again for the deciding seat is the same action: two batches of one game, reset alike (so
+    their advisors draw the same numbers), one loaded with each position."""
+    import random
+
+    game = hansa.load_game(MISSIONS, 3, backend="native")
+    rng = random.Random(1)
+    compared = 0
+    for start in range(3):
+        state = game.new_initial_state(seed=start)
+        for _ in range(300):
+            if state.is_terminal():
+                break
+            seat = state.current_player()
+            other = state.clone()
+            other.resample_hidden(random.Random(rng.getrandbits(32)), seat)
+            advice = []
+            for position in (state, other):
+                envs = batched(game=MISSIONS, players=3, num_envs=1, seat=None)
+                envs.reset(seed=4)
+                envs.load(0, position)
+                advice.append(int(envs.greedy_advice()[0]))
+            assert advice[0] == advice[1] and advice[0] in state.legal_actions()
+            compared += 1
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert compared > 300
