@@ -197,7 +197,6 @@ def test_whole_games_training_saves_parameters_that_load(tmp_path):
             np.testing.assert_array_equal(stored[name], parameters)
     assert np.abs(policy.trust).sum() > 0  # one Adam step moved the trust in the advice
 
-
     # the saved policy plays a whole game on the Python rules against Python greedy agents
     from hansa.play.simulate import make_agent, play_game
 
