@@ -416,6 +416,10 @@ def rename(
             raise HansaError(taken)
     _refuse_unparsed(snapshot, root)
     found = _occurrences_of(snapshot, symbol, root, {symbol.name})
+    if symbol.kind == "city":
+        shared = _shared_by_another_board(snapshot, symbol, found)
+        if shared:
+            raise HansaError(shared)
     changes: dict[str, list[types.TextEdit]] = {}
     for file, text, where in found:
         declaration = (where.span.file, where.span.line) == (symbol.span.file, symbol.span.line)
@@ -433,6 +437,30 @@ def rename(
         edit = types.TextEdit(span_range(where.span, lines_of(text)), written)
         changes.setdefault(uri_of(file), []).append(edit)
     return types.WorkspaceEdit(changes=changes)
+
+
+def _shared_by_another_board(snapshot: Snapshot, symbol: Symbol, found: list) -> str:
+    """Why renaming a city would break another board's games ("" when it would not): a rule set
+    that names the city (a mission card, a rule in words) is also played on a board outside the
+    city's family that has a city of that name, which keeps it."""
+    project = snapshot.project
+    family = _board_family(snapshot, _city_home(snapshot, symbol))
+    for _file, _text, where in found:
+        if where.kind != "value":
+            continue
+        rules = _rules_family(snapshot, where.scope)
+        for game_name, game in sorted(project.games.items()):
+            board = project.boards.get(game.board)
+            if game.rules not in rules or game.board in family or board is None:
+                continue
+            if _city(board, symbol.name) is not None:
+                return (
+                    f"rule set '{where.scope}' names '{symbol.name}' ({where.span.file}:"
+                    f"{where.span.line}) and is played on board '{game.board}' (game"
+                    f" '{game_name}'), whose own city '{symbol.name}' keeps its name: rename"
+                    " that city too, or name the city in a rule set of this board's own"
+                )
+    return ""
 
 
 def _taken(snapshot: Snapshot, symbol: Symbol, new_name: str) -> str:

@@ -46,6 +46,7 @@ from matplotlib.figure import Figure
 
 import hansa
 from hansa.atomic import write_atomically
+from hansa.play.greedy import GreedyAgent
 
 from .batched import HansaBatchedEnv
 
@@ -184,8 +185,6 @@ class LearnedAgent:
     against the Python rules and the Python greedy agent."""
 
     def __init__(self, path: str, seed: int = 0) -> None:
-        from hansa.play.greedy import GreedyAgent
-
         self.path = path
         self.rng = np.random.default_rng(seed)
         self.advisor = GreedyAgent(seed)

@@ -169,3 +169,19 @@ def test_an_abilitys_references_are_its_name_tokens_not_its_mentions_in_comments
     assert sorted(w.range.start.line for w in found if "hanseatic_45p" in w.uri) == cities
     with pytest.raises(HansaError, match="only a city, bonus marker"):
         symbols.rename(snapshot, ability, "rights", workspace)
+
+
+def test_a_city_a_shared_rule_set_names_on_another_board_is_not_renamed_alone(workspace):
+    """The mission cards (bigbox_missions) name Minden and are played on both Hanseatic sides:
+    renaming the 4-5 side's Minden would leave the 3-player side's cards naming a city that is
+    not there, so the rename is refused with where and why."""
+    spec = workspace / "spec"
+    shutil.copy(SPEC / "boards" / "hanseatic_3p.hansa", spec / "boards" / "hanseatic_3p.hansa")
+    games = spec / "games.hansa"
+    games.write_text("game three = bigbox_missions on hanseatic_3p players 3\n", encoding="utf-8")
+    house = spec / "house.hansa"
+    snapshot = check(workspace, {}, str(house))
+    assert snapshot.project.errors == []
+    minden = _symbol_at(snapshot, house, HOUSE, "-- Minden", 3)
+    with pytest.raises(HansaError, match="played on board 'hanseatic_3p' \\(game 'three'\\)"):
+        symbols.rename(snapshot, minden, "Minden Süd", workspace)
