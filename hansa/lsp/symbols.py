@@ -367,14 +367,7 @@ def _rules_family(snapshot: Snapshot, rules: str) -> set[str]:
     while name and name not in family:
         family.add(name)
         name = getattr(project.rulesets.get(name), "extends", None)
-    changed = True
-    while changed:
-        changed = False
-        for child, declared in project.rulesets.items():
-            if getattr(declared, "extends", None) in family and child not in family:
-                family.add(child)
-                changed = True
-    return family
+    return family | _rules_inheriting_any(snapshot, family)
 
 
 RENAMABLE = {
@@ -417,7 +410,7 @@ def rename(
     _refuse_unparsed(snapshot, root)
     found = _occurrences_of(snapshot, symbol, root, {symbol.name})
     if symbol.kind == "city":
-        shared = _shared_by_another_board(snapshot, symbol, found)
+        shared = _shared_by_another_board(snapshot, symbol, found, root)
         if shared:
             raise HansaError(shared)
     changes: dict[str, list[types.TextEdit]] = {}
@@ -439,19 +432,24 @@ def rename(
     return types.WorkspaceEdit(changes=changes)
 
 
-def _shared_by_another_board(snapshot: Snapshot, symbol: Symbol, found: list) -> str:
+def _shared_by_another_board(
+    snapshot: Snapshot, symbol: Symbol, found: list, root: Path | None
+) -> str:
     """Why renaming a city would break another board's games ("" when it would not): a rule set
-    that names the city (a mission card, a rule in words) is also played on a board outside the
-    city's family that has a city of that name, which keeps it."""
+    that names the city (a mission card, a rule in words) is also played, in a game of the
+    workspace, on a board outside the city's family that has a city of that name, which keeps
+    it."""
     project = snapshot.project
     family = _board_family(snapshot, _city_home(snapshot, symbol))
     for _file, _text, where in found:
         if where.kind != "value":
             continue
-        rules = _rules_family(snapshot, where.scope)
+        rules = _rules_inheriting(snapshot, where.scope)
         for game_name, game in sorted(project.games.items()):
             board = project.boards.get(game.board)
             if game.rules not in rules or game.board in family or board is None:
+                continue
+            if not inside(root, game.span.file):  # a built-in game: not the workspace's to break
                 continue
             if _city(board, symbol.name) is not None:
                 return (
@@ -461,6 +459,24 @@ def _shared_by_another_board(snapshot: Snapshot, symbol: Symbol, found: list) ->
                     " that city too, or name the city in a rule set of this board's own"
                 )
     return ""
+
+
+def _rules_inheriting(snapshot: Snapshot, rules: str) -> set[str]:
+    """A rule set and every rule set extending it at any depth (what its statements reach)."""
+    return _rules_inheriting_any(snapshot, {rules})
+
+
+def _rules_inheriting_any(snapshot: Snapshot, start: set[str]) -> set[str]:
+    """The rule sets `start` and every rule set extending one of them at any depth."""
+    family = set(start)
+    changed = True
+    while changed:
+        changed = False
+        for child, declared in snapshot.project.rulesets.items():
+            if getattr(declared, "extends", None) in family and child not in family:
+                family.add(child)
+                changed = True
+    return family
 
 
 def _taken(snapshot: Snapshot, symbol: Symbol, new_name: str) -> str:
