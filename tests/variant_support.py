@@ -154,3 +154,21 @@ def problems(body: str, tmp_path) -> list[str]:
     except HansaError as exc:
         return [f"{d.span.line}:{d.span.column}: {d.message}" for d in exc.diagnostics if d.span]
     return []
+
+
+def decision_positions(game, frame: str, seeds=range(6), limit: int = 3) -> list:
+    """States of random games whose top decision is the frame named `frame` (FRAME_NAMES), up
+    to `limit` per game; at least one, or the test fails here."""
+    kind = game.module.FRAME_NAMES.index(frame)
+    found = []
+    for seed in seeds:
+        state = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        here = 0
+        while not state.is_terminal() and here < limit:
+            if state.stack and state.stack[-1][0] == kind:
+                found.append(state.clone())
+                here += 1
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert found, f"random play reaches a {frame} decision"
+    return found

@@ -13,28 +13,18 @@ from hansa.play.simulate import UNFINISHED, make_agents, play_game
 from hansa.runtime.errors import HansaError
 from scenario_support import act, doc
 from test_variants import full_board
-from variant_support import SPEC, house_rule_text, play_checked, problems, variant
+from variant_support import (
+    SPEC,
+    decision_positions,
+    house_rule_text,
+    play_checked,
+    problems,
+    variant,
+)
 
 import hansa
 
 DISPLAY = "at marker draw: choose from 3 on display"
-
-
-def positions(game, frame: str, seeds=range(6), limit=3) -> list:
-    """States of random games whose top decision is `frame` (up to `limit` per game)."""
-    kind = game.module.FRAME_NAMES.index(frame)
-    found = []
-    for seed in seeds:
-        state = game.new_initial_state(seed)
-        rng = random.Random(seed)
-        here = 0
-        while not state.is_terminal() and here < limit:
-            if state.stack and state.stack[-1][0] == kind:
-                found.append(state.clone())
-                here += 1
-            state.apply_action(rng.choice(state.legal_actions()))
-    assert found, f"random play reaches a {frame} decision"
-    return found
 
 
 def test_the_display_lies_face_up_from_setup_for_every_player():
@@ -59,7 +49,7 @@ def test_the_display_lies_face_up_from_setup_for_every_player():
 
 def test_the_creator_takes_a_face_up_marker_and_the_next_one_turns_up():
     game = variant(DISPLAY)
-    for state in positions(game, "choose_from_display"):
+    for state in decision_positions(game, "choose_from_display"):
         doc = state.to_dict()
         assert doc["stack"][-2]["frame"] == "create_route"  # step 3 waits for the choice
         shown = doc["marker_display"]
@@ -107,7 +97,7 @@ def test_a_display_of_one_kind_is_taken_without_a_decision():
 
 def test_an_illegal_choice_changes_nothing():
     game = variant(DISPLAY)
-    state = positions(game, "choose_from_display")[0]
+    state = decision_positions(game, "choose_from_display")[0]
     text = state.to_json()
     shown = set(state.to_dict()["marker_display"])
     missing = [
@@ -123,7 +113,7 @@ def test_an_illegal_choice_changes_nothing():
 
 def test_the_face_down_order_stays_hidden_and_the_display_stays_as_it_lies():
     game = variant(DISPLAY)
-    for state in positions(game, "choose_from_display", limit=1):
+    for state in decision_positions(game, "choose_from_display", limit=1):
         for observer in range(4):
             for seed in range(4):
                 twin = state.clone()
@@ -138,7 +128,7 @@ def test_the_face_down_order_stays_hidden_and_the_display_stays_as_it_lies():
 
 def test_the_json_display_must_be_the_first_markers_of_the_supply():
     game = variant(DISPLAY)
-    state = positions(game, "choose_from_display")[0]
+    state = decision_positions(game, "choose_from_display")[0]
     doc = state.to_dict()
     assert game.state_from_json(json.dumps(doc)).to_json() == state.to_json()
     del doc["marker_display"]  # optional: the supply says it already
@@ -148,7 +138,7 @@ def test_the_json_display_must_be_the_first_markers_of_the_supply():
         with pytest.raises(HansaError, match="marker_display: the display is the first 3"):
             game.state_from_json(json.dumps(doc))
     refused = 0
-    for state in positions(game, "choose_from_display"):
+    for state in decision_positions(game, "choose_from_display"):
         doc = state.to_dict()
         supply = doc["marker_supply"]
         common = max(set(supply), key=supply.count)
@@ -209,7 +199,7 @@ def drawn_back(game) -> list[tuple[list, list, list]]:
     """(supply before the keep, supply after, the markers not kept) at `draw N keep 1` decisions
     of random games."""
     found = []
-    for state in positions(game, "keep_marker", seeds=range(8), limit=2):
+    for state in decision_positions(game, "keep_marker", seeds=range(8), limit=2):
         doc = state.to_dict()
         drawn = doc["stack"][-1]["drawn"]
         action = state.legal_actions()[0]

@@ -10,7 +10,7 @@ import random
 import pytest
 from hansa.play.simulate import UNFINISHED, make_agents, play_game
 from hansa.runtime.errors import HansaError
-from variant_support import play_checked, variant
+from variant_support import decision_positions, play_checked, variant
 
 import hansa
 
@@ -22,19 +22,8 @@ _POSITIONS: list = []
 
 def keep_positions(game, seeds=range(4), limit=3):
     """States of random games at a `keep` decision (up to `limit` per game; made once)."""
-    if _POSITIONS:
-        return [state.clone() for state in _POSITIONS]
-    keep = game.module.F_KEEP
-    for seed in seeds:
-        state = game.new_initial_state(seed)
-        rng = random.Random(seed)
-        here = 0
-        while not state.is_terminal() and here < limit:
-            if state.stack and state.stack[-1][0] == keep:
-                _POSITIONS.append(state.clone())
-                here += 1
-            state.apply_action(rng.choice(state.legal_actions()))
-    assert _POSITIONS, "random play reaches a keep decision"
+    if not _POSITIONS:
+        _POSITIONS.extend(decision_positions(game, "keep_marker", seeds, limit))
     return [state.clone() for state in _POSITIONS]
 
 
