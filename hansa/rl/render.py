@@ -224,7 +224,12 @@ def ansi_board(state, module) -> str:
             f"  {p}{mark}   {track[p]:>3}  {supply[0]:>4}/{supply[1]:<4}"
             f"  {stock[0]:>4}/{stock[1]:<4}  {levels}  {unused}"
         )
-    lines.append(f"face-down markers: {state.marker_supply_size()}")
+    left, face_up = state.marker_supply_size(), getattr(m, "DISPLAY_SIZE", 0)
+    if face_up:  # `choose from N on display`: the first markers of the supply lie face up
+        shown = state.to_dict()["marker_display"]
+        lines.append(f"markers on display: {', '.join(shown) or '-'}")
+        left -= len(shown)
+    lines.append(f"face-down markers: {left}")
     lines.append("cities (posts from the left; 0t = player 0's trader, 1m = a merchant; + extra):")
     posts, extra = state.space_posts(), state.additional_posts()
     for c, name in enumerate(m.CITY_NAMES):

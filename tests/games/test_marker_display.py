@@ -297,3 +297,14 @@ def test_the_native_target_plays_the_display_and_returns_as_the_python_one(tmp_p
     for python, built in games:
         result = verify(python, built, 4, seed=40, policy="greedy")
         assert result.divergence is None, result.divergence.report()
+
+
+def test_the_text_board_shows_the_display_and_counts_the_face_down_markers_apart():
+    from hansa.rl.render import ansi_board
+
+    game = variant(DISPLAY)
+    state = game.new_initial_state(1)
+    lines = ansi_board(state, game.module).splitlines()
+    doc = state.to_dict()
+    assert f"markers on display: {', '.join(doc['marker_display'])}" in lines
+    assert f"face-down markers: {len(doc['marker_supply']) - 3}" in lines
